@@ -1,0 +1,88 @@
+import * as v from 'valibot';
+import type { ErrorCode } from '../errors.js';
+
+/**
+ * The authorizer's verdict, carried from the Lambda authorizer to the function in
+ * `event.requestContext.authorizer.lambda`. The authorizer never denies (decisions.md section 6):
+ * it answers `isAuthorized: true` with either a verified key or the error code to return.
+ * Values are strings and booleans only, which every API Gateway context accepts.
+ */
+export type KeyEnvironment = 'live' | 'test';
+
+export type AuthErrorCode = Extract<
+  ErrorCode,
+  'API_KEY_MISSING' | 'API_KEY_INVALID' | 'API_KEY_EXPIRED' | 'API_KEY_WRONG_ENVIRONMENT' | 'SERVICE_UNAVAILABLE'
+>;
+
+export interface VerifiedKey {
+  keyId: string;
+  scopes: readonly string[];
+  environment: KeyEnvironment;
+  /** The key was rotated and is in its grace period. */
+  deprecated: boolean;
+}
+
+export type AuthorizerContext =
+  | { verdict: 'ok'; keyId: string; scopes: string; environment: KeyEnvironment; deprecated: boolean }
+  | { verdict: 'error'; errorCode: AuthErrorCode; message: string };
+
+export type Verdict = { ok: true; key: VerifiedKey } | { ok: false; errorCode: AuthErrorCode; message: string };
+
+export function verifiedContext(key: VerifiedKey): AuthorizerContext {
+  return {
+    verdict: 'ok',
+    keyId: key.keyId,
+    scopes: key.scopes.join(' '),
+    environment: key.environment,
+    deprecated: key.deprecated,
+  };
+}
+
+export function rejectedContext(errorCode: AuthErrorCode, message: string): AuthorizerContext {
+  return { verdict: 'error', errorCode, message };
+}
+
+const booleanish = v.union([v.boolean(), v.picklist(['true', 'false'])]);
+
+const ContextSchema = v.variant('verdict', [
+  v.object({
+    verdict: v.literal('ok'),
+    keyId: v.pipe(v.string(), v.minLength(1)),
+    scopes: v.string(),
+    environment: v.picklist(['live', 'test']),
+    deprecated: booleanish,
+  }),
+  v.object({
+    verdict: v.literal('error'),
+    errorCode: v.picklist([
+      'API_KEY_MISSING',
+      'API_KEY_INVALID',
+      'API_KEY_EXPIRED',
+      'API_KEY_WRONG_ENVIRONMENT',
+      'SERVICE_UNAVAILABLE',
+    ]),
+    message: v.string(),
+  }),
+]);
+
+/**
+ * Reads the verdict from an authorizer context. Anything that is not a well-formed verdict (no
+ * authorizer ran, a foreign context) is not a verified key.
+ */
+export function readVerdict(context: unknown): Verdict {
+  const parsed = v.safeParse(ContextSchema, context);
+  if (!parsed.success) {
+    return { ok: false, errorCode: 'API_KEY_MISSING', message: 'An API key is required in the X-API-Key header' };
+  }
+  const c = parsed.output;
+  if (c.verdict === 'error') return { ok: false, errorCode: c.errorCode, message: c.message };
+  return {
+    ok: true,
+    key: {
+      keyId: c.keyId,
+      scopes: c.scopes.split(' ').filter((s) => s !== ''),
+      environment: c.environment,
+      deprecated: c.deprecated === true || c.deprecated === 'true',
+    },
+  };
+}

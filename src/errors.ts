@@ -1,0 +1,46 @@
+/**
+ * Typed errors of the service. Every error a caller can see is an AppError with one of the codes of
+ * decisions.md section 6; anything else is mapped to INTERNAL_ERROR or SERVICE_UNAVAILABLE by the
+ * one mapper in src/http/envelope.ts.
+ */
+export const ERROR_STATUS = {
+  INVALID_PARAMETER: 400,
+  API_KEY_MISSING: 401,
+  API_KEY_INVALID: 401,
+  API_KEY_EXPIRED: 401,
+  API_KEY_WRONG_ENVIRONMENT: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  SERVICE_UNAVAILABLE: 503,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+/** `INVALID_PARAMETER` whose message names the parameter and the rule it breaks. */
+export function invalidParameter(parameter: string, rule: string): AppError {
+  return new AppError('INVALID_PARAMETER', `Invalid parameter '${parameter}': ${rule}`);
+}
+
+/** A setting (environment variable or command-line flag) that is missing or bad. */
+export class ConfigError extends Error {
+  readonly setting: string;
+
+  constructor(setting: string, rule: string) {
+    super(`Invalid setting ${setting}: ${rule}`);
+    this.name = 'ConfigError';
+    this.setting = setting;
+  }
+}

@@ -1,0 +1,88 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+
+/**
+ * The one definition of both tables: the local server, the tests, the benchmark and the CDK stack
+ * all build their tables from these descriptions, so key names and index names cannot drift.
+ */
+export interface IndexDefinition {
+  readonly indexName: string;
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  /** Non-key attributes projected into the index (INCLUDE); undefined means ALL. */
+  readonly nonKeyAttributes?: readonly string[];
+  /** Project only the keys (KEYS_ONLY). */
+  readonly keysOnly?: boolean;
+}
+
+export interface TableDefinition {
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  readonly indexes: readonly IndexDefinition[];
+  readonly timeToLiveAttribute?: string;
+}
+
+/**
+ * Legs table: one item per leg, keyed by `id`. The sparse index `byDepartureBucket` holds only
+ * listed, unblocked legs: its partition key is the departure bucket (UTC month of `startDate`,
+ * `yyyy-MM`, or `long` for legs whose flyable window is longer than a bucket can hold), its sort key
+ * is `startDate#id`, and it projects one compact filter attribute (see src/legs/storage.ts).
+ */
+export const LEGS_TABLE = {
+  partitionKey: 'id',
+  indexes: [
+    {
+      indexName: 'byDepartureBucket',
+      partitionKey: 'lb',
+      sortKey: 'ls',
+      nonKeyAttributes: ['lf'],
+    },
+  ],
+} as const satisfies TableDefinition;
+
+export const LEGS_INDEX = LEGS_TABLE.indexes[0];
+
+/**
+ * Keys table: one item per key, keyed by the SHA-256 (hex) of the whole key, never the key
+ * itself. `byKeyId` finds a key by its public id (`key_...`) for the `keys` command. Expired and
+ * revoked keys carry `ttl` (epoch seconds) so DynamoDB TTL removes them some time later.
+ */
+export const KEYS_TABLE = {
+  partitionKey: 'keyHash',
+  indexes: [{ indexName: 'byKeyId', partitionKey: 'keyId' }],
+  timeToLiveAttribute: 'ttl',
+} as const satisfies TableDefinition;
+
+export const KEYS_BY_ID_INDEX = KEYS_TABLE.indexes[0];
+
+/** CreateTable input (on-demand) for DynamoDB Local and the tests. */
+export function createTableInput(tableName: string, def: TableDefinition): CreateTableCommandInput {
+  const names = new Set<string>([def.partitionKey]);
+  if (def.sortKey) names.add(def.sortKey);
+  for (const ix of def.indexes) {
+    names.add(ix.partitionKey);
+    if (ix.sortKey) names.add(ix.sortKey);
+  }
+  const keySchema = (pk: string, sk?: string) => [
+    { AttributeName: pk, KeyType: 'HASH' as const },
+    ...(sk ? [{ AttributeName: sk, KeyType: 'RANGE' as const }] : []),
+  ];
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...names].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+    KeySchema: keySchema(def.partitionKey, def.sortKey),
+    ...(def.indexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: def.indexes.map((ix) => ({
+            IndexName: ix.indexName,
+            KeySchema: keySchema(ix.partitionKey, ix.sortKey),
+            Projection: ix.keysOnly
+              ? { ProjectionType: 'KEYS_ONLY' as const }
+              : ix.nonKeyAttributes
+                ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...ix.nonKeyAttributes] }
+                : { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
+  };
+}
