@@ -25,6 +25,12 @@ export const FILTER_ATTR = 'lf';
 export const MAX_BUCKET_SPAN_DAYS = 28;
 export const LONG_BUCKET = 'long';
 
+/**
+ * How far ahead a leg may start, in days after the day it is loaded. A listing without `depDate`
+ * reads the month buckets up to this horizon, so the loader refuses legs that start later.
+ */
+export const LISTING_HORIZON_DAYS = 366;
+
 const SEP = '\u001f';
 
 export function bucketOf(startDate: string, endDate: string): string {
