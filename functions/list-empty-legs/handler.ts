@@ -1,2 +1,27 @@
-// Placeholder: the list function is being written (issue 2). Replaced wholesale by its owner.
-export const handler = (): Promise<{ statusCode: number }> => Promise.resolve({ statusCode: 501 });
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { documentClient } from '../../src/aws/dynamodb.js';
+import { functionConfig } from '../../src/config.js';
+import { successResponse } from '../../src/http/envelope.js';
+import { httpEnvelope, requireApiKey, traceIdOf } from '../../src/http/middleware.js';
+import { listEmptyLegs } from '../../src/legs/list-legs.js';
+import { parseListQuery } from '../../src/legs/query.js';
+import { createLegsRepository, withBucketCache } from '../../src/legs/repository.js';
+
+/** GET /open/v1/empty-legs: parse the query, run the listing, wrap the page in the envelope. */
+export const REQUIRED_SCOPE = 'empty_leg:read';
+
+const config = functionConfig();
+export const repository = withBucketCache(
+  createLegsRepository(documentClient, config.legsTableName),
+  config.listingCacheTtlSeconds * 1000,
+);
+
+export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(httpEnvelope())
+  .use(requireApiKey(REQUIRED_SCOPE))
+  .handler(async (event, context) => {
+    const query = parseListQuery(event.queryStringParameters);
+    const page = await listEmptyLegs(query, { repository, now: new Date() });
+    return successResponse(page, traceIdOf({ context }));
+  });

@@ -52,7 +52,7 @@ export function httpEnvelope(): middy.MiddlewareObj<Event, Result> {
     onError: (request) => {
       const mapped = mapError(request.error);
       if (mapped.internal) logger.error('request failed', { code: mapped.code, error: request.error as Error });
-      else logger.info('request refused', { code: mapped.code, message: mapped.message });
+      else logger.info('request refused', { code: mapped.code, reason: mapped.message });
       request.response = errorResponse(request.error, traceIdOf(request));
       finish(request);
     },

@@ -1,0 +1,137 @@
+import * as v from 'valibot';
+import { invalidParameter } from '../errors.js';
+import { isCalendarDate } from './dates.js';
+import { fold } from './storage.js';
+
+/**
+ * The list operation's query parameters (spec 4.1, decisions.md section 3), parsed and validated
+ * with valibot. Pure: no clock, no I/O. Errors are INVALID_PARAMETER naming the parameter and rule.
+ */
+export const DEFAULT_PAGE = 1;
+export const DEFAULT_SIZE = 20;
+export const MAX_SIZE = 100;
+export const MAX_OFFSET_DAYS = 15;
+export const CITY_MIN = 2;
+export const CITY_MAX = 100;
+
+export interface AirportFilter {
+  /** `icao` for 4 letters, `iata` for 3. */
+  kind: 'icao' | 'iata';
+  /** Lower-cased code. */
+  code: string;
+}
+
+export interface ListQuery {
+  page: number;
+  size: number;
+  depDate: string | undefined;
+  offsetDays: number;
+  /** Lower-cased needles for the case-insensitive contains match. */
+  depCityName: string | undefined;
+  arrCityName: string | undefined;
+  depAirportCode: AirportFilter | undefined;
+  arrAirportCode: AirportFilter | undefined;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+
+function clamp(raw: string, min: number, max: number): number {
+  const negative = raw.startsWith('-');
+  const digits = raw.replace(/^[+-]/, '').replace(/^0+(?=\d)/, '');
+  if (negative) return digits === '0' ? Math.max(min, 0) : min;
+  // Compare as decimal strings so that any length of digits clamps instead of overflowing.
+  const maxDigits = String(max);
+  if (digits.length > maxDigits.length || (digits.length === maxDigits.length && digits > maxDigits)) return max;
+  return Math.min(max, Math.max(min, Number(digits)));
+}
+
+/** Empty (`?page=`) counts as absent (decisions.md section 3). */
+const optionalRaw = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((s) => (s === '' ? undefined : s)),
+  ),
+);
+
+const clampedInteger = (min: number, max: number, fallback: number) =>
+  v.pipe(
+    optionalRaw,
+    v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
+    v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
+  );
+
+const offsetDays = v.pipe(
+  optionalRaw,
+  v.check(
+    (s) => s === undefined || (INTEGER.test(s) && Number(s) >= 0 && Number(s) <= MAX_OFFSET_DAYS),
+    `must be an integer from 0 to ${MAX_OFFSET_DAYS}`,
+  ),
+  v.transform((s) => (s === undefined ? 0 : Number(s))),
+);
+
+const depDate = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || isCalendarDate(s), 'must be a calendar date in yyyy-MM-dd format'),
+);
+
+const cityName = v.pipe(
+  optionalRaw,
+  v.transform((s) => s?.trim() || undefined),
+  v.check((s) => {
+    if (s === undefined) return true;
+    const length = [...s].length;
+    return length >= CITY_MIN && length <= CITY_MAX;
+  }, `must be ${CITY_MIN} to ${CITY_MAX} characters long after trimming`),
+  v.transform((s) => (s === undefined ? undefined : fold(s))),
+);
+
+const airportCode = v.pipe(
+  optionalRaw,
+  v.transform((s) => s?.trim() || undefined),
+  v.check((s) => s === undefined || /^[A-Za-z]{3,4}$/.test(s), 'must be a 4-letter ICAO or 3-letter IATA code'),
+  v.transform((s): AirportFilter | undefined =>
+    s === undefined ? undefined : { kind: s.length === 4 ? 'icao' : 'iata', code: s.toLowerCase() },
+  ),
+);
+
+export const ListQuerySchema = v.pipe(
+  v.object({
+    page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
+    size: clampedInteger(1, MAX_SIZE, DEFAULT_SIZE),
+    depDate,
+    offsetDays,
+    depCityName: cityName,
+    arrCityName: cityName,
+    depAirportCode: airportCode,
+    arrAirportCode: airportCode,
+  }),
+  v.forward(
+    v.check((q) => q.offsetDays === 0 || q.depDate !== undefined, 'a non-zero value requires depDate'),
+    ['offsetDays'],
+  ),
+);
+
+/** Parses the query string parameters of a v2 event (unknown parameters are ignored). */
+export function parseListQuery(params: Readonly<Record<string, string | undefined>> | undefined): ListQuery {
+  const input: Record<string, string | undefined> = {};
+  for (const key of ['page', 'size', 'depDate', 'offsetDays', 'depCityName', 'arrCityName', 'depAirportCode', 'arrAirportCode']) {
+    input[key] = params?.[key];
+  }
+  const result = v.safeParse(ListQuerySchema, input, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const parameter = issue.path?.map((p) => String(p.key)).join('.') ?? 'query';
+    throw invalidParameter(parameter, issue.message);
+  }
+  const q = result.output;
+  return {
+    page: q.page ?? DEFAULT_PAGE,
+    size: q.size ?? DEFAULT_SIZE,
+    depDate: q.depDate,
+    offsetDays: q.offsetDays ?? 0,
+    depCityName: q.depCityName,
+    arrCityName: q.arrCityName,
+    depAirportCode: q.depAirportCode,
+    arrAirportCode: q.arrAirportCode,
+  };
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { verifiedContext, type AuthorizerContext, type VerifiedKey } from '../../src/auth/verdict.js';
+
+/** API Gateway HTTP API v2 events and Lambda contexts for handler tests. */
+export const TEST_KEY: VerifiedKey = {
+  keyId: 'key_test0000000000000001',
+  scopes: ['empty_leg:read'],
+  environment: 'test',
+  deprecated: false,
+};
+
+export function listEvent(
+  params: Record<string, string> | undefined,
+  authorizer: AuthorizerContext | null = verifiedContext(TEST_KEY),
+): APIGatewayProxyEventV2 {
+  const rawQueryString = params ? new URLSearchParams(params).toString() : '';
+  const event: APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda: AuthorizerContext } } } = {
+    version: '2.0',
+    routeKey: 'GET /open/v1/empty-legs',
+    rawPath: '/open/v1/empty-legs',
+    rawQueryString,
+    headers: { host: 'api.example.com', 'user-agent': 'jest' },
+    ...(params ? { queryStringParameters: params } : {}),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example.com',
+      domainPrefix: 'api',
+      http: { method: 'GET', path: '/open/v1/empty-legs', protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'jest' },
+      requestId: 'req',
+      routeKey: 'GET /open/v1/empty-legs',
+      stage: '$default',
+      time: '21/Nov/2026:12:00:00 +0000',
+      timeEpoch: 1_795_262_400_000,
+      ...(authorizer ? { authorizer: { lambda: authorizer } } : {}),
+    },
+    isBase64Encoded: false,
+  };
+  return event;
+}
+
+export function lambdaContext(): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'list-empty-legs',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:list-empty-legs',
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/list-empty-legs',
+    logStreamName: 'stream',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
