@@ -20,7 +20,7 @@ const env = {
   NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning']
     .filter(Boolean)
     .join(' '),
-  AWS_SDK_JS_SUPPRESS_NODE_VERSION_WARNING: '1',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   CDK_DISABLE_CLI_TELEMETRY: 'true',
 };
 
