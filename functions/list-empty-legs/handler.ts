@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { documentClient } from '../../src/aws/dynamodb.js';
+import { documentClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
 import { successResponse } from '../../src/http/envelope.js';
 import { httpEnvelope, requireApiKey, traceIdOf } from '../../src/http/middleware.js';

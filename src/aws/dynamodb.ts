@@ -1,13 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { functionConfig } from '../config.js';
 
 /**
- * The one module that creates DynamoDB clients.
- *
- * `documentClient` is the functions' client, created once per container at module scope from the
- * validated configuration. Commands, the local server and tests that need a client for another
- * endpoint call `createDocumentClient`.
+ * The one place that constructs DynamoDB clients: keep-alive, time-outs, retries, marshalling.
+ * The functions' own client is created once per container, at module scope, in
+ * src/aws/function-clients.ts; commands, the local server and tests call `createDocumentClient`.
  */
 export interface DynamoDbClientOptions {
   /** Endpoint; undefined means real AWS. */
@@ -36,7 +33,3 @@ export function createDocumentClient(options: DynamoDbClientOptions): DynamoDBDo
     unmarshallOptions: { wrapNumbers: false },
   });
 }
-
-export const documentClient: DynamoDBDocumentClient = createDocumentClient({
-  endpoint: functionConfig().dynamodbEndpoint,
-});

@@ -86,7 +86,9 @@ beforeEach(() => {
   repository.clear();
   jest.useFakeTimers({ now: NOW, doNotFake: ['setTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'] });
 });
-afterAll(() => jest.useRealTimers());
+afterAll(() => {
+  jest.useRealTimers();
+});
 
 describe('list-empty-legs handler', () => {
   it('answers 200 with the envelope, records in order, exact fields and the trace id', async () => {
