@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildOptions } from 'esbuild';
+import { Runtime, Architecture } from 'aws-cdk-lib/aws-lambda';
+import { OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+
+/**
+ * The one place that says how a function is bundled. The stack (`BUNDLING` for NodejsFunction) and
+ * the benchmark (`esbuildOptions()` for esbuild's JavaScript API) both derive from `SETTINGS`, so
+ * the size the benchmark reports is the size of what the stack deploys.
+ *
+ * - ESM output (`index.mjs`): @middy/* is ESM-only, and ESM lets esbuild tree-shake the SDK.
+ * - The banner gives CommonJS dependencies bundled into an ES module a working `require`.
+ * - Nothing is external: the AWS SDK v3 is bundled, so the function runs the SDK version that was
+ *   tested, not whatever the runtime ships, and the bundle is self-contained.
+ * - Minified, with a linked source map without sources (NODE_OPTIONS=--enable-source-maps turns
+ *   stack traces back into TypeScript lines).
+ */
+export const RUNTIME = Runtime.NODEJS_22_X;
+export const ARCHITECTURE = Architecture.ARM_64;
+
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire as __elCreateRequire } from 'node:module'; const require = __elCreateRequire(import.meta.url);";
+
+export const SETTINGS = {
+  /** esbuild target matching RUNTIME. */
+  target: 'node22',
+  format: 'esm',
+  minify: true,
+  /** Linked source map: `index.mjs.map` beside the bundle, referenced by a comment. */
+  sourcemap: true,
+  sourcesContent: false,
+  /** Prefer packages' ES module builds (better tree-shaking of the AWS SDK). */
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  /** Modules left out of the bundle: none. */
+  external: [] as readonly string[],
+} as const;
+
+/** The file name NodejsFunction gives an ESM bundle; the function handler is `index.handler`. */
+export const BUNDLE_FILE = 'index.mjs';
+
+/** NodejsFunction bundling options (local esbuild; never Docker). */
+export const BUNDLING: BundlingOptions = {
+  target: SETTINGS.target,
+  format: OutputFormat.ESM,
+  minify: SETTINGS.minify,
+  sourceMap: SETTINGS.sourcemap,
+  sourceMapMode: SourceMapMode.DEFAULT,
+  sourcesContent: SETTINGS.sourcesContent,
+  mainFields: [...SETTINGS.mainFields],
+  banner: SETTINGS.banner,
+  externalModules: [...SETTINGS.external],
+  bundleAwsSDK: true,
+  forceDockerBundling: false,
+};
+
+/**
+ * esbuild `BuildOptions` equivalent to what NodejsFunction runs with `BUNDLING`
+ * (`esbuild --bundle ENTRY --target=node22 --platform=node --format=esm --outfile=OUTDIR/index.mjs
+ * --minify --sourcemap --sources-content=false --banner:js=... --main-fields=module,main`).
+ */
+export function esbuildOptions(entry: string, outdir: string): BuildOptions & { outfile: string } {
+  return {
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    target: SETTINGS.target,
+    format: SETTINGS.format,
+    outfile: path.join(outdir, BUNDLE_FILE),
+    minify: SETTINGS.minify,
+    sourcemap: SETTINGS.sourcemap,
+    sourcesContent: SETTINGS.sourcesContent,
+    mainFields: [...SETTINGS.mainFields],
+    banner: { js: SETTINGS.banner },
+    external: [...SETTINGS.external],
+    logLevel: 'warning',
+  };
+}
+
+/** The functions of the service: construct id and entry file (relative to the repository root). */
+export const FUNCTION_ENTRIES = {
+  listEmptyLegs: 'functions/list-empty-legs/handler.ts',
+  authorizer: 'functions/authorizer/handler.ts',
+  notFound: 'functions/not-found/handler.ts',
+} as const;
+
+export type FunctionName = keyof typeof FUNCTION_ENTRIES;
+
+/** The repository root (where package.json and package-lock.json are). */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url)).replace(/\/$/, '');
+
+/** Absolute path of a function's entry file. */
+export function entryPath(name: FunctionName): string {
+  return path.join(PROJECT_ROOT, FUNCTION_ENTRIES[name]);
+}

@@ -1,0 +1,138 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  CfnAuthorizer,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+export const LIST_ROUTE_PATH = '/open/v1/empty-legs';
+
+/**
+ * One JSON object per request in the access log. `$context.authorizer.*` are the authorizer's
+ * context values (src/auth/verdict.ts): the verdict, the key id (never the key) or the error code.
+ */
+export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  gatewayError: '$context.error.message',
+  verdict: '$context.authorizer.verdict',
+  keyId: '$context.authorizer.keyId',
+  authErrorCode: '$context.authorizer.errorCode',
+  userAgent: '$context.identity.userAgent',
+};
+
+export interface EmptyLegsHttpApiProps {
+  readonly apiName: string;
+  readonly listFunction: IFunction;
+  readonly authorizerFunction: IFunction;
+  readonly notFoundFunction: IFunction;
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  /**
+   * `cdk synth -c samLocal=true`: write `IdentitySource: []` instead of leaving it out, because
+   * `sam local start-api` refuses an HTTP API authorizer without an IdentitySource list (an empty
+   * list makes it invoke the authorizer on every request, as API Gateway does).
+   */
+  readonly samLocal?: boolean;
+}
+
+/**
+ * The HTTP API: `GET /open/v1/empty-legs` behind the key authorizer, `$default` (any other method or
+ * path) to the not-found function without an authorizer; one `$default` stage, auto-deployed, with
+ * throttling and JSON access logs.
+ *
+ * The authorizer (decisions.md section 6) has simple responses (payload 2.0), no identity source and
+ * no cache: API Gateway then invokes it for every request, even one without `X-API-Key`, and it is
+ * the function, not the gateway, that answers a missing key, in the envelope. HttpLambdaAuthorizer
+ * always writes an IdentitySource (`$request.header.Authorization` by default); the property is
+ * removed from the L1 CfnAuthorizer below.
+ */
+export class EmptyLegsHttpApi extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogGroup: LogGroup;
+  readonly listRoute: HttpRoute;
+  readonly defaultRoute: HttpRoute;
+  readonly cfnAuthorizer: CfnAuthorizer;
+
+  constructor(scope: Construct, id: string, props: EmptyLegsHttpApiProps) {
+    super(scope, id);
+
+    this.api = new HttpApi(this, 'Api', {
+      apiName: props.apiName,
+      description: 'Empty-leg listing (read-only JSON API)',
+      createDefaultStage: false,
+    });
+
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: props.throttling.rateLimit, burstLimit: props.throttling.burstLimit },
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogGroup),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    const authorizer = new HttpLambdaAuthorizer('KeyAuthorizer', props.authorizerFunction, {
+      authorizerName: 'api-key',
+      responseTypes: [HttpLambdaResponseType.SIMPLE],
+      identitySource: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+
+    this.listRoute = new HttpRoute(this, 'ListEmptyLegsRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(LIST_ROUTE_PATH, HttpMethod.GET),
+      integration: new HttpLambdaIntegration('ListEmptyLegsIntegration', props.listFunction),
+      authorizer,
+    });
+
+    this.defaultRoute = new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('NotFoundIntegration', props.notFoundFunction),
+    });
+
+    // The authorizer is created when the route binds it; drop the identity source it always sets.
+    const cfnAuthorizer = this.node.findAll().find((c): c is CfnAuthorizer => c instanceof CfnAuthorizer);
+    if (!cfnAuthorizer) throw new Error('HttpLambdaAuthorizer did not create an authorizer');
+    if (props.samLocal) cfnAuthorizer.addPropertyOverride('IdentitySource', []);
+    else cfnAuthorizer.addPropertyDeletionOverride('IdentitySource');
+    this.cfnAuthorizer = cfnAuthorizer;
+  }
+
+  /** The base URL of the API (the `$default` stage: no stage segment in the path). */
+  get url(): string {
+    return this.stage.url;
+  }
+}

@@ -1,0 +1,157 @@
+import path from 'node:path';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { Stage } from '../../src/config.js';
+import { KEYS_TABLE, LEGS_INDEX } from '../../src/tables.js';
+import { ARCHITECTURE, BUNDLING, PROJECT_ROOT, RUNTIME, entryPath, type FunctionName } from '../bundling.js';
+import type { LogLevel } from '../stage-config.js';
+
+/** The environment every function reads (src/config.ts, src/logger.ts). */
+export const ENV = {
+  stage: 'STAGE',
+  legsTableName: 'LEGS_TABLE_NAME',
+  keysTableName: 'KEYS_TABLE_NAME',
+  listingCacheTtlSeconds: 'LISTING_CACHE_TTL_SECONDS',
+  logLevel: 'POWERTOOLS_LOG_LEVEL',
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
+  nodeOptions: 'NODE_OPTIONS',
+  /** Never set on a deployed function (decisions.md section 8); see `samLocal`. */
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+} as const;
+
+export const SERVICE_NAME = 'empty-legs';
+
+export interface ServiceFunctionProps {
+  /** Which function of lib/bundling.ts FUNCTION_ENTRIES this is. */
+  readonly name: FunctionName;
+  readonly description: string;
+  readonly stage: Stage;
+  readonly logLevel: LogLevel;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  /** Stable CloudFormation logical id of the function (sam local and events/env.json use it). */
+  readonly logicalId: string;
+  readonly memorySize?: number;
+  readonly timeout?: Duration;
+  readonly environment?: Readonly<Record<string, string>>;
+  /**
+   * Only for `cdk synth -c samLocal=true`: declares DYNAMODB_ENDPOINT (empty, which the functions
+   * read as "real AWS") so that `sam local --env-vars` can override it; sam only overrides variables
+   * that the template declares. Deployed stacks never have it.
+   */
+  readonly samLocal?: boolean;
+}
+
+/**
+ * A Lambda function with the service's defaults: NodejsFunction bundled by esbuild with the
+ * settings of lib/bundling.ts, nodejs22.x on arm64, its own log group with retention, and its own
+ * role that starts with nothing but writing to that log group (no managed policies). Tables are
+ * bound with the narrowest grant the function needs (`readLegs`, `readKeys`).
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (${props.stage})`,
+    });
+    // Instead of the managed AWSLambdaBasicExecutionRole (logs on every log group of the account):
+    // write to this function's own log group only.
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: entryPath(props.name),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: RUNTIME,
+      architecture: ARCHITECTURE,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      description: props.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      bundling: BUNDLING,
+      environment: {
+        [ENV.stage]: props.stage,
+        [ENV.logLevel]: props.logLevel,
+        [ENV.serviceName]: SERVICE_NAME,
+        [ENV.nodeOptions]: '--enable-source-maps',
+        ...props.environment,
+        ...(props.samLocal ? { [ENV.dynamodbEndpoint]: '' } : {}),
+      },
+    });
+    (this.function.node.defaultChild as CfnFunction).overrideLogicalId(props.logicalId);
+  }
+
+  /**
+   * The list function's access to the legs table: Query on the listing index, GetItem and
+   * BatchGetItem on the table. Nothing else (no Scan, no writes, no other index).
+   */
+  readLegs(table: ITable): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:Query'],
+        resources: [`${table.tableArn}/index/${LEGS_INDEX.indexName}`],
+      }),
+    );
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+        resources: [table.tableArn],
+      }),
+    );
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The authorizer's access to the keys table: GetItem on the table (a key is found by the hash of
+   * the key, the table's partition key). `withKeyIdIndex` adds Query on the `byKeyId` index, for a
+   * function that looks keys up by their public id.
+   */
+  readKeys(table: ITable, options: { withKeyIdIndex?: boolean } = {}): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:GetItem'],
+        resources: [table.tableArn],
+      }),
+    );
+    if (options.withKeyIdIndex) {
+      const index = KEYS_TABLE.indexes[0];
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          effect: Effect.ALLOW,
+          actions: ['dynamodb:Query'],
+          resources: [`${table.tableArn}/index/${index.indexName}`],
+        }),
+      );
+    }
+    this.function.addEnvironment(ENV.keysTableName, table.tableName);
+    return this;
+  }
+}

@@ -1,0 +1,91 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Stage } from '../src/config.js';
+import type { KeyEnvironment } from '../src/auth/verdict.js';
+
+/**
+ * Everything that differs between the two stages, in one typed place. The stack class reads only
+ * this; nothing in lib/ branches on the stage name.
+ */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+export interface AlarmThresholds {
+  /** Period over which every alarm's metric is aggregated. */
+  readonly period: Duration;
+  /** Consecutive breaching periods before an alarm fires. */
+  readonly evaluationPeriods: number;
+  /** API 5xx responses as a percentage of all requests in the period (alarm when above). */
+  readonly api5xxRatePercent: number;
+  /** Lambda `Errors` (sum per period) of the list and not-found functions (alarm at or above). */
+  readonly functionErrors: number;
+  /** Lambda `Throttles` (sum per period) of any function (alarm at or above). */
+  readonly functionThrottles: number;
+  /** Lambda `Errors` of the authorizer (alarm at or above): each one is a 500 for a caller. */
+  readonly authorizerErrors: number;
+  /** DynamoDB read/write throttle events on a table and its indexes (sum per period; alarm at or above). */
+  readonly dynamoThrottles: number;
+}
+
+export interface StageConfig {
+  readonly stage: Stage;
+  /** The only key environment the stage accepts (decisions.md section 5): sandbox `test`, prod `live`. */
+  readonly allowedKeyEnvironment: KeyEnvironment;
+  /** What happens to the tables (and log groups) when the stack is deleted or they are replaced. */
+  readonly removalPolicy: RemovalPolicy;
+  /** DynamoDB deletion protection on both tables. */
+  readonly deletionProtection: boolean;
+  /** POWERTOOLS_LOG_LEVEL of every function. */
+  readonly logLevel: LogLevel;
+  /** Retention of the functions' log groups and of the API access log group. */
+  readonly logRetention: RetentionDays;
+  /** Stage-wide throttling of the HTTP API (steady rate in requests per second, burst in requests). */
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /** LISTING_CACHE_TTL_SECONDS of the list function (per-container cache; 0 turns it off). */
+  readonly listingCacheTtlSeconds: number;
+  readonly alarms: AlarmThresholds;
+}
+
+export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
+  sandbox: {
+    stage: 'sandbox',
+    allowedKeyEnvironment: 'test',
+    removalPolicy: RemovalPolicy.DESTROY,
+    deletionProtection: false,
+    logLevel: 'DEBUG',
+    logRetention: RetentionDays.ONE_WEEK,
+    throttling: { rateLimit: 20, burstLimit: 40 },
+    listingCacheTtlSeconds: 10,
+    alarms: {
+      period: Duration.minutes(5),
+      evaluationPeriods: 1,
+      api5xxRatePercent: 10,
+      functionErrors: 5,
+      functionThrottles: 5,
+      authorizerErrors: 5,
+      dynamoThrottles: 10,
+    },
+  },
+  prod: {
+    stage: 'prod',
+    allowedKeyEnvironment: 'live',
+    removalPolicy: RemovalPolicy.RETAIN,
+    deletionProtection: true,
+    logLevel: 'INFO',
+    logRetention: RetentionDays.THREE_MONTHS,
+    throttling: { rateLimit: 200, burstLimit: 400 },
+    listingCacheTtlSeconds: 30,
+    alarms: {
+      period: Duration.minutes(5),
+      evaluationPeriods: 1,
+      api5xxRatePercent: 1,
+      functionErrors: 1,
+      functionThrottles: 1,
+      authorizerErrors: 1,
+      dynamoThrottles: 1,
+    },
+  },
+};
+
+export function stageConfig(stage: Stage): StageConfig {
+  return STAGE_CONFIGS[stage];
+}

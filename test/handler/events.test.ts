@@ -1,0 +1,182 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  Context,
+} from 'aws-lambda';
+import { handler as authorizerHandler } from '../../functions/authorizer/handler.js';
+import { handler as listHandler } from '../../functions/list-empty-legs/handler.js';
+import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
+import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
+
+/**
+ * The sam local event files (events/*.json) fed to their handlers, so that they stay valid events
+ * for the real code. DynamoDB is mocked at the document client.
+ */
+const ddb = mockClient(DynamoDBDocumentClient);
+
+function readEvent<T>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`../../events/${name}`, import.meta.url), 'utf8')) as T;
+}
+
+type ListEvent = APIGatewayProxyEventV2 & { requestContext: { authorizer: { lambda: Record<string, unknown> } } };
+const listEvent = readEvent<ListEvent>('list-empty-legs.json');
+const authorizerEvent = readEvent<APIGatewayRequestAuthorizerEventV2>('authorizer.json');
+const notFoundEvent = readEvent<APIGatewayProxyEventV2>('not-found.json');
+
+function context(functionName: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'stream',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+interface EnvelopeBody {
+  code: string;
+  message: string;
+  data: { records: { id: string; depCityName: string; startDate: string }[]; total: number; page: number; size: number } | null;
+  traceId: string;
+}
+
+function body(res: APIGatewayProxyStructuredResultV2): EnvelopeBody {
+  return JSON.parse(String(res.body)) as EnvelopeBody;
+}
+
+const DAY = 86_400_000;
+const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function leg(id: string, depCityName: string, startInDays: number): StoredLeg {
+  const now = Date.now();
+  return {
+    id,
+    startDate: utcDate(now + startInDays * DAY),
+    endDate: utcDate(now + (startInDays + 2) * DAY),
+    depCityName,
+    depAirportName: null,
+    depAirportIcao: null,
+    depAirportIata: null,
+    depCountryName: null,
+    depCountryCode: null,
+    arrCityName: 'Nice',
+    arrAirportName: null,
+    arrAirportIcao: 'LFMN',
+    arrAirportIata: 'NCE',
+    arrCountryName: 'France',
+    arrCountryCode: 'FR',
+    airlineName: null,
+    aircraftModelName: null,
+    aircraftType: null,
+    registration: null,
+    aircraftImg: null,
+    makeYear: null,
+    renovateYear: null,
+    seatNum: 8,
+    price: 9500,
+    currency: 'EUR',
+    amenities: [],
+    listed: true,
+    blocked: false,
+    depTimezone: 'UTC',
+  };
+}
+
+beforeEach(() => {
+  ddb.reset();
+});
+
+describe('events/list-empty-legs.json → list handler', () => {
+  const legs = [leg('leg-b', 'London', 5), leg('leg-c', 'Paris', 6), leg('leg-a', 'London', 9)];
+
+  beforeEach(() => {
+    const items = legs.map(toStorageItem);
+    ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => ({
+      Items: items
+        .filter((i) => i.lb === input.ExpressionAttributeValues[':b'])
+        .sort((a, b) => String(a.ls).localeCompare(String(b.ls)))
+        .map((i) => ({ id: i.id, lb: i.lb, ls: i.ls, lf: i.lf })),
+    }));
+    ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => {
+      const [table, request] = Object.entries(input.RequestItems)[0]!;
+      return { Responses: { [table]: items.filter((i) => request.Keys.some((k) => k.id === i.id)) } };
+    });
+  });
+
+  it('answers 200 with the page envelope for the query of the event', async () => {
+    const ctx = context('list-empty-legs');
+    const res = await listHandler(listEvent, ctx);
+    const q = listEvent.queryStringParameters!;
+    const needle = q.depCityName!.toLowerCase();
+    const expected = legs
+      .filter((l) => l.depCityName.toLowerCase().includes(needle))
+      .sort((a, b) => a.startDate.localeCompare(b.startDate) || a.id.localeCompare(b.id));
+
+    expect(res.statusCode).toBe(200);
+    const b = body(res);
+    expect(b).toMatchObject({ code: 'OK', message: 'success', traceId: ctx.awsRequestId });
+    expect(b.data).toMatchObject({ total: expected.length, page: Number(q.page), size: Number(q.size) });
+    expect(b.data!.records.map((r) => r.id)).toEqual(expected.map((l) => l.id));
+  });
+
+  it('carries a verified-key authorizer context, as the authorizer produces it', () => {
+    expect(listEvent.requestContext.authorizer.lambda).toMatchObject({ verdict: 'ok', environment: 'test' });
+    expect(String(listEvent.requestContext.authorizer.lambda.scopes).split(' ')).toContain('empty_leg:read');
+  });
+});
+
+describe('events/authorizer.json → authorizer handler', () => {
+  const key = authorizerEvent.headers?.['x-api-key'] ?? '';
+  const keyHash = createHash('sha256').update(key, 'utf8').digest('hex');
+  const verified = listEvent.requestContext.authorizer.lambda;
+
+  it('answers isAuthorized: true with a verified verdict for the stored test key', async () => {
+    expect(key.startsWith('elk_test_')).toBe(true);
+    ddb.on(GetCommand).callsFake((input: { Key: { keyHash: string } }) => ({
+      Item:
+        input.Key.keyHash === keyHash
+          ? {
+              keyHash,
+              keyId: verified.keyId,
+              name: 'sam local',
+              environment: 'test',
+              scopes: String(verified.scopes).split(' '),
+              status: 'active',
+              createdAt: '2026-01-01T00:00:00.000Z',
+            }
+          : undefined,
+    }));
+
+    const res = await authorizerHandler(authorizerEvent);
+
+    expect(res.isAuthorized).toBe(true);
+    // The list event's context is exactly what the authorizer hands on for this key.
+    expect(res.context).toEqual(verified);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(1);
+  });
+});
+
+describe('events/not-found.json → not-found handler', () => {
+  it('answers 404 NOT_FOUND in the envelope', async () => {
+    const ctx = context('not-found');
+    const res = await notFoundHandler(notFoundEvent, ctx);
+    expect(res.statusCode).toBe(404);
+    const b = body(res);
+    expect(b).toMatchObject({ code: 'NOT_FOUND', data: null, traceId: ctx.awsRequestId });
+    expect(b.message).toContain(notFoundEvent.rawPath);
+    expect(res.headers?.['x-trace-id']).toBe(ctx.awsRequestId);
+  });
+});

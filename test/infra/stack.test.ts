@@ -1,0 +1,585 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { Annotations, Match, type Template } from 'aws-cdk-lib/assertions';
+import { Duration, Token, Validations } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AwsSolutionsChecks } from '../../lib/nag.js';
+import { FUNCTION_LOGICAL_IDS } from '../../lib/empty-legs-stack.js';
+import { ACCESS_LOG_FIELDS } from '../../lib/constructs/http-api.js';
+import { BUNDLE_FILE, ESM_REQUIRE_BANNER, entryPath, esbuildOptions, type FunctionName } from '../../lib/bundling.js';
+import { STAGE_CONFIGS } from '../../lib/stage-config.js';
+import { STACK_OUTPUTS, stackName } from '../../src/aws/stage-tables.js';
+import { STAGES, type Stage } from '../../src/config.js';
+import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
+import {
+  allStrings,
+  arnOf,
+  normalizeStatement,
+  onlyResource,
+  props,
+  ref,
+  resourcesOfType,
+  sortStatements,
+  synthesize,
+  type CfnResource,
+  type NormalizedStatement,
+  type Synthesized,
+} from './helpers.js';
+
+/**
+ * The stack of both stages, synthesized once (with esbuild bundling and cdk-nag) for every test of
+ * this file. Expectations come from src/tables.ts, lib/stage-config.ts and the spec, never from the
+ * template itself.
+ */
+let synth: Synthesized;
+
+beforeAll(() => {
+  // Asset metadata as the CLI writes it (and as sam local reads it): where each bundle is.
+  synth = synthesize({ 'aws:cdk:enable-asset-metadata': true });
+}, 180_000);
+
+afterAll(() => {
+  // Template.fromStack synthesizes into a temporary directory of its own.
+  if (synth) rmSync(synth.app.outdir, { recursive: true, force: true });
+});
+
+const LIST_ROUTE_KEY = 'GET /open/v1/empty-legs';
+
+function tableId(t: Template, def: TableDefinition): string {
+  return onlyResource(t, 'AWS::DynamoDB::Table', (r) =>
+    JSON.stringify(props(r).KeySchema) === JSON.stringify([{ AttributeName: def.partitionKey, KeyType: 'HASH' }]),
+  )[0];
+}
+
+function fn(t: Template, logicalId: string): CfnResource {
+  const found = resourcesOfType(t, 'AWS::Lambda::Function')[logicalId];
+  if (!found) throw new Error(`No function ${logicalId}`);
+  return found;
+}
+
+function roleIdOf(t: Template, functionId: string): string {
+  const role = props(fn(t, functionId)).Role as { 'Fn::GetAtt': [string, string] };
+  return role['Fn::GetAtt'][0];
+}
+
+function logGroupIdOf(t: Template, functionId: string): string {
+  return ((props(fn(t, functionId)).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup).Ref;
+}
+
+/** Every statement of every IAM policy attached to the role. */
+function statementsOfRole(t: Template, roleId: string): NormalizedStatement[] {
+  const policies = Object.values(resourcesOfType(t, 'AWS::IAM::Policy')).filter((p) =>
+    (props(p).Roles as unknown[]).some((r) => JSON.stringify(r) === JSON.stringify(ref(roleId))),
+  );
+  return sortStatements(
+    policies.flatMap((p) =>
+      ((props(p).PolicyDocument as { Statement: Record<string, unknown>[] }).Statement).map(normalizeStatement),
+    ),
+  );
+}
+
+function envOf(t: Template, functionId: string): Record<string, unknown> {
+  return ((props(fn(t, functionId)).Environment as { Variables: Record<string, unknown> }).Variables);
+}
+
+function integrationTarget(t: Template, routeKey: string): string {
+  const [, route] = onlyResource(t, 'AWS::ApiGatewayV2::Route', (r) => props(r).RouteKey === routeKey);
+  const target = props(route).Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+  const integrationId = target['Fn::Join'][1][1].Ref;
+  const integration = resourcesOfType(t, 'AWS::ApiGatewayV2::Integration')[integrationId]!;
+  expect(props(integration)).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+  return (props(integration).IntegrationUri as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+}
+
+describe.each(STAGES)('stage %s', (stage: Stage) => {
+  const config = STAGE_CONFIGS[stage];
+  const t = () => synth.templates[stage];
+  const stack = () => synth.stacks[stage];
+
+  it('is the stack EmptyLegs-<stage>, environment-agnostic (synthesizes offline)', () => {
+    expect(stack().stackName).toBe(`EmptyLegs-${stage}`);
+    expect(stack().stackName).toBe(stackName(stage));
+    expect(Token.isUnresolved(stack().account)).toBe(true);
+    expect(Token.isUnresolved(stack().region)).toBe(true);
+  });
+
+  it('accepts only the key environment of its stage', () => {
+    expect(config.allowedKeyEnvironment).toBe(stage === 'prod' ? 'live' : 'test');
+    expect(stack().templateOptions.description).toContain(`accepts ${config.allowedKeyEnvironment} keys only`);
+  });
+
+  describe('routes', () => {
+    it('has exactly the list route and the $default route', () => {
+      const keys = Object.values(resourcesOfType(t(), 'AWS::ApiGatewayV2::Route')).map((r) => props(r).RouteKey);
+      expect(keys.sort()).toEqual(['$default', LIST_ROUTE_KEY].sort());
+    });
+
+    it('sends GET /open/v1/empty-legs to the list function behind the key authorizer', () => {
+      const [authorizerId] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
+      t().hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: LIST_ROUTE_KEY,
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: ref(authorizerId),
+      });
+      expect(integrationTarget(t(), LIST_ROUTE_KEY)).toBe(FUNCTION_LOGICAL_IDS.listEmptyLegs);
+    });
+
+    it('sends $default to the not-found function without an authorizer', () => {
+      const [, route] = onlyResource(t(), 'AWS::ApiGatewayV2::Route', (r) => props(r).RouteKey === '$default');
+      expect(props(route).AuthorizationType).toBe('NONE');
+      expect(props(route).AuthorizerId).toBeUndefined();
+      expect(integrationTarget(t(), '$default')).toBe(FUNCTION_LOGICAL_IDS.notFound);
+    });
+  });
+
+  describe('authorizer', () => {
+    it('is a REQUEST Lambda authorizer with simple responses, payload 2.0, no identity source and no cache', () => {
+      const [, authorizer] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
+      const p = props(authorizer);
+      expect(p).toMatchObject({
+        AuthorizerType: 'REQUEST',
+        EnableSimpleResponses: true,
+        AuthorizerPayloadFormatVersion: '2.0',
+        AuthorizerResultTtlInSeconds: 0,
+      });
+      expect(p).not.toHaveProperty('IdentitySource');
+      expect(JSON.stringify(p.AuthorizerUri)).toContain(JSON.stringify(arnOf(FUNCTION_LOGICAL_IDS.authorizer)));
+    });
+
+    it('lets API Gateway invoke the authorizer function for this API only', () => {
+      const [apiId] = onlyResource(t(), 'AWS::ApiGatewayV2::Api');
+      const [authorizerId] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
+      const permission = Object.values(resourcesOfType(t(), 'AWS::Lambda::Permission')).find(
+        (r) => JSON.stringify(props(r).FunctionName) === JSON.stringify(arnOf(FUNCTION_LOGICAL_IDS.authorizer)),
+      )!;
+      expect(props(permission)).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      const source = JSON.stringify(props(permission).SourceArn);
+      expect(source).toContain(JSON.stringify(ref(apiId)));
+      expect(source).toContain(`/authorizers/`);
+      expect(source).toContain(JSON.stringify(ref(authorizerId)));
+    });
+  });
+
+  describe('tables', () => {
+    it.each([
+      ['legs', LEGS_TABLE],
+      ['keys', KEYS_TABLE],
+    ] as const)('the %s table has the keys, indexes and projections of src/tables.ts', (_name, def) => {
+      const id = tableId(t(), def);
+      const p = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[id]!);
+      const keySchema = (pk: string, sk?: string) => [
+        { AttributeName: pk, KeyType: 'HASH' },
+        ...(sk ? [{ AttributeName: sk, KeyType: 'RANGE' }] : []),
+      ];
+      expect(p.KeySchema).toEqual(keySchema(def.partitionKey, 'sortKey' in def ? (def.sortKey as string) : undefined));
+      const gsis = p.GlobalSecondaryIndexes as Record<string, unknown>[];
+      expect(gsis.map((g) => g.IndexName)).toEqual(def.indexes.map((ix) => ix.indexName));
+      for (const ix of def.indexes) {
+        const gsi = gsis.find((g) => g.IndexName === ix.indexName)!;
+        expect(gsi.KeySchema).toEqual(keySchema(ix.partitionKey, 'sortKey' in ix ? ix.sortKey : undefined));
+        const nonKey = 'nonKeyAttributes' in ix ? ix.nonKeyAttributes : undefined;
+        expect(gsi.Projection).toEqual(
+          nonKey ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...nonKey] } : { ProjectionType: 'ALL' },
+        );
+      }
+      const ttl = 'timeToLiveAttribute' in def ? def.timeToLiveAttribute : undefined;
+      if (ttl) expect(p.TimeToLiveSpecification).toEqual({ AttributeName: ttl, Enabled: true });
+      else expect(p.TimeToLiveSpecification).toBeUndefined();
+    });
+
+    it('the listing index is byDepartureBucket on (lb, ls) projecting lf; keys expire by ttl', () => {
+      // The spec-level facts, stated independently of src/tables.ts.
+      const legs = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), LEGS_TABLE)]!);
+      expect(legs.GlobalSecondaryIndexes).toEqual([
+        {
+          IndexName: 'byDepartureBucket',
+          KeySchema: [
+            { AttributeName: 'lb', KeyType: 'HASH' },
+            { AttributeName: 'ls', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['lf'] },
+        },
+      ]);
+      const keys = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), KEYS_TABLE)]!);
+      expect(keys.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    });
+
+    it('both tables: on-demand, point-in-time recovery, encrypted with the AWS-managed key', () => {
+      const tables = Object.values(resourcesOfType(t(), 'AWS::DynamoDB::Table'));
+      expect(tables).toHaveLength(2);
+      for (const table of tables) {
+        expect(props(table)).toMatchObject({
+          BillingMode: 'PAY_PER_REQUEST',
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          SSESpecification: { SSEEnabled: true },
+        });
+        // SSEEnabled without a customer key = the AWS-managed key aws/dynamodb.
+        expect(props(table).SSESpecification).not.toHaveProperty('KMSMasterKeyId');
+      }
+    });
+
+    it(`${stage === 'prod' ? 'are retained and deletion-protected' : 'are destroyed with the stack, no deletion protection'}`, () => {
+      const expected = stage === 'prod' ? 'Retain' : 'Delete';
+      for (const table of Object.values(resourcesOfType(t(), 'AWS::DynamoDB::Table'))) {
+        expect(table.DeletionPolicy).toBe(expected);
+        expect(table.UpdateReplacePolicy).toBe(expected);
+        expect(props(table).DeletionProtectionEnabled).toBe(stage === 'prod');
+      }
+    });
+  });
+
+  describe('functions', () => {
+    it.each(Object.values(FUNCTION_LOGICAL_IDS))('%s: nodejs22.x on arm64, ESM bundle handler', (id) => {
+      expect(props(fn(t(), id))).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+    });
+
+    it('have the settings the functions read, and never DYNAMODB_ENDPOINT', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const keysId = tableId(t(), KEYS_TABLE);
+      const common = {
+        STAGE: stage,
+        POWERTOOLS_LOG_LEVEL: config.logLevel,
+        POWERTOOLS_SERVICE_NAME: 'empty-legs',
+        NODE_OPTIONS: '--enable-source-maps',
+      };
+      expect(envOf(t(), FUNCTION_LOGICAL_IDS.listEmptyLegs)).toEqual({
+        ...common,
+        LEGS_TABLE_NAME: ref(legsId),
+        LISTING_CACHE_TTL_SECONDS: String(config.listingCacheTtlSeconds),
+      });
+      expect(envOf(t(), FUNCTION_LOGICAL_IDS.authorizer)).toEqual({ ...common, KEYS_TABLE_NAME: ref(keysId) });
+      expect(envOf(t(), FUNCTION_LOGICAL_IDS.notFound)).toEqual(common);
+      for (const f of Object.values(resourcesOfType(t(), 'AWS::Lambda::Function'))) {
+        expect(JSON.stringify(props(f))).not.toContain('DYNAMODB_ENDPOINT');
+      }
+    });
+  });
+
+  describe('IAM', () => {
+    const logs = (logGroupId: string): NormalizedStatement =>
+      normalizeStatement({
+        Effect: 'Allow',
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Resource: arnOf(logGroupId),
+      });
+
+    it('the list function may only Query the listing index and GetItem/BatchGetItem legs', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.listEmptyLegs;
+      const index = LEGS_TABLE.indexes[0];
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([
+          logs(logGroupIdOf(t(), id)),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:Query',
+            Resource: { 'Fn::Join': ['', [arnOf(legsId), `/index/${index.indexName}`]] },
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+            Resource: arnOf(legsId),
+          }),
+        ]),
+      );
+    });
+
+    it('the authorizer may only GetItem on the keys table', () => {
+      const keysId = tableId(t(), KEYS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.authorizer;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([
+          logs(logGroupIdOf(t(), id)),
+          normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(keysId) }),
+        ]),
+      );
+    });
+
+    it('the not-found function may only write its own logs', () => {
+      const id = FUNCTION_LOGICAL_IDS.notFound;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual([logs(logGroupIdOf(t(), id))]);
+    });
+
+    it('roles have no managed policies and no inline policies; no IAM policy has a wildcard', () => {
+      const roles = resourcesOfType(t(), 'AWS::IAM::Role');
+      expect(Object.keys(roles).sort()).toEqual(
+        Object.values(FUNCTION_LOGICAL_IDS)
+          .map((id) => roleIdOf(t(), id))
+          .sort(),
+      );
+      for (const role of Object.values(roles)) {
+        expect(props(role).ManagedPolicyArns).toBeUndefined();
+        expect(props(role).Policies).toBeUndefined();
+        expect(props(role).AssumeRolePolicyDocument).toMatchObject({
+          Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
+        });
+      }
+      expect(resourcesOfType(t(), 'AWS::IAM::ManagedPolicy')).toEqual({});
+      for (const policy of Object.values(resourcesOfType(t(), 'AWS::IAM::Policy'))) {
+        const statements = (props(policy).PolicyDocument as { Statement: Record<string, unknown>[] }).Statement;
+        for (const s of statements) {
+          expect(s.Effect).toBe('Allow');
+          expect(allStrings(s.Action).filter((a) => a.includes('*'))).toEqual([]);
+          expect(allStrings(s.Resource).filter((r) => r.includes('*'))).toEqual([]);
+          expect(s).not.toHaveProperty('NotAction');
+          expect(s).not.toHaveProperty('NotResource');
+        }
+      }
+    });
+  });
+
+  describe('logs', () => {
+    it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
+      const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
+      // 3 function log groups + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(4);
+      const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
+      expect(config.logRetention).toBe(days);
+      for (const g of Object.values(groups)) {
+        expect(props(g).RetentionInDays).toBe(days);
+        expect(g.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
+      }
+      for (const id of Object.values(FUNCTION_LOGICAL_IDS)) expect(groups[logGroupIdOf(t(), id)]).toBeDefined();
+    });
+
+    it('the API stage writes JSON access logs with the fields operations need', () => {
+      const [, stageResource] = onlyResource(t(), 'AWS::ApiGatewayV2::Stage');
+      const settings = props(stageResource).AccessLogSettings as { DestinationArn: unknown; Format: string };
+      const [accessLogId] = onlyResource(
+        t(),
+        'AWS::Logs::LogGroup',
+        (_r, id) => !Object.values(FUNCTION_LOGICAL_IDS).some((f) => logGroupIdOf(t(), f) === id),
+      );
+      expect(settings.DestinationArn).toEqual(arnOf(accessLogId));
+      const format = JSON.parse(settings.Format) as Record<string, string>;
+      expect(format).toMatchObject({
+        requestId: '$context.requestId',
+        ip: '$context.identity.sourceIp',
+        routeKey: '$context.routeKey',
+        status: '$context.status',
+        responseLatency: '$context.responseLatency',
+        integrationError: '$context.integrationErrorMessage',
+        authorizerError: '$context.authorizer.error',
+      });
+      expect(format).toEqual(ACCESS_LOG_FIELDS);
+      expect(allStrings(format).join(' ')).not.toMatch(/x-api-key|header/i);
+    });
+  });
+
+  describe('API stage', () => {
+    it('is the auto-deployed $default stage, throttled as the stage config says', () => {
+      const [, s] = onlyResource(t(), 'AWS::ApiGatewayV2::Stage');
+      expect(props(s)).toMatchObject({
+        StageName: '$default',
+        AutoDeploy: true,
+        DefaultRouteSettings: {
+          ThrottlingRateLimit: config.throttling.rateLimit,
+          ThrottlingBurstLimit: config.throttling.burstLimit,
+        },
+      });
+      expect(config.throttling.burstLimit).toBeGreaterThanOrEqual(config.throttling.rateLimit);
+    });
+  });
+
+  describe('alarms', () => {
+    const alarmsByName = () =>
+      Object.fromEntries(
+        Object.values(resourcesOfType(t(), 'AWS::CloudWatch::Alarm')).map((a) => [String(props(a).AlarmName), props(a)]),
+      );
+    const name = (suffix: string) => `${stackName(stage)}-${suffix}`;
+    const a = config.alarms;
+    const periodSeconds = a.period.toSeconds();
+
+    it('exist for API 5xx, each function (errors, throttles), the authorizer and both tables', () => {
+      expect(Object.keys(alarmsByName()).sort()).toEqual(
+        [
+          'Api5xxRate',
+          'ListFunctionErrors',
+          'ListFunctionThrottles',
+          'AuthorizerErrors',
+          'AuthorizerFunctionThrottles',
+          'NotFoundFunctionErrors',
+          'NotFoundFunctionThrottles',
+          'LegsTableThrottles',
+          'KeysTableThrottles',
+        ]
+          .map(name)
+          .sort(),
+      );
+    });
+
+    it('notify the encrypted alarm topic, on alarm and on recovery', () => {
+      const [topicId, topic] = onlyResource(t(), 'AWS::SNS::Topic');
+      const [keyId, key] = onlyResource(t(), 'AWS::KMS::Key');
+      expect(props(topic).KmsMasterKeyId).toEqual(arnOf(keyId));
+      expect(props(key).EnableKeyRotation).toBe(true);
+      const keyPolicy = JSON.stringify(props(key).KeyPolicy);
+      expect(keyPolicy).toContain('cloudwatch.amazonaws.com');
+      for (const alarm of Object.values(alarmsByName())) {
+        expect(alarm.AlarmActions).toEqual([ref(topicId)]);
+        expect(alarm.OKActions).toEqual([ref(topicId)]);
+        expect(alarm.TreatMissingData).toBe('notBreaching');
+        expect(alarm.EvaluationPeriods).toBe(a.evaluationPeriods);
+      }
+    });
+
+    it('API 5xx rate: 5xx / Count of this API in percent, above the stage threshold', () => {
+      const [apiId] = onlyResource(t(), 'AWS::ApiGatewayV2::Api');
+      const alarm = alarmsByName()[name('Api5xxRate')]!;
+      expect(alarm.Threshold).toBe(a.api5xxRatePercent);
+      expect(alarm.ComparisonOperator).toBe('GreaterThanThreshold');
+      const metrics = alarm.Metrics as {
+        Expression?: string;
+        MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: unknown[] }; Period: number; Stat: string };
+      }[];
+      expect(metrics.find((m) => m.Expression)?.Expression).toContain('100 * errors / requests');
+      const stats = metrics.filter((m) => m.MetricStat).map((m) => m.MetricStat!);
+      expect(stats.map((s) => s.Metric.MetricName).sort()).toEqual(['5xx', 'Count']);
+      for (const s of stats) {
+        expect(s.Metric.Namespace).toBe('AWS/ApiGateway');
+        expect(s.Metric.Dimensions).toEqual([{ Name: 'ApiId', Value: ref(apiId) }]);
+        expect(s.Period).toBe(periodSeconds);
+        expect(s.Stat).toBe('Sum');
+      }
+    });
+
+    it.each([
+      ['ListFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.listEmptyLegs, () => a.functionErrors],
+      ['NotFoundFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.notFound, () => a.functionErrors],
+      ['AuthorizerErrors', 'Errors', FUNCTION_LOGICAL_IDS.authorizer, () => a.authorizerErrors],
+      ['ListFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.listEmptyLegs, () => a.functionThrottles],
+      ['AuthorizerFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.authorizer, () => a.functionThrottles],
+      ['NotFoundFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.notFound, () => a.functionThrottles],
+    ])('%s: Lambda %s of %s, at or above the stage threshold', (suffix, metric, functionId, threshold) => {
+      const alarm = alarmsByName()[name(suffix)]!;
+      expect(alarm).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: metric,
+        Dimensions: [{ Name: 'FunctionName', Value: ref(functionId) }],
+        Statistic: 'Sum',
+        Period: periodSeconds,
+        Threshold: threshold(),
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
+    it.each([
+      ['LegsTableThrottles', LEGS_TABLE],
+      ['KeysTableThrottles', KEYS_TABLE],
+    ] as const)('%s: read/write throttle events of the table and its indexes', (suffix, def) => {
+      const alarm = alarmsByName()[name(suffix)]!;
+      expect(alarm.Threshold).toBe(a.dynamoThrottles);
+      const tableRef = ref(tableId(t(), def));
+      const stats = (alarm.Metrics as { MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: { Name: string; Value: unknown }[] } } }[])
+        .filter((m) => m.MetricStat)
+        .map((m) => m.MetricStat!.Metric);
+      const described = stats.map((m) => {
+        expect(m.Namespace).toBe('AWS/DynamoDB');
+        expect(m.Dimensions.find((d) => d.Name === 'TableName')?.Value).toEqual(tableRef);
+        const index = m.Dimensions.find((d) => d.Name === 'GlobalSecondaryIndexName')?.Value;
+        return `${m.MetricName}${typeof index === 'string' ? `@${index}` : index === undefined ? '' : '@?'}`;
+      });
+      expect(described.sort()).toEqual(
+        ['ReadThrottleEvents', 'WriteThrottleEvents', ...def.indexes.map((ix) => `ReadThrottleEvents@${ix.indexName}`)].sort(),
+      );
+    });
+
+    it('thresholds are stricter on prod than on sandbox', () => {
+      const s = STAGE_CONFIGS.sandbox.alarms;
+      const p = STAGE_CONFIGS.prod.alarms;
+      expect(p.api5xxRatePercent).toBeLessThanOrEqual(s.api5xxRatePercent);
+      expect(p.functionErrors).toBeLessThanOrEqual(s.functionErrors);
+      expect(p.period.toSeconds()).toBeLessThanOrEqual(Duration.minutes(5).toSeconds());
+    });
+  });
+
+  describe('outputs', () => {
+    it('gives ApiUrl, LegsTableName and KeysTableName (read by the keys and legs:load commands)', () => {
+      const [apiId] = onlyResource(t(), 'AWS::ApiGatewayV2::Api');
+      const outputs = t().toJSON().Outputs as Record<string, { Value: unknown }>;
+      expect(outputs[STACK_OUTPUTS.legsTableName]?.Value).toEqual(ref(tableId(t(), LEGS_TABLE)));
+      expect(outputs[STACK_OUTPUTS.keysTableName]?.Value).toEqual(ref(tableId(t(), KEYS_TABLE)));
+      const url = JSON.stringify(outputs[STACK_OUTPUTS.apiUrl]?.Value);
+      expect(url).toContain('https://');
+      expect(url).toContain(JSON.stringify(ref(apiId)));
+      expect(Object.keys(STACK_OUTPUTS).length).toBe(3);
+      expect(Object.keys(outputs)).toEqual(expect.arrayContaining(Object.values(STACK_OUTPUTS)));
+    });
+  });
+
+  describe('cdk-nag', () => {
+    it('AwsSolutions reports no unacknowledged finding, and CDK no error', () => {
+      const report = new AwsSolutionsChecks().validateScope(stack());
+      expect(report.violations).toEqual([]);
+      expect(report.success).toBe(true);
+      expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
+    });
+
+    it('acknowledges only L1 (runtime pinned) on the functions and APIG4 on the $default route, with reasons', () => {
+      const acknowledged = stack()
+        .node.findAll()
+        .flatMap((c) =>
+          c.node.metadata
+            .filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+            .flatMap((m) => Object.entries(m.data as Record<string, string>).map(([rule, reason]) => ({ path: c.node.path, rule, reason }))),
+        );
+      const rules = acknowledged.map((x) => `${x.path.replace(`${stackName(stage)}/`, '')} ${x.rule.replace(/^annotation::/i, '')}`);
+      expect(rules.sort()).toEqual(
+        [
+          'ListEmptyLegs/Function AwsSolutions-L1',
+          'Authorizer/Function AwsSolutions-L1',
+          'NotFound/Function AwsSolutions-L1',
+          'Http/DefaultRoute AwsSolutions-APIG4',
+        ].sort(),
+      );
+      for (const x of acknowledged) expect(x.reason.length).toBeGreaterThan(40);
+    });
+  });
+});
+
+describe('bundles (cdk.out of the synthesized app)', () => {
+  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound'];
+  const logicalIds: Record<FunctionName, string> = FUNCTION_LOGICAL_IDS;
+
+  function assetDir(name: FunctionName): string {
+    const f = fn(synth.templates.sandbox, logicalIds[name]);
+    return path.join(synth.app.outdir, String(f.Metadata?.['aws:asset:path']));
+  }
+
+  it.each(names)('%s: a self-contained ESM bundle with a linked source map', (name) => {
+    const dir = assetDir(name);
+    const code = readFileSync(path.join(dir, BUNDLE_FILE), 'utf8');
+    expect(existsSync(path.join(dir, `${BUNDLE_FILE}.map`))).toBe(true);
+    expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+    expect(code).toContain(`//# sourceMappingURL=${BUNDLE_FILE}.map`);
+    // The AWS SDK is inside the bundle (its DynamoDB JSON protocol target), not left to the runtime.
+    if (name !== 'notFound') expect(code).toContain('DynamoDB_20120810');
+  });
+
+  it('the plain esbuild options of lib/bundling.ts build the same bytes as the stack, importing only Node built-ins', async () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'empty-legs-bundle-'));
+    try {
+      for (const name of names) {
+        const dir = path.join(out, name);
+        const result = await build({ ...esbuildOptions(entryPath(name), dir), metafile: true });
+        const mine = readFileSync(path.join(dir, BUNDLE_FILE));
+        const stacks = readFileSync(path.join(assetDir(name), BUNDLE_FILE));
+        expect(mine.equals(stacks)).toBe(true);
+        const output = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1];
+        const externals = output.imports.filter((i) => i.external).map((i) => i.path);
+        expect(externals.filter((p) => !isBuiltin(p))).toEqual([]);
+        expect(Object.keys(output.inputs).some((i) => i.includes('node_modules/@aws-sdk/'))).toBe(name !== 'notFound');
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
