@@ -1,2 +1,16 @@
-// Placeholder: the authorizer is being written (issue 3). Replaced wholesale by its owner.
-export const handler = (): Promise<{ isAuthorized: boolean }> => Promise.resolve({ isAuthorized: true });
+import { documentClient } from '../../src/aws/function-clients.js';
+import { functionConfig } from '../../src/config.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+
+/**
+ * Lambda authorizer of the HTTP API (simple responses, no identity source, no gateway cache): it
+ * never denies and hands its verdict on a key to the function in the context (decisions.md 6).
+ * The logic, and the per-container cache, live in src/keys/authorizer.ts.
+ */
+const config = functionConfig();
+
+export const handler = createAuthorizerHandler({
+  client: documentClient,
+  tableName: config.keysTableName,
+  stage: config.stage,
+});

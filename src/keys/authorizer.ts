@@ -1,0 +1,226 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import type { Stage } from '../config.js';
+import { logger } from '../logger.js';
+import {
+  rejectedContext,
+  verifiedContext,
+  type AuthErrorCode,
+  type AuthorizerContext,
+  type KeyEnvironment,
+} from '../auth/verdict.js';
+import { environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stageForEnvironment } from './format.js';
+import { getKeyByHash, keyState, type KeyRecord } from './store.js';
+
+/**
+ * The authorizer's logic (decisions.md sections 5 and 6): from an `X-API-Key` value to a verdict
+ * for the function. It never denies; every outcome is a context (src/auth/verdict.ts).
+ *
+ * Cost and caching, per container:
+ * - a missing, malformed or mistyped (bad checksum) key, and a key of the wrong environment, are
+ *   decided without any read;
+ * - a key read from the table is remembered for at most `cacheTtlMs` (60 s, the upper bound) and
+ *   never past its grace deadline, and its state is recomputed at each request from the clock, so a
+ *   key in grace turns expired at its deadline exactly and a revoked key stops working within 60 s;
+ * - an unknown hash is remembered for `negativeTtlMs` (5 s) so the same made-up key repeated does
+ *   not become a read per request;
+ * - both caches are LRUs bounded to `maxEntries` (10,000) each;
+ * - a failed read is SERVICE_UNAVAILABLE and is not cached.
+ * Logs carry the key id or the first 12 hex digits of the key's hash, never the key.
+ */
+export const MAX_CACHE_TTL_MS = 60_000;
+export const DEFAULT_NEGATIVE_TTL_MS = 5_000;
+export const DEFAULT_MAX_ENTRIES = 10_000;
+
+export const MESSAGES = {
+  missing: 'An API key is required in the X-API-Key header',
+  malformed: `The API key is malformed: expected ${KEY_PREFIXES.live} or ${KEY_PREFIXES.test} followed by 38 letters and digits`,
+  badChecksum: 'The API key is not valid: its checksum does not match (check it for a typo)',
+  invalid: 'The API key is not valid',
+  unavailable: 'The service is temporarily unavailable; retry later',
+} as const;
+
+const ENVIRONMENT_NAMES: Readonly<Record<KeyEnvironment, string>> = {
+  live: 'the production environment (prod)',
+  test: 'the sandbox environment (sandbox)',
+};
+
+export function wrongEnvironmentMessage(keyEnvironment: KeyEnvironment, stage: Stage): string {
+  return `This is a ${keyEnvironment} key (${KEY_PREFIXES[keyEnvironment]}): it belongs to ${ENVIRONMENT_NAMES[keyEnvironment]} and is not accepted by ${stage}`;
+}
+
+export function expiredMessage(graceUntil: string | undefined): string {
+  return `The API key has expired: it was rotated and its grace period ended${graceUntil ? ` at ${graceUntil}` : ''}; use the new key`;
+}
+
+/** A map with per-entry expiry and least-recently-used eviction beyond `maxEntries`. */
+export class TtlLru<V> {
+  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: string, now: number): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    if (now >= entry.expiresAt) return undefined;
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: V, expiresAt: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, expiresAt });
+    while (this.entries.size > this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export interface KeyAuthorizerOptions {
+  stage: Stage;
+  /** Reads a key by hash; undefined when there is none. Throws when the table cannot be read. */
+  lookup: (keyHash: string) => Promise<KeyRecord | undefined>;
+  /** Clock, epoch ms. */
+  now?: () => number;
+  /** Positive cache lifetime, capped at 60 s; 0 turns the cache off. */
+  cacheTtlMs?: number;
+  negativeTtlMs?: number;
+  maxEntries?: number;
+}
+
+export interface KeyAuthorizer {
+  authorize(rawKey: string | undefined): Promise<AuthorizerContext>;
+  /** Entries in the positive and negative caches (for tests and diagnostics). */
+  cacheSizes(): { keys: number; unknown: number };
+  clearCache(): void;
+}
+
+type Source = 'format' | 'cache' | 'unknown-cache' | 'table';
+
+export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorizer {
+  const now = options.now ?? Date.now;
+  const cacheTtlMs = Math.min(Math.max(options.cacheTtlMs ?? MAX_CACHE_TTL_MS, 0), MAX_CACHE_TTL_MS);
+  const negativeTtlMs = Math.min(Math.max(options.negativeTtlMs ?? DEFAULT_NEGATIVE_TTL_MS, 0), MAX_CACHE_TTL_MS);
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const expected = environmentForStage(options.stage);
+  const known = new TtlLru<KeyRecord>(maxEntries);
+  const unknown = new TtlLru<true>(maxEntries);
+
+  const reject = (code: AuthErrorCode, message: string, source: Source, fields: Record<string, unknown> = {}) => {
+    logger.info('api key refused', { code, source, ...fields });
+    return rejectedContext(code, message);
+  };
+
+  function decide(record: KeyRecord, environment: KeyEnvironment, at: number, source: Source): AuthorizerContext {
+    const fields = { keyId: record.keyId, source };
+    if (record.environment !== environment) return reject('API_KEY_INVALID', MESSAGES.invalid, source, fields);
+    const state = keyState(record, at);
+    switch (state) {
+      case 'revoked':
+        return reject('API_KEY_INVALID', MESSAGES.invalid, source, { ...fields, state });
+      case 'expired':
+        return reject('API_KEY_EXPIRED', expiredMessage(record.graceUntil), source, fields);
+      case 'active':
+      case 'rotated': {
+        const deprecated = state === 'rotated';
+        logger.info('api key verified', { ...fields, deprecated });
+        return verifiedContext({ keyId: record.keyId, scopes: record.scopes, environment: record.environment, deprecated });
+      }
+    }
+  }
+
+  /** Until when a record read at `at` may be served from the cache. */
+  function cacheUntil(record: KeyRecord, at: number): number {
+    const limit = at + cacheTtlMs;
+    if (record.status !== 'rotated' || record.graceUntil === undefined) return limit;
+    const deadline = Date.parse(record.graceUntil);
+    return deadline > at ? Math.min(limit, deadline) : limit;
+  }
+
+  return {
+    async authorize(rawKey) {
+      const parsed = parseKey(rawKey);
+      switch (parsed.kind) {
+        case 'missing':
+          return reject('API_KEY_MISSING', MESSAGES.missing, 'format');
+        case 'malformed':
+          return reject('API_KEY_INVALID', MESSAGES.malformed, 'format', { reason: parsed.reason });
+        case 'bad_checksum':
+          return reject('API_KEY_INVALID', MESSAGES.badChecksum, 'format', { reason: 'checksum' });
+        case 'valid':
+          break;
+      }
+      if (parsed.environment !== expected) {
+        return reject('API_KEY_WRONG_ENVIRONMENT', wrongEnvironmentMessage(parsed.environment, options.stage), 'format', {
+          keyEnvironment: parsed.environment,
+          keyStage: stageForEnvironment(parsed.environment),
+        });
+      }
+      const keyHash = hashKey(parsed.key);
+      const at = now();
+      const cached = known.get(keyHash, at);
+      if (cached) return decide(cached, parsed.environment, at, 'cache');
+      if (unknown.get(keyHash, at)) {
+        return reject('API_KEY_INVALID', MESSAGES.invalid, 'unknown-cache', { keyHashPrefix: hashPrefix(keyHash) });
+      }
+      let record: KeyRecord | undefined;
+      try {
+        record = await options.lookup(keyHash);
+      } catch (err) {
+        logger.error('api key lookup failed', { keyHashPrefix: hashPrefix(keyHash), error: err as Error });
+        return rejectedContext('SERVICE_UNAVAILABLE', MESSAGES.unavailable);
+      }
+      const readAt = now();
+      if (!record) {
+        if (negativeTtlMs > 0) unknown.set(keyHash, true, readAt + negativeTtlMs);
+        return reject('API_KEY_INVALID', MESSAGES.invalid, 'table', { keyHashPrefix: hashPrefix(keyHash) });
+      }
+      if (cacheTtlMs > 0) known.set(keyHash, record, cacheUntil(record, at));
+      return decide(record, parsed.environment, readAt, 'table');
+    },
+    cacheSizes: () => ({ keys: known.size, unknown: unknown.size }),
+    clearCache() {
+      known.clear();
+      unknown.clear();
+    },
+  };
+}
+
+export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEventV2) => Promise<AuthorizerResult>;
+
+/** The `X-API-Key` header of a v2 authorizer event (lower-case in v2; matched case-insensitively). */
+export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>): string | undefined {
+  const headers = event.headers ?? {};
+  const direct = headers['x-api-key'];
+  if (direct !== undefined) return direct;
+  const name = Object.keys(headers).find((h) => h.toLowerCase() === 'x-api-key');
+  return name === undefined ? undefined : headers[name];
+}
+
+export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lookup'> {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+/** The Lambda handler: simple response, always authorized, the verdict in the context. */
+export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
+  const { client, tableName, ...rest } = options;
+  const authorizer = createKeyAuthorizer({ ...rest, lookup: (keyHash) => getKeyByHash(client, tableName, keyHash) });
+  const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerResult> => ({
+    isAuthorized: true,
+    context: await authorizer.authorize(apiKeyHeader(event)),
+  });
+  return Object.assign(handler, { authorizer });
+}

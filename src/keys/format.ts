@@ -1,0 +1,114 @@
+import { createHash, randomInt } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import type { Stage } from '../config.js';
+import type { KeyEnvironment } from '../auth/verdict.js';
+
+/**
+ * API key format (decisions.md section 5), pure functions only: no I/O.
+ *
+ *   elk_test_<32 random base62><6 base62 checksum>     e.g. elk_test_7fQ2…(47 characters in all)
+ *
+ * The checksum is CRC32 of everything before it (prefix and random part), written in base62 and
+ * left-padded with '0' to 6 characters (62^6 > 2^32, so every CRC32 fits). A mistyped or made-up
+ * key is therefore refused without a database read, and secret scanners can recognise real keys.
+ */
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export const KEY_PREFIXES: Readonly<Record<KeyEnvironment, string>> = { live: 'elk_live_', test: 'elk_test_' };
+export const KEY_ENVIRONMENTS: readonly KeyEnvironment[] = ['live', 'test'];
+export const RANDOM_LENGTH = 32;
+export const CHECKSUM_LENGTH = 6;
+/** Both prefixes have the same length. */
+export const PREFIX_LENGTH = 9;
+export const KEY_LENGTH = PREFIX_LENGTH + RANDOM_LENGTH + CHECKSUM_LENGTH;
+
+export const KEY_ID_PREFIX = 'key_';
+export const KEY_ID_RANDOM_LENGTH = 20;
+const KEY_ID_PATTERN = new RegExp(`^${KEY_ID_PREFIX}[0-9A-Za-z]{${KEY_ID_RANDOM_LENGTH}}$`);
+
+const BASE62_ONLY = /^[0-9A-Za-z]*$/;
+
+/** `count` characters drawn uniformly from the base62 alphabet (crypto.randomInt: no modulo bias). */
+export function randomBase62(count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += BASE62[randomInt(BASE62.length)];
+  return out;
+}
+
+/** Base62 of a non-negative integer, left-padded with '0' to `width`. */
+export function toBase62(value: number, width: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`not a non-negative integer: ${value}`);
+  let out = '';
+  let n = value;
+  do {
+    out = BASE62[n % 62]! + out;
+    n = Math.floor(n / 62);
+  } while (n > 0);
+  return out.padStart(width, '0');
+}
+
+/** The 6-character checksum of the part of a key before its checksum. */
+export function checksumOf(text: string): string {
+  return toBase62(crc32(text), CHECKSUM_LENGTH);
+}
+
+/** A new key of `environment`: prefix, 32 random base62 characters, checksum. */
+export function generateKey(environment: KeyEnvironment): string {
+  const head = KEY_PREFIXES[environment] + randomBase62(RANDOM_LENGTH);
+  return head + checksumOf(head);
+}
+
+/** A new public key id, `key_` + 20 random base62 characters (about 119 bits). */
+export function generateKeyId(): string {
+  return KEY_ID_PREFIX + randomBase62(KEY_ID_RANDOM_LENGTH);
+}
+
+export function isKeyId(value: string): boolean {
+  return KEY_ID_PATTERN.test(value);
+}
+
+/** SHA-256 (lower-case hex) of the whole key: what the keys table stores and is keyed by. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** What may appear in logs about a key: the first 12 hex digits of its hash. */
+export function hashPrefix(keyHash: string): string {
+  return keyHash.slice(0, 12);
+}
+
+export type MalformedReason = 'prefix' | 'length' | 'alphabet';
+
+export type ParsedKey =
+  | { kind: 'missing' }
+  | { kind: 'malformed'; reason: MalformedReason }
+  | { kind: 'bad_checksum'; environment: KeyEnvironment }
+  | { kind: 'valid'; key: string; environment: KeyEnvironment };
+
+/**
+ * Parses a presented key (an `X-API-Key` header value). Surrounding white space is ignored, as HTTP
+ * does; absent or blank is `missing`; then the prefix, the length, the alphabet and the checksum are
+ * checked in that order.
+ */
+export function parseKey(raw: string | undefined | null): ParsedKey {
+  const key = raw?.trim() ?? '';
+  if (key === '') return { kind: 'missing' };
+  const environment = KEY_ENVIRONMENTS.find((env) => key.startsWith(KEY_PREFIXES[env]));
+  if (environment === undefined) return { kind: 'malformed', reason: 'prefix' };
+  if (key.length !== KEY_LENGTH) return { kind: 'malformed', reason: 'length' };
+  const body = key.slice(PREFIX_LENGTH);
+  if (!BASE62_ONLY.test(body)) return { kind: 'malformed', reason: 'alphabet' };
+  const head = key.slice(0, KEY_LENGTH - CHECKSUM_LENGTH);
+  if (checksumOf(head) !== key.slice(KEY_LENGTH - CHECKSUM_LENGTH)) return { kind: 'bad_checksum', environment };
+  return { kind: 'valid', key, environment };
+}
+
+/** The key environment a stage accepts: sandbox takes only test keys, prod only live keys. */
+export function environmentForStage(stage: Stage): KeyEnvironment {
+  return stage === 'prod' ? 'live' : 'test';
+}
+
+/** The stage a key environment belongs to. */
+export function stageForEnvironment(environment: KeyEnvironment): Stage {
+  return environment === 'live' ? 'prod' : 'sandbox';
+}

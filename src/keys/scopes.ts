@@ -1,0 +1,36 @@
+import { ConfigError } from '../errors.js';
+
+/**
+ * Scopes: a set per key, each `resource:action` in lower case (letters, digits, `_`), e.g.
+ * `empty_leg:read`. `KNOWN_SCOPES` lists the scopes that some endpoint requires today; a well-formed
+ * scope outside it is accepted (a key may be approved ahead of a new resource, spec section 9) but
+ * the command warns about it, since it is more often a typo.
+ */
+export const KNOWN_SCOPES: readonly string[] = ['empty_leg:read'];
+
+export const SCOPE_PATTERN = /^[a-z][a-z0-9_]{0,39}:[a-z][a-z0-9_]{0,39}$/;
+export const MAX_SCOPES = 20;
+
+export function isScope(value: string): boolean {
+  return SCOPE_PATTERN.test(value);
+}
+
+/** Parses `S1,S2`: trimmed, de-duplicated, sorted; at least one; each well-formed. */
+export function parseScopes(text: string, setting = '--scopes'): string[] {
+  const parts = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (parts.length === 0) throw new ConfigError(setting, 'at least one scope is required, e.g. empty_leg:read');
+  const bad = parts.find((s) => !isScope(s));
+  if (bad !== undefined) {
+    throw new ConfigError(setting, `'${bad}' is not a scope: use resource:action in lower case, e.g. empty_leg:read`);
+  }
+  const scopes = [...new Set(parts)].sort();
+  if (scopes.length > MAX_SCOPES) throw new ConfigError(setting, `at most ${MAX_SCOPES} scopes`);
+  return scopes;
+}
+
+export function unknownScopes(scopes: readonly string[]): string[] {
+  return scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+}
