@@ -1,0 +1,148 @@
+import './quiet-node-notice.js';
+import { readFile } from 'node:fs/promises';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { resolveStageTables } from '../src/aws/stage-tables.js';
+import { parseCommandLine, runCommand } from '../src/cli/args.js';
+import { parseStage, readConfig } from '../src/config.js';
+import { ConfigError } from '../src/errors.js';
+import { utcDate } from '../src/legs/dates.js';
+import { parseImportText, type ImportError } from '../src/legs/import.js';
+import { writeLegs } from '../src/legs/loader.js';
+
+/**
+ * `npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]`
+ *
+ * Validates FILE (import format, docs/import-format.md) and writes its legs to the legs table.
+ * Exit status: 0 loaded; 1 invalid records (nothing written), or the database failed;
+ * 2 a bad flag or setting, or an unreadable file.
+ */
+const USAGE = 'usage: npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]';
+export const MAX_ERRORS_SHOWN = 50;
+
+/** Exit with a status after printing a line; not an error of the program. */
+class Exit extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One line, whatever the SDK put in its message. */
+function oneLine(err: unknown): string {
+  const text = err instanceof Error ? err.message || err.name : String(err);
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
+
+/** True when `err` says the endpoint did not answer (as opposed to an answer that is an error). */
+export function isConnectionError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code && CONNECTION_CODES.has(code)) return true;
+    if (e.name === 'TimeoutError' || e.name === 'RequestTimeout') return true;
+    if (e instanceof AggregateError && e.errors.some((inner) => isConnectionError(inner))) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+function printErrors(errors: readonly ImportError[], prefix: string): void {
+  for (const e of errors.slice(0, MAX_ERRORS_SHOWN)) process.stderr.write(`${prefix}${e.message}\n`);
+  if (errors.length > MAX_ERRORS_SHOWN) process.stderr.write(`${prefix}... and ${errors.length - MAX_ERRORS_SHOWN} more\n`);
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), {
+    'skip-invalid': { type: 'boolean' },
+    aws: { type: 'boolean' },
+    stage: { type: 'string' },
+  });
+  if (positionals.length === 0) throw new ConfigError('FILE', `missing; ${USAGE}`);
+  if (positionals.length > 1) throw new ConfigError('FILE', `give one file, got ${positionals.length}; ${USAGE}`);
+  if (values.stage !== undefined && !values.aws) {
+    throw new ConfigError('--stage', 'only applies with --aws (the local tables have no stage)');
+  }
+  const config = readConfig(process.env, { defaultToLocal: true });
+  // Imported only now: src/aws/dynamodb.ts reads the settings when it loads, and a bad setting
+  // must be the one-line ConfigError above, not a stack trace at import.
+  const { createDocumentClient } = await import('../src/aws/dynamodb.js');
+  const { ensureTables } = await import('../src/local/dynamodb-local.js');
+  const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
+  const file = positionals[0]!;
+  const skipInvalid = values['skip-invalid'] === true;
+
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new Exit(2, `Cannot read ${file}: ${oneLine(err)}`);
+  }
+
+  // Validate first: a file can be checked without a database.
+  const parsed = parseImportText(text, { today: utcDate(new Date()) });
+  if (parsed.fatal) {
+    printErrors(parsed.errors, '');
+    throw new Exit(1, `${file} cannot be read as the import format; nothing was written`);
+  }
+  if (parsed.invalidRecords > 0) {
+    if (!skipInvalid) {
+      printErrors(parsed.errors, '');
+      throw new Exit(
+        1,
+        `${file}: ${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written ` +
+          `(fix them, or give --skip-invalid to load the ${plural(parsed.legs.length, 'valid leg')})`,
+      );
+    }
+    printErrors(parsed.errors, 'warning: ');
+  }
+
+  let client: DynamoDBDocumentClient;
+  let tableName: string;
+  if (values.aws) {
+    let tables: { legsTableName: string };
+    try {
+      tables = await resolveStageTables(stage);
+    } catch (err) {
+      throw new Exit(1, `AWS (stage ${stage}): ${oneLine(err)}`);
+    }
+    tableName = tables.legsTableName;
+    client = createDocumentClient({ endpoint: undefined });
+  } else {
+    const endpoint = config.dynamodbEndpoint!;
+    tableName = config.legsTableName;
+    client = createDocumentClient({ endpoint, region: 'local', maxAttempts: 2 });
+    try {
+      await ensureTables(client, config);
+    } catch (err) {
+      client.destroy();
+      if (isConnectionError(err)) {
+        throw new Exit(1, `DynamoDB Local is not reachable at ${endpoint}: start it with \`npm start\` (or set DYNAMODB_ENDPOINT)`);
+      }
+      throw new Exit(1, `DynamoDB at ${endpoint}: ${oneLine(err)}`);
+    }
+  }
+
+  try {
+    const result = await writeLegs(client, tableName, parsed.legs);
+    // The wording is a contract: always "legs" and "invalid records", whatever the counts.
+    const skipped = parsed.invalidRecords > 0 ? ` (${parsed.invalidRecords} invalid records skipped)` : '';
+    process.stdout.write(`Loaded ${result.written} legs into ${tableName}${skipped}\n`);
+  } catch (err) {
+    throw new Exit(1, oneLine(err));
+  } finally {
+    client.destroy();
+  }
+}
+
+runCommand(() =>
+  main().catch((err: unknown) => {
+    if (!(err instanceof Exit)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exitCode = err.status;
+  }),
+);
