@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { Stage } from '../config.js';
+import { createKey } from '../keys/store.js';
+import { environmentForStage } from '../keys/format.js';
+import { utcDate } from '../legs/dates.js';
+import { demoLegs } from '../legs/demo/index.js';
+import { parseImportText } from '../legs/import.js';
+import { writeLegs } from '../legs/loader.js';
+import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
+import { createGateway, type AuthorizerHandler, type HttpHandler } from './gateway.js';
+
+/**
+ * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
+ * data (or a file), a fresh API key for the stage, and an HTTP server that runs the real authorizer
+ * and the real list function the way API Gateway chains them.
+ */
+export const LIST_PATH = '/open/v1/empty-legs';
+export const LIST_SCOPE = 'empty_leg:read';
+
+export interface LocalServiceOptions {
+  port: number;
+  dynamodbPort: number;
+  stage: Stage;
+  legsTableName: string;
+  keysTableName: string;
+  /** An import-format file to load instead of the demo data. */
+  dataFile?: string | undefined;
+  /** Progress lines for the operator. */
+  say: (line: string) => void;
+}
+
+export interface LocalService {
+  url: string;
+  dynamodbEndpoint: string;
+  apiKey: string;
+  stop(): Promise<void>;
+}
+
+export class LocalServiceError extends Error {
+  override name = 'LocalServiceError';
+}
+
+export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
+  await assertPortFree(options.port, 'API');
+  const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
+  let server: Server | undefined;
+  try {
+    options.say(`DynamoDB Local (in memory) on ${ddb.endpoint}`);
+    // The functions read their settings from the environment, as in Lambda.
+    process.env.DYNAMODB_ENDPOINT = ddb.endpoint;
+    process.env.STAGE = options.stage;
+    process.env.LEGS_TABLE_NAME = options.legsTableName;
+    process.env.KEYS_TABLE_NAME = options.keysTableName;
+    await ensureTables(ddb.client, options);
+
+    const today = utcDate(new Date());
+    let legs;
+    if (options.dataFile) {
+      let text: string;
+      try {
+        text = await readFile(options.dataFile, 'utf8');
+      } catch (err) {
+        throw new LocalServiceError(`Cannot read --data ${options.dataFile}: ${(err as Error).message}`);
+      }
+      const parsed = parseImportText(text, { today });
+      if (parsed.errors.length > 0) {
+        const shown = parsed.errors.slice(0, 20).map((e) => `  ${e.message}`);
+        const more = parsed.errors.length > 20 ? [`  ... and ${parsed.errors.length - 20} more`] : [];
+        throw new LocalServiceError(
+          [`--data ${options.dataFile} has ${parsed.errors.length} invalid record(s); nothing was loaded:`, ...shown, ...more].join('\n'),
+        );
+      }
+      legs = parsed.legs;
+    } else {
+      legs = demoLegs(today);
+    }
+    await writeLegs(ddb.client, options.legsTableName, legs);
+    options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
+
+    const created = await createKey(ddb.client, options.keysTableName, {
+      environment: environmentForStage(options.stage),
+      scopes: [LIST_SCOPE],
+      name: 'local npm start',
+    });
+
+    const list = (await import('../../functions/list-empty-legs/handler.js')).handler as unknown as HttpHandler;
+    const authorizer = (await import('../../functions/authorizer/handler.js')).handler as unknown as AuthorizerHandler;
+    const notFound = (await import('../../functions/not-found/handler.js')).handler as unknown as HttpHandler;
+    const gateway = createGateway({
+      routes: [{ method: 'GET', path: LIST_PATH, handler: list, authorizer }],
+      defaultRoute: notFound,
+    });
+    server = createServer((req, res) => void gateway(req, res));
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', (err: NodeJS.ErrnoException) =>
+        reject(new LocalServiceError(err.code === 'EADDRINUSE' ? `Port ${options.port} (API) is already in use` : err.message)),
+      );
+      listening.listen(options.port, () => resolve());
+    });
+    return {
+      url: `http://localhost:${options.port}`,
+      dynamodbEndpoint: ddb.endpoint,
+      apiKey: created.key,
+      async stop() {
+        await new Promise<void>((resolve) => {
+          listening.close(() => resolve());
+          listening.closeAllConnections();
+        });
+        await ddb.stop();
+      },
+    };
+  } catch (err) {
+    server?.close();
+    await ddb.stop();
+    throw err;
+  }
+}

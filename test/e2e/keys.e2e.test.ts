@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../src/aws/dynamodb.js';
+import { generateKey } from '../../src/keys/format.js';
+import { startLocalServer, type RunningService } from '../support/local-service.js';
+
+/**
+ * API keys as a client sees them: `npm start` (sandbox), keys made with `npm run keys` against the
+ * server's DynamoDB Local, then plain HTTP. Every key below is rotated or revoked before its first
+ * use, so the authorizer's cache (60 s) never hides a change from these tests.
+ */
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+const PATH = '/open/v1/empty-legs';
+
+interface Envelope {
+  code: string;
+  message: string;
+  data: unknown;
+  traceId: string;
+}
+interface JsonKey {
+  keyId: string;
+  key: string;
+  environment: string;
+  scopes: string[];
+  name: string | null;
+}
+
+let service: RunningService;
+/** Every clear key this file made or sent, for the final scans. */
+const secrets: string[] = [];
+
+function keys(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      TSX,
+      ['scripts/keys.ts', ...args],
+      {
+        cwd: ROOT,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          AWS_REGION: 'us-east-1',
+          DYNAMODB_ENDPOINT: service.dynamodbEndpoint,
+          KEYS_TABLE_NAME: service.keysTableName,
+          LEGS_TABLE_NAME: service.legsTableName,
+        },
+        timeout: 30_000,
+      },
+      (error, stdout, stderr) =>
+        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout: `${stdout}`, stderr: `${stderr}` }),
+    );
+  });
+}
+
+async function keysJson(args: string[]): Promise<JsonKey> {
+  const r = await keys([...args, '--json']);
+  if (r.code !== 0) throw new Error(`npm run keys -- ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  const out = JSON.parse(r.stdout) as JsonKey;
+  secrets.push(out.key);
+  return out;
+}
+
+async function get(key: string | null) {
+  const res = await fetch(`${service.baseUrl}${PATH}`, { headers: key === null ? {} : { 'X-API-Key': key } });
+  return { res, body: (await res.json()) as Envelope };
+}
+
+/** One character changed, to another base62 character. */
+function typo(key: string, at: number): string {
+  const ch = key[at] === 'a' ? 'b' : 'a';
+  return key.slice(0, at) + ch + key.slice(at + 1);
+}
+
+jest.setTimeout(60_000);
+
+beforeAll(async () => {
+  service = await startLocalServer({ stage: 'sandbox' });
+  secrets.push(service.apiKey);
+}, 120_000);
+
+afterAll(async () => service?.stop());
+
+describe('API keys over HTTP (local server, sandbox)', () => {
+  it('serves the key printed at start, without the deprecated header', async () => {
+    const { res, body } = await get(service.apiKey);
+    expect(res.status).toBe(200);
+    expect(body.code).toBe('OK');
+    expect(res.headers.get('x-api-key-deprecated')).toBeNull();
+  });
+
+  it.each([
+    ['no header', null, 'API_KEY_MISSING'],
+    ['a blank header', '   ', 'API_KEY_MISSING'],
+    ['garbage', 'let-me-in', 'API_KEY_INVALID'],
+    ['a made-up key with a wrong checksum', 'elk_test_' + 'A'.repeat(32) + '000000', 'API_KEY_INVALID'],
+    ['a well-formed key that was never issued', generateKey('test'), 'API_KEY_INVALID'],
+  ])('answers 401 to %s', async (_name, key, code) => {
+    const { res, body } = await get(key);
+    expect(res.status).toBe(401);
+    expect(body).toMatchObject({ code, data: null });
+    expect(body.traceId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers 401 API_KEY_INVALID to a typo of a valid key, in the random part and in the checksum', async () => {
+    for (const at of [9, 25, 44]) {
+      const { res, body } = await get(typo(service.apiKey, at));
+      expect(res.status).toBe(401);
+      expect(body.code).toBe('API_KEY_INVALID');
+    }
+  });
+
+  it('answers 401 API_KEY_INVALID to a revoked key', async () => {
+    const k = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read']);
+    expect((await keys(['revoke', k.keyId])).code).toBe(0);
+    const { res, body } = await get(k.key);
+    expect(res.status).toBe(401);
+    expect(body.code).toBe('API_KEY_INVALID');
+  });
+
+  it('answers 401 API_KEY_EXPIRED to a key rotated with --grace 0; its successor works', async () => {
+    const old = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read']);
+    const next = await keysJson(['rotate', old.keyId, '--grace', '0']);
+    const expired = await get(old.key);
+    expect(expired.res.status).toBe(401);
+    expect(expired.body.code).toBe('API_KEY_EXPIRED');
+    const ok = await get(next.key);
+    expect(ok.res.status).toBe(200);
+  });
+
+  it('answers 401 API_KEY_WRONG_ENVIRONMENT to a live key on sandbox, saying it is a live (prod) key', async () => {
+    const live = await keysJson(['create', '--env', 'live', '--scopes', 'empty_leg:read']);
+    const { res, body } = await get(live.key);
+    expect(res.status).toBe(401);
+    expect(body.code).toBe('API_KEY_WRONG_ENVIRONMENT');
+    expect(body.message).toMatch(/live/);
+    expect(body.message).toMatch(/prod/);
+  });
+
+  it('answers 403 PERMISSION_DENIED to a key without empty_leg:read', async () => {
+    const other = await keysJson(['create', '--env', 'test', '--scopes', 'booking:read']);
+    const { res, body } = await get(other.key);
+    expect(res.status).toBe(403);
+    expect(body).toMatchObject({ code: 'PERMISSION_DENIED', data: null });
+  });
+
+  it('marks responses to the old key with X-API-Key-Deprecated during grace, not the new key', async () => {
+    const old = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--name', 'rotating partner']);
+    const next = await keysJson(['rotate', old.keyId, '--grace', '7d']);
+    expect(next.name).toBe('rotating partner');
+    const a = await get(old.key);
+    expect(a.res.status).toBe(200);
+    expect(a.res.headers.get('x-api-key-deprecated')).toBe('true');
+    const b = await get(next.key);
+    expect(b.res.status).toBe(200);
+    expect(b.res.headers.get('x-api-key-deprecated')).toBeNull();
+  });
+
+  it('no clear key appears in the server log or anywhere in the keys table', async () => {
+    const sent = secrets.concat([9, 25, 44].map((at) => typo(service.apiKey, at)));
+    expect(sent.length).toBe(11); // the start key, 7 keys made here, 3 typos
+    // Give the server a moment to flush its last log lines.
+    await new Promise((r) => setTimeout(r, 200));
+    const log = service.output();
+    expect(log).toMatch(/api key (verified|refused)/);
+    const requestLog = log.slice(log.search(/Listening on http/));
+    for (const key of sent) {
+      expect(requestLog).not.toContain(key);
+      expect(requestLog).not.toContain(key.slice(9, 41)); // the random part alone
+    }
+    // The start banner (before "Listening on") shows the start key, by design; no other key.
+    for (const key of sent.filter((k) => k !== service.apiKey)) expect(log).not.toContain(key);
+
+    const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
+    try {
+      const items = (await client.send(new ScanCommand({ TableName: service.keysTableName }))).Items ?? [];
+      expect(items.length).toBe(8); // the start key and the 7 made here
+      const dump = JSON.stringify(items, (_k, v: unknown) => (v instanceof Set ? Array.from(v as ReadonlySet<unknown>) : v));
+      for (const key of sent) {
+        expect(dump).not.toContain(key);
+        expect(dump).not.toContain(key.slice(9, 41));
+      }
+    } finally {
+      client.destroy();
+    }
+  });
+});

@@ -1,0 +1,223 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalServer, type RunningService } from '../support/local-service.js';
+
+/**
+ * The listing as a client sees it: `npm start --data FIXTURE`, then plain HTTP. The fixture's dates
+ * are relative to today so the expectations below hold on any day; every expectation is computed
+ * from the fixture records, not from the service.
+ */
+const DAY = 86_400_000;
+const today = new Date();
+const day = (offset: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + offset * DAY).toISOString().slice(0, 10);
+
+interface FixtureLeg {
+  id: string;
+  startDate: string;
+  endDate: string;
+  depCityName: string;
+  depAirportIcao: string | null;
+  depAirportIata: string | null;
+  arrCityName: string;
+  arrAirportIcao: string | null;
+  arrAirportIata: string | null;
+  depTimezone: string;
+  listed?: boolean;
+  blocked?: boolean;
+  price: number | null;
+  currency: string | null;
+}
+
+const base = {
+  depAirportName: null,
+  depCountryName: null,
+  depCountryCode: null,
+  arrAirportName: null,
+  arrCountryName: null,
+  arrCountryCode: null,
+  airlineName: null,
+  aircraftModelName: 'Challenger 350',
+  aircraftType: 'Super Midsize Jet',
+  registration: null,
+  aircraftImg: null,
+  makeYear: 2018,
+  renovateYear: null,
+  seatNum: 9,
+  amenities: [],
+};
+
+function fixture(): FixtureLeg[] {
+  const legs: FixtureLeg[] = [];
+  const cities = [
+    ['New York', 'KTEB', 'TEB', 'America/New_York'],
+    ['London', 'EGLF', 'FAB', 'Europe/London'],
+    ['Nice', 'LFMN', 'NCE', 'Europe/Paris'],
+    ['Dubai', 'OMDW', 'DWC', 'Asia/Dubai'],
+  ] as const;
+  for (let i = 0; i < 60; i++) {
+    const dep = cities[i % 4]!;
+    const arr = cities[(i + 1) % 4]!;
+    const start = 1 + (i % 40);
+    legs.push({
+      id: `leg-${String(i).padStart(3, '0')}`,
+      startDate: day(start),
+      endDate: day(start + (i % 3)),
+      depCityName: dep[0],
+      depAirportIcao: dep[1],
+      depAirportIata: dep[2],
+      arrCityName: arr[0],
+      arrAirportIcao: arr[1],
+      arrAirportIata: arr[2],
+      depTimezone: dep[3],
+      price: 5000 + i * 100,
+      currency: 'USD',
+    });
+  }
+  legs.push({ ...legs[0]!, id: 'hidden-blocked', blocked: true });
+  legs.push({ ...legs[1]!, id: 'hidden-unlisted', listed: false });
+  legs.push({ ...legs[2]!, id: 'hidden-expired', startDate: day(-10), endDate: day(-3) });
+  legs.push({ ...legs[3]!, id: 'no-airport', depAirportIcao: null, depAirportIata: null, depCityName: 'New York' });
+  return legs.map((l) => ({ ...base, ...l }));
+}
+
+const legs = fixture();
+const visible = legs
+  .filter((l) => l.listed !== false && l.blocked !== true && l.endDate >= day(0))
+  .sort((a, b) => (a.startDate === b.startDate ? (a.id < b.id ? -1 : 1) : a.startDate < b.startDate ? -1 : 1));
+
+interface Envelope {
+  code: string;
+  message: string;
+  data: { records: Record<string, unknown>[]; total: number; page: number; size: number } | null;
+  traceId: string;
+}
+
+let service: RunningService;
+
+async function get(query: string, key: string | null = service.apiKey) {
+  const res = await fetch(`${service.baseUrl}/open/v1/empty-legs${query}`, {
+    headers: key === null ? {} : { 'X-API-Key': key },
+  });
+  return { res, body: (await res.json()) as Envelope };
+}
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'empty-legs-e2e-'));
+  const file = join(dir, 'legs.ndjson');
+  writeFileSync(file, legs.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  service = await startLocalServer({ dataFile: file });
+}, 90_000);
+
+afterAll(async () => service?.stop());
+
+describe('GET /open/v1/empty-legs on the local server', () => {
+  it('lists visible legs in order with total, page and size, and a UUID trace id in body and header', async () => {
+    const { res, body } = await get('');
+    expect(res.status).toBe(200);
+    expect(body.code).toBe('OK');
+    expect(body.message).toBe('success');
+    expect(body.traceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(res.headers.get('x-trace-id')).toBe(body.traceId);
+    expect(body.data?.total).toBe(visible.length);
+    expect(body.data?.page).toBe(1);
+    expect(body.data?.size).toBe(20);
+    expect(body.data?.records.map((r) => r.id)).toEqual(visible.slice(0, 20).map((l) => l.id));
+  });
+
+  it('returns each record exactly as loaded, nulls kept and no internal attribute', async () => {
+    const { body } = await get('?size=100');
+    const first = body.data!.records[0]!;
+    const source = visible[0]!;
+    const { depTimezone: _tz, listed: _l, blocked: _b, ...publicFields } = source;
+    expect(first).toEqual(expect.objectContaining(publicFields));
+    expect(first).not.toHaveProperty('depTimezone');
+    expect(first).not.toHaveProperty('listed');
+    expect(first.depAirportName).toBeNull();
+    expect(Object.keys(first)).toHaveLength(26);
+  });
+
+  it('pages through everything without repeating or skipping, and past the end gives an empty page', async () => {
+    const ids: string[] = [];
+    for (let page = 1; page <= Math.ceil(visible.length / 7); page++) {
+      const { body } = await get(`?size=7&page=${page}`);
+      ids.push(...body.data!.records.map((r) => r.id as string));
+    }
+    expect(ids).toEqual(visible.map((l) => l.id));
+    const past = await get('?size=7&page=999');
+    expect(past.res.status).toBe(200);
+    expect(past.body.data).toEqual({ records: [], total: visible.length, page: 999, size: 7 });
+  });
+
+  it('clamps page and size', async () => {
+    const { body } = await get('?page=0&size=1000');
+    expect(body.data?.page).toBe(1);
+    expect(body.data?.size).toBe(100);
+  });
+
+  it('filters by date window with offset', async () => {
+    const { body } = await get(`?depDate=${day(10)}&offsetDays=2&size=100`);
+    const expected = visible.filter((l) => l.startDate <= day(12) && l.endDate >= day(8)).map((l) => l.id);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(body.data?.records.map((r) => r.id)).toEqual(expected);
+  });
+
+  it('gives an empty page for a window wholly in the past, and matches a window that reaches today', async () => {
+    const past = await get(`?depDate=${day(-5)}&offsetDays=2`);
+    expect(past.body.data?.total).toBe(0);
+    const reaching = await get(`?depDate=${day(-1)}&offsetDays=2&size=100`);
+    const expected = visible.filter((l) => l.startDate <= day(1)).map((l) => l.id);
+    expect(reaching.body.data?.records.map((r) => r.id)).toEqual(expected);
+  });
+
+  it('filters by city (case-insensitive contains) and airport code (ICAO or IATA)', async () => {
+    const city = await get('?depCityName=new%20YOR&size=100');
+    expect(city.body.data?.records.map((r) => r.id)).toEqual(visible.filter((l) => l.depCityName === 'New York').map((l) => l.id));
+    const icao = await get('?depAirportCode=ktEB&size=100');
+    const iata = await get('?depAirportCode=TEB&size=100');
+    const expected = visible.filter((l) => l.depAirportIcao === 'KTEB').map((l) => l.id);
+    expect(icao.body.data?.records.map((r) => r.id)).toEqual(expected);
+    expect(iata.body.data?.records.map((r) => r.id)).toEqual(expected);
+    expect(expected).not.toContain('no-airport');
+    const arr = await get('?arrAirportCode=NCE&arrCityName=nic&size=100');
+    expect(arr.body.data?.records.map((r) => r.id)).toEqual(visible.filter((l) => l.arrAirportIata === 'NCE').map((l) => l.id));
+  });
+
+  it('answers a filter that matches nothing with 200, no records and total 0', async () => {
+    const { res, body } = await get('?depAirportCode=ZZZZ');
+    expect(res.status).toBe(200);
+    expect(body.data).toEqual({ records: [], total: 0, page: 1, size: 20 });
+  });
+
+  it.each([
+    ['?size=abc', 'size'],
+    ['?page=1.5', 'page'],
+    ['?depDate=2026-02-30', 'depDate'],
+    ['?offsetDays=3', 'offsetDays'],
+    [`?depDate=${day(3)}&offsetDays=16`, 'offsetDays'],
+    ['?depCityName=L', 'depCityName'],
+    ['?arrAirportCode=ABCDE', 'arrAirportCode'],
+  ])('%s is 400 INVALID_PARAMETER naming %s', async (query, parameter) => {
+    const { res, body } = await get(query);
+    expect(res.status).toBe(400);
+    expect(body.code).toBe('INVALID_PARAMETER');
+    expect(body.message).toContain(parameter);
+    expect(body.data).toBeNull();
+    expect(res.headers.get('x-trace-id')).toBe(body.traceId);
+  });
+
+  it('answers an unknown route with 404 NOT_FOUND in the envelope', async () => {
+    const res = await fetch(`${service.baseUrl}/open/v1/nothing-here`);
+    const body = (await res.json()) as Envelope;
+    expect(res.status).toBe(404);
+    expect(body).toMatchObject({ code: 'NOT_FOUND', data: null });
+    expect(res.headers.get('x-trace-id')).toBe(body.traceId);
+  });
+
+  it('answers without a key with 401 API_KEY_MISSING in the envelope', async () => {
+    const { res, body } = await get('', null);
+    expect(res.status).toBe(401);
+    expect(body).toMatchObject({ code: 'API_KEY_MISSING', data: null });
+  });
+});

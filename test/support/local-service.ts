@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../../src/local/dynamodb-local.js';
+
+/**
+ * Starts the real `npm start` entry point (scripts/start.ts) as a child process on free ports, the
+ * way a user runs it, and reads what it prints: the API key, the DynamoDB endpoint, the URL.
+ * `output()` is everything the server printed so far (stdout and stderr), for log scans.
+ */
+export interface RunningService {
+  baseUrl: string;
+  dynamodbEndpoint: string;
+  apiKey: string;
+  legsTableName: string;
+  keysTableName: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  dataFile?: string;
+  stage?: 'sandbox' | 'prod';
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export async function startLocalServer(options: StartOptions = {}): Promise<RunningService> {
+  const port = await freePort();
+  const dynamodbPort = await freePort();
+  const args = ['scripts/start.ts', '--port', String(port)];
+  if (options.dataFile) args.push('--data', options.dataFile);
+  if (options.stage) args.push('--stage', options.stage);
+  const legsTableName = 'empty-legs';
+  const keysTableName = 'api-keys';
+  const child: ChildProcess = spawn('node_modules/.bin/tsx', args, {
+    env: {
+      ...process.env,
+      DYNAMODB_PORT: String(dynamodbPort),
+      DYNAMODB_ENDPOINT: '',
+      LEGS_TABLE_NAME: legsTableName,
+      KEYS_TABLE_NAME: keysTableName,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (!/Listening on http:\/\/localhost:\d+/.test(out)) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`npm start did not listen in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const apiKey = /shown once:\s*\n\s*(elk_\w+)/.exec(out)?.[1];
+  const dynamodbEndpoint = /DynamoDB Local \(in memory\) on (http:\/\/\S+)/.exec(out)?.[1];
+  if (!apiKey || !dynamodbEndpoint) throw new Error(`Could not read the key or endpoint from:\n${out}`);
+  return {
+    baseUrl: `http://localhost:${port}`,
+    dynamodbEndpoint,
+    apiKey,
+    legsTableName,
+    keysTableName,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
