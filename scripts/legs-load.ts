@@ -1,6 +1,7 @@
 import './quiet-node-notice.js';
 import { readFile } from 'node:fs/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../src/aws/dynamodb.js';
 import { resolveStageTables } from '../src/aws/stage-tables.js';
 import { parseCommandLine, runCommand } from '../src/cli/args.js';
 import { parseStage, readConfig } from '../src/config.js';
@@ -8,6 +9,7 @@ import { ConfigError } from '../src/errors.js';
 import { utcDate } from '../src/legs/dates.js';
 import { parseImportText, type ImportError } from '../src/legs/import.js';
 import { writeLegs } from '../src/legs/loader.js';
+import { ensureTables } from '../src/local/dynamodb-local.js';
 
 /**
  * `npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]`
@@ -68,10 +70,6 @@ async function main(): Promise<void> {
     throw new ConfigError('--stage', 'only applies with --aws (the local tables have no stage)');
   }
   const config = readConfig(process.env, { defaultToLocal: true });
-  // Imported only now: src/aws/dynamodb.ts reads the settings when it loads, and a bad setting
-  // must be the one-line ConfigError above, not a stack trace at import.
-  const { createDocumentClient } = await import('../src/aws/dynamodb.js');
-  const { ensureTables } = await import('../src/local/dynamodb-local.js');
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
   const file = positionals[0]!;
   const skipInvalid = values['skip-invalid'] === true;
