@@ -19,7 +19,7 @@ const DEPRECATED = Symbol('apiKeyDeprecated');
 type Internal = Record<string | symbol, unknown>;
 
 function internal(request: Request): Internal {
-  return request.internal as Internal;
+  return request.internal;
 }
 
 /** The request's trace id: the Lambda request id (a UUID), shared by the envelope, header and logs. */

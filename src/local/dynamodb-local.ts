@@ -1,4 +1,4 @@
-import { spawn as spawnProcess, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { CreateTableCommand, DescribeTableCommand, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';

@@ -77,7 +77,7 @@ interface Body {
 
 async function call(params?: Record<string, string>, authorizer = verifiedContext(TEST_KEY)) {
   const context = lambdaContext();
-  const res = (await handler(listEvent(params, authorizer), context)) as APIGatewayProxyStructuredResultV2;
+  const res: APIGatewayProxyStructuredResultV2 = await handler(listEvent(params, authorizer), context);
   return { res, body: JSON.parse(res.body ?? '{}') as Body, context };
 }
 
