@@ -38,7 +38,7 @@ export function httpEnvelope(): middy.MiddlewareObj<Event, Result> {
   return {
     before: (request) => {
       logger.resetKeys();
-      logger.appendKeys({ traceId: traceIdOf(request) });
+      logger.appendKeys({ traceId: traceIdOf(request), apiRequestId: request.event.requestContext?.requestId });
       logger.info('request', {
         method: request.event.requestContext?.http?.method,
         path: request.event.rawPath,

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult, Context } from 'aws-lambda';
 import type { Stage } from '../config.js';
 import { logger } from '../logger.js';
 import {
@@ -198,7 +198,10 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
 }
 
 export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEventV2) => Promise<AuthorizerResult>;
+export type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEventV2,
+  context?: Pick<Context, 'awsRequestId'>,
+) => Promise<AuthorizerResult>;
 
 /** The `X-API-Key` header of a v2 authorizer event (lower-case in v2; matched case-insensitively). */
 export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>): string | undefined {
@@ -218,9 +221,15 @@ export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lo
 export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
   const { client, tableName, ...rest } = options;
   const authorizer = createKeyAuthorizer({ ...rest, lookup: (keyHash) => getKeyByHash(client, tableName, keyHash) });
-  const handler = async (event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerResult> => ({
-    isAuthorized: true,
-    context: await authorizer.authorize(apiKeyHeader(event)),
-  });
+  const handler = async (event: APIGatewayRequestAuthorizerEventV2, context?: Pick<Context, 'awsRequestId'>): Promise<AuthorizerResult> => {
+    // Its own trace id, plus API Gateway's request id, which the list function's logs carry too.
+    logger.resetKeys();
+    logger.appendKeys({ traceId: context?.awsRequestId, apiRequestId: event.requestContext?.requestId });
+    try {
+      return { isAuthorized: true, context: await authorizer.authorize(apiKeyHeader(event)) };
+    } finally {
+      logger.resetKeys();
+    }
+  };
   return Object.assign(handler, { authorizer });
 }
