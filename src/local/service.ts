@@ -6,9 +6,11 @@ import { environmentForStage } from '../keys/format.js';
 import { utcDate } from '../legs/dates.js';
 import { demoLegs } from '../legs/demo/index.js';
 import { parseImportText } from '../legs/import.js';
+import type { StoredLeg } from '../legs/storage.js';
+import { ConfigError } from '../errors.js';
 import { writeLegs } from '../legs/loader.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
-import { createGateway, type AuthorizerHandler, type HttpHandler } from './gateway.js';
+import { createGateway } from './gateway.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
@@ -41,8 +43,29 @@ export class LocalServiceError extends Error {
   override name = 'LocalServiceError';
 }
 
+/** The legs to load: the file's (all valid, or an error listing what is wrong) or the demo's. */
+export async function legsToLoad(dataFile: string | undefined, today: string): Promise<StoredLeg[]> {
+  if (!dataFile) return demoLegs(today);
+  let text: string;
+  try {
+    text = await readFile(dataFile, 'utf8');
+  } catch (err) {
+    throw new ConfigError('--data', `cannot read ${dataFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const parsed = parseImportText(text, { today });
+  if (parsed.errors.length > 0) {
+    const shown = parsed.errors.slice(0, 20).map((e) => `  ${e.message}`);
+    const more = parsed.errors.length > 20 ? [`  ... and ${parsed.errors.length - 20} more`] : [];
+    throw new LocalServiceError(
+      [`--data ${dataFile} has ${parsed.errors.length} error(s); nothing was loaded:`, ...shown, ...more].join('\n'),
+    );
+  }
+  return parsed.legs;
+}
+
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   await assertPortFree(options.port, 'API');
+  const legs = await legsToLoad(options.dataFile, utcDate(new Date()));
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
   try {
@@ -54,27 +77,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.KEYS_TABLE_NAME = options.keysTableName;
     await ensureTables(ddb.client, options);
 
-    const today = utcDate(new Date());
-    let legs;
-    if (options.dataFile) {
-      let text: string;
-      try {
-        text = await readFile(options.dataFile, 'utf8');
-      } catch (err) {
-        throw new LocalServiceError(`Cannot read --data ${options.dataFile}: ${(err as Error).message}`);
-      }
-      const parsed = parseImportText(text, { today });
-      if (parsed.errors.length > 0) {
-        const shown = parsed.errors.slice(0, 20).map((e) => `  ${e.message}`);
-        const more = parsed.errors.length > 20 ? [`  ... and ${parsed.errors.length - 20} more`] : [];
-        throw new LocalServiceError(
-          [`--data ${options.dataFile} has ${parsed.errors.length} invalid record(s); nothing was loaded:`, ...shown, ...more].join('\n'),
-        );
-      }
-      legs = parsed.legs;
-    } else {
-      legs = demoLegs(today);
-    }
     await writeLegs(ddb.client, options.legsTableName, legs);
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
 
@@ -84,9 +86,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       name: 'local npm start',
     });
 
-    const list = (await import('../../functions/list-empty-legs/handler.js')).handler as unknown as HttpHandler;
-    const authorizer = (await import('../../functions/authorizer/handler.js')).handler as unknown as AuthorizerHandler;
-    const notFound = (await import('../../functions/not-found/handler.js')).handler as unknown as HttpHandler;
+    const list = (await import('../../functions/list-empty-legs/handler.js')).handler;
+    const authorizer = (await import('../../functions/authorizer/handler.js')).handler;
+    const notFound = (await import('../../functions/not-found/handler.js')).handler;
     const gateway = createGateway({
       routes: [{ method: 'GET', path: LIST_PATH, handler: list, authorizer }],
       defaultRoute: notFound,
