@@ -10,6 +10,9 @@ const common = {
 
 /** @type {import('jest').Config} */
 export default {
+  // Integration and e2e tests start processes (DynamoDB Local, the commands, the server): give
+  // them room on a loaded 2-core CI machine.
+  testTimeout: 30_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'handler', testMatch: ['<rootDir>/test/handler/**/*.test.ts'] },
