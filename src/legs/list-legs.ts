@@ -1,11 +1,14 @@
 import { utcDate } from './dates.js';
-import { bucketsFor, LocalToday, matches, mergeSorted, paginate, queryWindow } from './listing.js';
+import { bucketReads, collectMatches, pageOfMerged, queryWindow } from './listing.js';
 import { toApiRecord, type EmptyLeg } from './model.js';
 import type { ListQuery } from './query.js';
 import type { LegsRepository } from './repository.js';
-import { LONG_BUCKET } from './storage.js';
+import { LONG_BUCKET, type IndexEntry } from './storage.js';
 
-/** The list use case: plan the buckets, read them, filter, merge in order, count, page, fetch the page. */
+/**
+ * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
+ * from the merge, fetch the page's records.
+ */
 export interface LegsPage {
   records: EmptyLeg[];
   total: number;
@@ -21,18 +24,18 @@ export async function listEmptyLegs(
   const window = queryWindow(query, todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
 
-  const buckets = bucketsFor(window, todayUtc);
-  const today = new LocalToday(deps.now);
-  const read = await Promise.all(buckets.map((b) => deps.repository.queryBucket(b)));
-  const filtered = read.map((entries) => entries.filter((e) => matches(e, query, window, today)));
+  const reads = bucketReads(window, todayUtc);
+  const lists = await Promise.all(reads.map((read) => deps.repository.queryBucket(read.bucket, read)));
 
-  // Month buckets cover disjoint, ascending ranges of startDate: concatenated in month order they
-  // are already sorted. Only the long-window bucket needs merging in.
-  const longIndex = buckets.indexOf(LONG_BUCKET);
-  const months = filtered.filter((_, i) => i !== longIndex).flat();
-  const ordered = mergeSorted([months, filtered[longIndex] ?? []]);
+  // Month buckets cover disjoint, ascending ranges of startDate: their matches, appended in month
+  // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
+  // as the page goes.
+  const nowMs = deps.now.getTime();
+  const months: IndexEntry[] = [];
+  const long: IndexEntry[] = [];
+  reads.forEach((read, i) => collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
+  const slice = pageOfMerged(months, long, query.page, query.size);
 
-  const slice = paginate(ordered, query.page, query.size);
   const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
   const byId = new Map(items.map((item) => [item.id, item]));
   const records = slice.items.flatMap((entry) => {

@@ -1,4 +1,4 @@
-import { addDays, dateInZone, monthsBetween } from './dates.js';
+import { addDays, monthsBetween } from './dates.js';
 import type { ListQuery } from './query.js';
 import { LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
 
@@ -37,33 +37,46 @@ export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
   return [...monthsBetween(addDays(window.from, -MAX_BUCKET_SPAN_DAYS), to), LONG_BUCKET];
 }
 
-/** Today's date in each zone, computed once per request. */
-export class LocalToday {
-  private readonly byZone = new Map<string, string>();
-  constructor(private readonly now: Date) {}
-  in(timeZone: string): string {
-    let d = this.byZone.get(timeZone);
-    if (d === undefined) {
-      try {
-        d = dateInZone(this.now, timeZone);
-      } catch {
-        d = dateInZone(this.now, 'UTC');
-      }
-      this.byZone.set(timeZone, d);
-    }
-    return d;
-  }
+/**
+ * One bucket read: the bucket and the range of startDate it can contribute to the window. In a
+ * month bucket a leg lasts at most MAX_BUCKET_SPAN_DAYS, so nothing that started before
+ * `from - MAX_BUCKET_SPAN_DAYS` can reach the window; in any bucket nothing that starts after
+ * `to` can. A bound is given only where it cuts something off (the first month, the last month,
+ * the long bucket); the repository turns it into a key condition on the sort key, so those entries
+ * are neither read nor paid for.
+ */
+export interface BucketRead {
+  bucket: string;
+  /** Lowest startDate that can match, inclusive; undefined: the whole bucket from its start. */
+  from?: string;
+  /** Highest startDate that can match, inclusive; undefined: to the bucket's end. */
+  to?: string;
 }
 
-export function isExpired(entry: Pick<IndexEntry, 'endDate' | 'depTimezone'>, today: LocalToday): boolean {
-  return entry.endDate < today.in(entry.depTimezone);
+export function bucketReads(window: DateWindow, todayUtc: string): BucketRead[] {
+  const earliestStart = addDays(window.from, -MAX_BUCKET_SPAN_DAYS);
+  return bucketsFor(window, todayUtc).map((bucket) => {
+    const read: BucketRead = { bucket };
+    if (bucket === LONG_BUCKET) {
+      if (window.to !== undefined) read.to = window.to;
+      return read;
+    }
+    if (earliestStart > `${bucket}-01`) read.from = earliestStart;
+    if (window.to !== undefined && window.to < `${bucket}-31`) read.to = window.to;
+    return read;
+  });
+}
+
+/** True when the leg is expired at `nowMs` (its endDate is before today in its departure zone). */
+export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): boolean {
+  return entry.expiresAt <= nowMs;
 }
 
 /** True when the leg is not expired, overlaps the window and passes every city and airport filter. */
-export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, today: LocalToday): boolean {
+export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number): boolean {
   if (entry.endDate < window.from) return false;
   if (window.to !== undefined && entry.startDate > window.to) return false;
-  if (isExpired(entry, today)) return false;
+  if (entry.expiresAt <= nowMs) return false;
   if (query.depCityName !== undefined && !entry.depCity.includes(query.depCityName)) return false;
   if (query.arrCityName !== undefined && !entry.arrCity.includes(query.arrCityName)) return false;
   const dep = query.depAirportCode;
@@ -71,6 +84,38 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
   const arr = query.arrAirportCode;
   if (arr !== undefined && (arr.kind === 'icao' ? entry.arrIcao : entry.arrIata) !== arr.code) return false;
   return true;
+}
+
+/** First index of `entries` (in startDate order) whose startDate is `startDate` or later. */
+export function lowerBound(entries: readonly Pick<IndexEntry, 'startDate'>[], startDate: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.startDate < startDate) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Appends to `out` the entries of one bucket (in index order) that match, looking only at the
+ * startDate range of `read` (the entries may be a cached superset of it).
+ */
+export function collectMatches(
+  entries: readonly IndexEntry[],
+  read: Pick<BucketRead, 'from' | 'to'>,
+  query: ListQuery,
+  window: DateWindow,
+  nowMs: number,
+  out: IndexEntry[],
+): void {
+  const to = read.to;
+  for (let i = read.from === undefined ? 0 : lowerBound(entries, read.from); i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (to !== undefined && entry.startDate > to) break;
+    if (matches(entry, query, window, nowMs)) out.push(entry);
+  }
 }
 
 /** Order of the listing: startDate ascending, then id ascending (decisions.md section 4). */
@@ -112,4 +157,31 @@ export interface PageSlice<T> {
 export function paginate<T>(all: readonly T[], page: number, size: number): PageSlice<T> {
   const start = (page - 1) * size;
   return { items: start >= all.length ? [] : all.slice(start, start + size), total: all.length, page, size };
+}
+
+/**
+ * The page of the merge of two lists each in listing order, without merging more than the page
+ * needs: the total is the sum of the lengths, and the walk stops at the page's end.
+ */
+export function pageOfMerged<T extends Pick<IndexEntry, 'startDate' | 'id'>>(
+  a: readonly T[],
+  b: readonly T[],
+  page: number,
+  size: number,
+): PageSlice<T> {
+  if (b.length === 0) return paginate(a, page, size);
+  if (a.length === 0) return paginate(b, page, size);
+  const total = a.length + b.length;
+  const start = (page - 1) * size;
+  if (start >= total) return { items: [], total, page, size };
+  const end = Math.min(total, start + size);
+  const items: T[] = [];
+  let i = 0;
+  let j = 0;
+  for (let k = 0; k < end; k++) {
+    const fromA = j >= b.length || (i < a.length && compareLegs(a[i]!, b[j]!) <= 0);
+    const item = fromA ? a[i++]! : b[j++]!;
+    if (k >= start) items.push(item);
+  }
+  return { items, total, page, size };
 }

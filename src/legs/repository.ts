@@ -1,15 +1,25 @@
 import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LEGS_INDEX } from '../tables.js';
-import { BUCKET_ATTR, FILTER_ATTR, SORT_ATTR, parseIndexItem, type IndexEntry } from './storage.js';
+import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
 /**
  * Reads of the legs table. The listing reads index buckets (compact entries, in index order) and
  * then the full items of one page. Takes the client and table name so tests and the benchmark can
  * point it anywhere.
  */
+
+/** A range of startDate within a bucket, both ends inclusive; an absent end is open. */
+export interface StartDateRange {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
 export interface LegsRepository {
-  /** Every entry of one bucket of the sparse index, in index order (startDate, id). */
-  queryBucket(bucket: string): Promise<IndexEntry[]>;
+  /**
+   * The entries of one bucket of the sparse index, in index order (startDate, id). With a range,
+   * at least the entries whose startDate lies in it (a cached wider read may give more).
+   */
+  queryBucket(bucket: string, range?: StartDateRange): Promise<IndexEntry[]>;
   /** Full items by id, in no particular order; ids not found are absent. */
   getLegs(ids: readonly string[]): Promise<Record<string, unknown>[]>;
 }
@@ -19,25 +29,47 @@ const MAX_BATCH_ATTEMPTS = 6;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The key condition of a bucket read: the bucket, and the startDate range on the sort key
+ * `startDate#id`. `'#'` sorts before `'$'`, so `${to}$` is above every `${to}#id` and below the
+ * next day.
+ */
+export function keyCondition(
+  bucket: string,
+  range: StartDateRange = {},
+): { expression: string; values: Record<string, string> } {
+  const values: Record<string, string> = { ':b': bucket };
+  let sort = '';
+  if (range.from !== undefined) values[':lo'] = range.from;
+  if (range.to !== undefined) values[':hi'] = `${range.to}$`;
+  if (range.from !== undefined && range.to !== undefined) sort = ' AND #s BETWEEN :lo AND :hi';
+  else if (range.from !== undefined) sort = ' AND #s >= :lo';
+  else if (range.to !== undefined) sort = ' AND #s <= :hi';
+  return { expression: `#b = :b${sort}`, values };
+}
+
 export function createLegsRepository(client: DynamoDBDocumentClient, tableName: string): LegsRepository {
   return {
-    async queryBucket(bucket) {
+    async queryBucket(bucket, range) {
       const entries: IndexEntry[] = [];
+      const reader = new IndexEntryReader();
+      const condition = keyCondition(bucket, range);
       let startKey: Record<string, unknown> | undefined;
       do {
         const out = await client.send(
           new QueryCommand({
             TableName: tableName,
             IndexName: LEGS_INDEX.indexName,
-            KeyConditionExpression: '#b = :b',
+            KeyConditionExpression: condition.expression,
             ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
-            ExpressionAttributeValues: { ':b': bucket },
+            ExpressionAttributeValues: condition.values,
+            // Leaves the bucket name out of each returned entry (read units are the same).
             ProjectionExpression: 'id, #s, #f',
             ExclusiveStartKey: startKey,
           }),
         );
         for (const item of out.Items ?? []) {
-          const entry = parseIndexItem(item);
+          const entry = reader.read(item);
           if (entry) entries.push(entry);
         }
         startKey = out.LastEvaluatedKey;
@@ -66,29 +98,78 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
   };
 }
 
+/** How many records the per-container cache keeps at most (oldest first out). */
+export const MAX_CACHED_RECORDS = 5_000;
+
+interface CachedRead extends StartDateRange {
+  expires: number;
+  value: Promise<IndexEntry[]>;
+}
+
+/** True when a read of range `outer` holds every entry a read of `inner` would. */
+function covers(outer: StartDateRange, inner: StartDateRange): boolean {
+  const fromOk = outer.from === undefined || (inner.from !== undefined && outer.from <= inner.from);
+  const toOk = outer.to === undefined || (inner.to !== undefined && outer.to >= inner.to);
+  return fromOk && toOk;
+}
+
 /**
- * A per-container cache of bucket reads with a short TTL (LISTING_CACHE_TTL_SECONDS): a warm
- * function answers repeated queries without reading DynamoDB. A cached bucket is at most `ttlMs`
- * old; concurrent misses for the same bucket share one read.
+ * The per-container listing cache, with a short TTL (LISTING_CACHE_TTL_SECONDS; 0 turns it off),
+ * so that a warm function answers repeated queries without reading DynamoDB at all:
+ * - bucket reads: a read is reused by any later read of the same bucket whose startDate range it
+ *   covers; concurrent misses of the same read share one query;
+ * - page records: by id, at most MAX_CACHED_RECORDS of them; a page fetches only those it misses.
+ * Whatever it returns is at most `ttlMs` old, as the listing already was with bucket caching.
  */
 export function withBucketCache(
   repo: LegsRepository,
   ttlMs: number,
   clock: () => number = Date.now,
+  maxRecords: number = MAX_CACHED_RECORDS,
 ): LegsRepository & { clear(): void } {
-  const cache = new Map<string, { expires: number; value: Promise<IndexEntry[]> }>();
+  const reads = new Map<string, CachedRead[]>();
+  const records = new Map<string, { expires: number; item: Record<string, unknown> }>();
   return {
-    queryBucket(bucket) {
-      if (ttlMs <= 0) return repo.queryBucket(bucket);
+    queryBucket(bucket, range = {}) {
+      if (ttlMs <= 0) return repo.queryBucket(bucket, range);
       const now = clock();
-      const hit = cache.get(bucket);
-      if (hit && hit.expires > now) return hit.value;
-      const value = repo.queryBucket(bucket);
-      cache.set(bucket, { expires: now + ttlMs, value });
-      value.catch(() => cache.delete(bucket));
+      const live = (reads.get(bucket) ?? []).filter((r) => r.expires > now);
+      const hit = live.find((r) => covers(r, range));
+      if (hit) return hit.value;
+      const value = repo.queryBucket(bucket, range);
+      const read: CachedRead = { from: range.from, to: range.to, expires: now + ttlMs, value };
+      reads.set(bucket, [...live.filter((r) => !covers(read, r)), read]);
+      value.catch(() => reads.set(bucket, (reads.get(bucket) ?? []).filter((r) => r !== read)));
       return value;
     },
-    getLegs: (ids) => repo.getLegs(ids),
-    clear: () => cache.clear(),
+
+    async getLegs(ids) {
+      if (ttlMs <= 0) return repo.getLegs(ids);
+      const now = clock();
+      const found: Record<string, unknown>[] = [];
+      const missing: string[] = [];
+      for (const id of ids) {
+        const hit = records.get(id);
+        if (hit && hit.expires > now) found.push(hit.item);
+        else missing.push(id);
+      }
+      if (missing.length === 0) return found;
+      const fetched = await repo.getLegs(missing);
+      for (const item of fetched) {
+        if (typeof item.id !== 'string') continue;
+        records.delete(item.id);
+        records.set(item.id, { expires: now + ttlMs, item });
+      }
+      for (const id of records.keys()) {
+        if (records.size <= maxRecords) break;
+        records.delete(id);
+      }
+      return [...found, ...fetched];
+    },
+
+    clear() {
+      reads.clear();
+      records.clear();
+    },
   };
 }

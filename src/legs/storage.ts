@@ -1,5 +1,5 @@
 import { LEGS_INDEX } from '../tables.js';
-import { daysBetween, monthOf } from './dates.js';
+import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
 
 /**
@@ -8,8 +8,21 @@ import type { EmptyLeg } from './model.js';
  * sparse index `byDepartureBucket`:
  *   lb  bucket: UTC month of startDate (`yyyy-MM`), or `long` when the window exceeds MAX_BUCKET_SPAN_DAYS
  *   ls  sort key: `startDate#id`
- *   lf  filter: endDate, depTimezone and the lower-cased city names and airport codes, joined by U+001F
- * The names are short because every byte of the index entry is paid for on every listing query.
+ *   lf  filter: what the listing filters on, as compact as it can be (below)
+ *
+ * Every byte of an index entry (names and values) is paid for on every listing query that reads its
+ * bucket (docs/performance.md), so `lf` holds six fields joined by U+001F:
+ *   span     endDate - startDate, in days
+ *   expiry   when the leg expires: the start of the day after endDate in its departure zone, written
+ *            as the zone's offset at that moment in quarter hours (`4` for +01:00, `-20` for
+ *            -05:00; expiry = (endDate + 1 day) 00:00 UTC - offset), or `m` and minutes for an
+ *            offset off the quarter hour. The zone's name is not needed any more.
+ *   depCity  departure city, lower-cased
+ *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
+ *            alone, empty for none); `icao/iata` when a code has another length
+ *   arrCity, arrCodes  the same for the arrival
+ * The entry of the old format (endDate, depTimezone and the six lower-cased fields, eight in all) is
+ * still read, so the listing works while the table is being rewritten.
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;
@@ -32,6 +45,8 @@ export const LONG_BUCKET = 'long';
 export const LISTING_HORIZON_DAYS = 366;
 
 const SEP = '\u001f';
+const MINUTE_MS = 60_000;
+const QUARTER_MS = 15 * MINUTE_MS;
 
 export function bucketOf(startDate: string, endDate: string): string {
   return daysBetween(startDate, endDate) > MAX_BUCKET_SPAN_DAYS ? LONG_BUCKET : monthOf(startDate);
@@ -47,13 +62,113 @@ export interface IndexEntry {
   id: string;
   startDate: string;
   endDate: string;
-  depTimezone: string;
+  /** Epoch ms from which the leg is expired: the start of the day after endDate in its departure zone. */
+  expiresAt: number;
   depCity: string;
   depIcao: string;
   depIata: string;
   arrCity: string;
   arrIcao: string;
   arrIata: string;
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+const timeFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(
+  cache: Map<string, Intl.DateTimeFormat>,
+  timeZone: string,
+  options: Intl.DateTimeFormatOptions,
+  locale: string,
+): Intl.DateTimeFormat {
+  let f = cache.get(timeZone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
+    } catch {
+      // A zone this runtime does not know counts as UTC (as the listing always did).
+      f = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' });
+    }
+    cache.set(timeZone, f);
+  }
+  return f;
+}
+
+/** The local date (`yyyy-MM-dd`) at `instant` in `timeZone`. */
+function localDate(instant: number, timeZone: string): string {
+  // en-CA formats as yyyy-MM-dd.
+  return formatterFor(dateFormatters, timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }, 'en-CA').format(instant);
+}
+
+/** The offset of `timeZone` from UTC at `instant`, in ms (whole minutes). */
+function offsetAt(instant: number, timeZone: string): number {
+  const f = formatterFor(
+    timeFormatters,
+    timeZone,
+    { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' },
+    'en-US',
+  );
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(instant)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  const local = Date.UTC(p.year!, p.month! - 1, p.day, p.hour, p.minute);
+  return local - Math.floor(instant / MINUTE_MS) * MINUTE_MS;
+}
+
+/**
+ * The first instant (epoch ms, whole minutes) whose local date in `timeZone` is `date` or later: a
+ * leg whose endDate is the day before is expired from then on (decisions.md section 2). Usually
+ * local midnight, read off the zone's offset; a day that does not start at 00:00 (a time change at
+ * midnight) is found by a search within the range of real offsets (-12 h to +14 h).
+ */
+export function startOfDayIn(date: string, timeZone: string): number {
+  const midnightUtc = Date.parse(`${date}T00:00:00Z`);
+  const candidate = midnightUtc - offsetAt(midnightUtc - offsetAt(midnightUtc, timeZone), timeZone);
+  if (localDate(candidate, timeZone) >= date && localDate(candidate - MINUTE_MS, timeZone) < date) return candidate;
+  let lo = midnightUtc - 15 * 60 * MINUTE_MS; // before `date` in every zone
+  let hi = midnightUtc + 13 * 60 * MINUTE_MS; // `date` or later in every zone
+  while (hi - lo > MINUTE_MS) {
+    const mid = lo + Math.floor((hi - lo) / MINUTE_MS / 2) * MINUTE_MS;
+    if (localDate(mid, timeZone) >= date) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** The instant from which a leg ending on `endDate` (local date in `timeZone`) is expired. */
+export function expiryInstant(endDate: string, timeZone: string): number {
+  return startOfDayIn(addDays(endDate, 1), timeZone);
+}
+
+function codes(icao: string | null, iata: string | null): string {
+  const i = icao ?? '';
+  const a = iata ?? '';
+  return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
+}
+
+function splitCodes(value: string): [icao: string, iata: string] {
+  const slash = value.indexOf('/');
+  if (slash >= 0) return [value.slice(0, slash), value.slice(slash + 1)];
+  switch (value.length) {
+    case 7:
+      return [value.slice(0, 4), value.slice(4)];
+    case 4:
+      return [value, ''];
+    case 3:
+      return ['', value];
+    default:
+      return ['', ''];
+  }
+}
+
+export function encodeExpiry(endDate: string, expiresAt: number): string {
+  const dayAfter = Date.parse(`${addDays(endDate, 1)}T00:00:00Z`);
+  const offset = dayAfter - expiresAt;
+  return offset % QUARTER_MS === 0 ? String(offset / QUARTER_MS) : `m${offset / MINUTE_MS}`;
+}
+
+function decodeExpiry(dayAfterMs: number, text: string): number {
+  if (text.startsWith('m')) return dayAfterMs - Number(text.slice(1)) * MINUTE_MS;
+  return dayAfterMs - Number(text) * QUARTER_MS;
 }
 
 export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
@@ -65,37 +180,84 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
     item[BUCKET_ATTR] = bucketOf(leg.startDate, leg.endDate);
     item[SORT_ATTR] = `${leg.startDate}#${leg.id}`;
     item[FILTER_ATTR] = [
-      leg.endDate,
-      leg.depTimezone,
+      daysBetween(leg.startDate, leg.endDate),
+      encodeExpiry(leg.endDate, expiryInstant(leg.endDate, leg.depTimezone)),
       fold(leg.depCityName),
-      fold(leg.depAirportIcao ?? ''),
-      fold(leg.depAirportIata ?? ''),
+      codes(leg.depAirportIcao, leg.depAirportIata),
       fold(leg.arrCityName),
-      fold(leg.arrAirportIcao ?? ''),
-      fold(leg.arrAirportIata ?? ''),
+      codes(leg.arrAirportIcao, leg.arrAirportIata),
     ].join(SEP);
   }
   return item;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * Turns index items back into entries. Items of one bucket come in startDate order, so the date
+ * arithmetic is done once per distinct startDate, not once per entry. Items that are not index
+ * entries are skipped.
+ */
+export class IndexEntryReader {
+  private lastStart = '';
+  private lastStartMs = 0;
+  private readonly ends = new Map<number, string>();
+
+  read(item: Readonly<Record<string, unknown>>): IndexEntry | undefined {
+    const id = item.id;
+    const sort = item[SORT_ATTR];
+    const filter = item[FILTER_ATTR];
+    if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
+    const f = filter.split(SEP);
+    const startDate = sort.slice(0, 10);
+    if (f.length === 8) return this.legacy(id, startDate, f);
+    if (f.length !== 6) return undefined;
+    if (startDate !== this.lastStart) {
+      this.lastStart = startDate;
+      this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
+    }
+    const span = Number(f[0]);
+    if (!Number.isInteger(span) || span < 0 || Number.isNaN(this.lastStartMs)) return undefined;
+    const endMs = this.lastStartMs + span * DAY_MS;
+    let endDate = this.ends.get(endMs);
+    if (endDate === undefined) {
+      endDate = new Date(endMs).toISOString().slice(0, 10);
+      this.ends.set(endMs, endDate);
+    }
+    const [depIcao, depIata] = splitCodes(f[3]!);
+    const [arrIcao, arrIata] = splitCodes(f[5]!);
+    return {
+      id,
+      startDate,
+      endDate,
+      expiresAt: decodeExpiry(endMs + DAY_MS, f[1]!),
+      depCity: f[2]!,
+      depIcao,
+      depIata,
+      arrCity: f[4]!,
+      arrIcao,
+      arrIata,
+    };
+  }
+
+  /** The first format: endDate, depTimezone, depCity, depIcao, depIata, arrCity, arrIcao, arrIata. */
+  private legacy(id: string, startDate: string, f: string[]): IndexEntry {
+    return {
+      id,
+      startDate,
+      endDate: f[0]!,
+      expiresAt: expiryInstant(f[0]!, f[1]!),
+      depCity: f[2]!,
+      depIcao: f[3]!,
+      depIata: f[4]!,
+      arrCity: f[5]!,
+      arrIcao: f[6]!,
+      arrIata: f[7]!,
+    };
+  }
+}
+
 /** Reads an index item (`id`, `ls`, `lf`) back; undefined when it is not one. */
 export function parseIndexItem(item: Readonly<Record<string, unknown>>): IndexEntry | undefined {
-  const id = item.id;
-  const sort = item[SORT_ATTR];
-  const filter = item[FILTER_ATTR];
-  if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
-  const f = filter.split(SEP);
-  if (f.length !== 8) return undefined;
-  return {
-    id,
-    startDate: sort.slice(0, 10),
-    endDate: f[0]!,
-    depTimezone: f[1]!,
-    depCity: f[2]!,
-    depIcao: f[3]!,
-    depIata: f[4]!,
-    arrCity: f[5]!,
-    arrIcao: f[6]!,
-    arrIata: f[7]!,
-  };
+  return new IndexEntryReader().read(item);
 }

@@ -1,34 +1,40 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  bucketReads,
   bucketsFor,
+  collectMatches,
   compareLegs,
   isExpired,
-  LocalToday,
+  lowerBound,
   matches,
   mergeSorted,
+  pageOfMerged,
   paginate,
   queryWindow,
 } from '../../src/legs/listing.js';
 import { parseListQuery } from '../../src/legs/query.js';
-import type { IndexEntry } from '../../src/legs/storage.js';
+import { keyCondition, withBucketCache, type LegsRepository } from '../../src/legs/repository.js';
+import { expiryInstant, parseIndexItem, toStorageItem, type IndexEntry, type StoredLeg } from '../../src/legs/storage.js';
 
 const TODAY = '2026-11-21';
 const NOW = new Date('2026-11-21T12:00:00Z');
 
-function entry(over: Partial<IndexEntry>): IndexEntry {
-  return {
+/** An index entry; `depTimezone` (default UTC) gives its expiry, as the storage mapping does. */
+function entry(over: Partial<IndexEntry> & { depTimezone?: string }): IndexEntry {
+  const { depTimezone = 'UTC', ...rest } = over;
+  const base = {
     id: 'a',
     startDate: '2026-11-25',
     endDate: '2026-11-27',
-    depTimezone: 'UTC',
     depCity: 'london',
     depIcao: 'eglf',
     depIata: 'fab',
     arrCity: 'nice',
     arrIcao: 'lfmn',
     arrIata: 'nce',
-    ...over,
+    ...rest,
   };
+  return { expiresAt: expiryInstant(base.endDate, depTimezone), ...base };
 }
 
 describe('queryWindow', () => {
@@ -71,7 +77,7 @@ describe('bucketsFor', () => {
 });
 
 describe('matches', () => {
-  const today = new LocalToday(NOW);
+  const today = NOW.getTime();
   const q = (params: Record<string, string>) => parseListQuery(params);
   const window = (params: Record<string, string>) => queryWindow(q(params), TODAY)!;
 
@@ -134,9 +140,9 @@ describe('matches', () => {
 
 describe('isExpired', () => {
   it('compares endDate with today in the leg zone', () => {
-    const today = new LocalToday(new Date('2026-11-21T23:30:00Z'));
-    expect(isExpired({ endDate: '2026-11-21', depTimezone: 'UTC' }, today)).toBe(false);
-    expect(isExpired({ endDate: '2026-11-21', depTimezone: 'Asia/Dubai' }, today)).toBe(true);
+    const now = new Date('2026-11-21T23:30:00Z').getTime();
+    expect(isExpired({ expiresAt: expiryInstant('2026-11-21', 'UTC') }, now)).toBe(false);
+    expect(isExpired({ expiresAt: expiryInstant('2026-11-21', 'Asia/Dubai') }, now)).toBe(true);
   });
 });
 
@@ -176,5 +182,209 @@ describe('paginate', () => {
   it('never repeats or skips an item across pages', () => {
     const seen = [1, 2, 3, 4, 5].flatMap((p) => paginate(all, p, 10).items);
     expect(seen).toEqual(all);
+  });
+});
+
+describe('bucketReads', () => {
+  it('bounds the first month from (from - 28 days) and the last month and the long bucket at `to`', () => {
+    expect(bucketReads({ from: '2026-12-02', to: '2026-12-08' }, TODAY)).toEqual([
+      { bucket: '2026-11', from: '2026-11-04' },
+      { bucket: '2026-12', to: '2026-12-08' },
+      { bucket: 'long', to: '2026-12-08' },
+    ]);
+  });
+  it('leaves the later months and the long bucket unbounded for an open window', () => {
+    const reads = bucketReads({ from: '2026-11-20', to: undefined }, TODAY);
+    expect(reads[0]).toEqual({ bucket: '2026-10', from: '2026-10-23' });
+    expect(reads.slice(1).every((r) => r.from === undefined && r.to === undefined)).toBe(true);
+    expect(reads.map((r) => r.bucket)).toEqual(bucketsFor({ from: '2026-11-20', to: undefined }, TODAY));
+  });
+});
+
+describe('collectMatches and lowerBound', () => {
+  const list = ['2026-11-22', '2026-11-25', '2026-11-25', '2026-11-28', '2026-12-01'].map((d, i) =>
+    entry({ id: `e${i}`, startDate: d, endDate: d }),
+  );
+  it('finds the first entry at or after a date', () => {
+    expect(lowerBound(list, '2026-11-25')).toBe(1);
+    expect(lowerBound(list, '2026-11-26')).toBe(3);
+    expect(lowerBound(list, '2027-01-01')).toBe(5);
+    expect(lowerBound(list, '2026-01-01')).toBe(0);
+  });
+  it('keeps, in order, the matching entries of the read range only', () => {
+    const q = parseListQuery({});
+    const out: IndexEntry[] = [];
+    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, q, { from: '2026-11-20', to: undefined }, NOW.getTime(), out);
+    expect(out.map((e) => e.id)).toEqual(['e1', 'e2', 'e3']);
+  });
+});
+
+describe('pageOfMerged', () => {
+  const a = Array.from({ length: 23 }, (_, i) => entry({ id: `a${String(i).padStart(2, '0')}`, startDate: `2026-12-${String(1 + (i % 28)).padStart(2, '0')}` })).sort(compareLegs);
+  const b = Array.from({ length: 7 }, (_, i) => entry({ id: `b${i}`, startDate: `2026-12-${String(3 + i * 3).padStart(2, '0')}` })).sort(compareLegs);
+  it('gives every page of the full merge, with the total, without merging past the page', () => {
+    const merged = [...a, ...b].sort(compareLegs);
+    for (const size of [1, 4, 10, 30, 100]) {
+      for (let page = 1; page <= Math.ceil(merged.length / size) + 1; page++) {
+        expect(pageOfMerged(a, b, page, size)).toEqual(paginate(merged, page, size));
+      }
+    }
+    expect(pageOfMerged([], b, 1, 5)).toEqual(paginate(b, 1, 5));
+    expect(pageOfMerged(a, [], 2, 5)).toEqual(paginate(a, 2, 5));
+  });
+});
+
+describe('index entries (storage)', () => {
+  const leg: StoredLeg = {
+    id: 'EL-000042',
+    startDate: '2026-12-01',
+    endDate: '2026-12-04',
+    depCityName: 'São Paulo',
+    depAirportName: 'Congonhas',
+    depAirportIcao: 'SBSP',
+    depAirportIata: 'CGH',
+    depCountryName: 'Brazil',
+    depCountryCode: 'BR',
+    arrCityName: 'New York',
+    arrAirportName: null,
+    arrAirportIcao: null,
+    arrAirportIata: null,
+    arrCountryName: null,
+    arrCountryCode: null,
+    airlineName: null,
+    aircraftModelName: null,
+    aircraftType: null,
+    registration: null,
+    aircraftImg: null,
+    makeYear: null,
+    renovateYear: null,
+    seatNum: null,
+    price: null,
+    currency: null,
+    amenities: [],
+    listed: true,
+    blocked: false,
+    depTimezone: 'America/Sao_Paulo',
+  };
+
+  it('reads back what the listing filters on from the stored attributes', () => {
+    const item = toStorageItem(leg);
+    expect(item.lb).toBe('2026-12');
+    expect(item.ls).toBe('2026-12-01#EL-000042');
+    expect(parseIndexItem({ id: item.id, ls: item.ls, lf: item.lf })).toEqual({
+      id: 'EL-000042',
+      startDate: '2026-12-01',
+      endDate: '2026-12-04',
+      // São Paulo is UTC-3: the 5th starts at 03:00 UTC.
+      expiresAt: Date.parse('2026-12-05T03:00:00Z'),
+      depCity: 'são paulo',
+      depIcao: 'sbsp',
+      depIata: 'cgh',
+      arrCity: 'new york',
+      arrIcao: '',
+      arrIata: '',
+    });
+  });
+
+  it('keeps codes of unusual length apart, and one code without the other', () => {
+    const odd = toStorageItem({ ...leg, depAirportIcao: 'K1', depAirportIata: null, arrAirportIcao: null, arrAirportIata: 'NCE' });
+    expect(parseIndexItem(odd)).toMatchObject({ depIcao: 'k1', depIata: '', arrIcao: '', arrIata: 'nce' });
+  });
+
+  it('still reads the first format (endDate and the zone name)', () => {
+    const lf = ['2026-12-04', 'Asia/Dubai', 'dubai', 'omdw', 'dwc', 'london', 'eglf', 'fab'].join('\u001f');
+    expect(parseIndexItem({ id: 'x', ls: '2026-12-01#x', lf })).toEqual({
+      id: 'x',
+      startDate: '2026-12-01',
+      endDate: '2026-12-04',
+      expiresAt: Date.parse('2026-12-04T20:00:00Z'),
+      depCity: 'dubai',
+      depIcao: 'omdw',
+      depIata: 'dwc',
+      arrCity: 'london',
+      arrIcao: 'eglf',
+      arrIata: 'fab',
+    });
+  });
+
+  it('puts the expiry at the start of the next local day, also where it does not start at midnight', () => {
+    expect(expiryInstant('2026-11-21', 'UTC')).toBe(Date.parse('2026-11-22T00:00:00Z'));
+    expect(expiryInstant('2026-11-21', 'Asia/Kathmandu')).toBe(Date.parse('2026-11-21T18:15:00Z'));
+    // Cuba moves its clocks from 00:00 to 01:00 on 2026-03-08: that day starts at 01:00 local (05:00 UTC).
+    expect(expiryInstant('2026-03-07', 'America/Havana')).toBe(Date.parse('2026-03-08T05:00:00Z'));
+  });
+});
+
+describe('repository key condition and listing cache', () => {
+  it('turns a startDate range into a condition on the sort key startDate#id', () => {
+    expect(keyCondition('2026-12')).toEqual({ expression: '#b = :b', values: { ':b': '2026-12' } });
+    expect(keyCondition('2026-12', { from: '2026-12-03' })).toEqual({
+      expression: '#b = :b AND #s >= :lo',
+      values: { ':b': '2026-12', ':lo': '2026-12-03' },
+    });
+    const both = keyCondition('2026-12', { from: '2026-12-03', to: '2026-12-09' });
+    expect(both.expression).toBe('#b = :b AND #s BETWEEN :lo AND :hi');
+    const hi = both.values[':hi']!;
+    expect('2026-12-09#zzzz' <= hi && '2026-12-09#EL-1' <= hi).toBe(true);
+    expect('2026-12-10#EL-1' > hi).toBe(true);
+  });
+
+  function fakeRepo() {
+    const calls = { buckets: [] as string[], ids: [] as string[][] };
+    const repo: LegsRepository = {
+      queryBucket: (bucket, range) => {
+        calls.buckets.push(`${bucket}:${range?.from ?? ''}:${range?.to ?? ''}`);
+        return Promise.resolve([]);
+      },
+      getLegs: (ids) => {
+        calls.ids.push([...ids]);
+        return Promise.resolve(ids.map((id) => ({ id })));
+      },
+    };
+    return { repo, calls };
+  }
+
+  it('reuses a cached read for any narrower range of the same bucket, until the TTL ends', async () => {
+    let now = 0;
+    const { repo, calls } = fakeRepo();
+    const cached = withBucketCache(repo, 10_000, () => now);
+    await cached.queryBucket('2026-12', {});
+    await cached.queryBucket('2026-12', { from: '2026-12-03', to: '2026-12-09' });
+    await cached.queryBucket('2026-12', { to: '2026-12-09' });
+    expect(calls.buckets).toEqual(['2026-12::']);
+    now = 10_000;
+    await cached.queryBucket('2026-12', { to: '2026-12-09' });
+    expect(calls.buckets).toEqual(['2026-12::', '2026-12::2026-12-09']);
+  });
+
+  it('does not reuse a narrower read for a wider one', async () => {
+    const { repo, calls } = fakeRepo();
+    const cached = withBucketCache(repo, 10_000, () => 0);
+    await cached.queryBucket('2026-12', { from: '2026-12-03' });
+    await cached.queryBucket('2026-12', {});
+    expect(calls.buckets).toEqual(['2026-12:2026-12-03:', '2026-12::']);
+  });
+
+  it('caches page records by id and fetches only the missing ones', async () => {
+    const { repo, calls } = fakeRepo();
+    const cached = withBucketCache(repo, 10_000, () => 0);
+    await cached.getLegs(['a', 'b']);
+    const second = await cached.getLegs(['b', 'c']);
+    expect(calls.ids).toEqual([['a', 'b'], ['c']]);
+    expect(second.map((i) => i.id).sort()).toEqual(['b', 'c']);
+    cached.clear();
+    await cached.getLegs(['a']);
+    expect(calls.ids).toHaveLength(3);
+  });
+
+  it('reads through when the TTL is 0', async () => {
+    const { repo, calls } = fakeRepo();
+    const cached = withBucketCache(repo, 0);
+    await cached.getLegs(['a']);
+    await cached.getLegs(['a']);
+    await cached.queryBucket('2026-12');
+    await cached.queryBucket('2026-12');
+    expect(calls.ids).toHaveLength(2);
+    expect(calls.buckets).toHaveLength(2);
   });
 });

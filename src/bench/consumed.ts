@@ -1,0 +1,120 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { itemSize, wireItemSize, type WireValue } from './capacity.js';
+
+/**
+ * An SDK middleware for the functions' own DynamoDB client: it asks DynamoDB for the capacity each
+ * read consumed (ReturnConsumedCapacity=TOTAL on Query, BatchGetItem and GetItem) and records, per
+ * call, what came back: the consumed read units as DynamoDB reports them (measured, not
+ * estimated), the items and their size, and for a Query its bucket and input.
+ *
+ * It sits in the serialize step ahead of the serializer. A document-client command (lib-dynamodb)
+ * is still in plain-object form there, in and out; a client command (client-dynamodb) is in wire
+ * form (`{ S: ... }`): the call records which, from the feature flag lib-dynamodb sets. It keeps
+ * only references while the handler runs; sizes are computed by `summarizeCall` afterwards,
+ * outside the timed section.
+ */
+export type Operation = 'Query' | 'BatchGetItem' | 'GetItem';
+
+export interface RawCall {
+  operation: Operation;
+  /** Plain-object form (document client) rather than wire form. */
+  document: boolean;
+  input: Record<string, unknown>;
+  output: Record<string, unknown>;
+  ms: number;
+}
+
+export interface RecordedCall {
+  operation: Operation;
+  tableName: string | undefined;
+  indexName: string | undefined;
+  /** `:b` of a Query: the bucket it read. */
+  bucket: string | undefined;
+  /** The Query's input (plain-object form when `document`), to replay it elsewhere. */
+  queryInput: Record<string, unknown> | undefined;
+  document: boolean;
+  items: number;
+  /** DynamoDB size of the items returned. */
+  itemBytes: number;
+  readUnits: number;
+  ms: number;
+}
+
+export interface CallRecorder {
+  /** The calls recorded since the last reset, and a fresh list. */
+  reset(): RawCall[];
+}
+
+const OPERATIONS: Readonly<Record<string, Operation>> = {
+  QueryCommand: 'Query',
+  BatchGetItemCommand: 'BatchGetItem',
+  GetItemCommand: 'GetItem',
+  BatchGetCommand: 'BatchGetItem',
+  GetCommand: 'GetItem',
+};
+
+type WireItem = Record<string, WireValue>;
+
+/** The string value of an expression attribute value, in either form. */
+export function stringValue(value: unknown, document: boolean): string | undefined {
+  if (document) return typeof value === 'string' ? value : undefined;
+  const s = (value as { S?: unknown } | undefined)?.S;
+  return typeof s === 'string' ? s : undefined;
+}
+
+/** Sum of `CapacityUnits` over a ConsumedCapacity object or list. */
+export function consumedUnits(consumed: unknown): number {
+  const list: unknown[] = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
+  return list.reduce<number>((sum, c) => sum + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
+}
+
+export function summarizeCall(call: RawCall): RecordedCall {
+  const { operation, input, output } = call;
+  let items: WireItem[] = [];
+  if (operation === 'Query') items = (output.Items as WireItem[] | undefined) ?? [];
+  else if (operation === 'GetItem') items = output.Item ? [output.Item as WireItem] : [];
+  else for (const list of Object.values((output.Responses as Record<string, WireItem[]> | undefined) ?? {})) items.push(...list);
+  const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
+  const bucket = operation === 'Query' ? stringValue(values?.[':b'], call.document) : undefined;
+  const size = call.document ? itemSize : wireItemSize;
+  return {
+    operation,
+    tableName:
+      typeof input.TableName === 'string' ? input.TableName : Object.keys((input.RequestItems as Record<string, unknown>) ?? {})[0],
+    indexName: typeof input.IndexName === 'string' ? input.IndexName : undefined,
+    bucket,
+    queryInput: operation === 'Query' ? input : undefined,
+    document: call.document,
+    items: items.length,
+    itemBytes: items.reduce((sum, item) => sum + size(item), 0),
+    readUnits: consumedUnits(output.ConsumedCapacity),
+    ms: call.ms,
+  };
+}
+
+export function recordCalls(client: Pick<DynamoDBDocumentClient, 'middlewareStack'>): CallRecorder {
+  let calls: RawCall[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = OPERATIONS[context.commandName ?? ''];
+      if (operation === undefined) return next(args);
+      const input = args.input as Record<string, unknown>;
+      input.ReturnConsumedCapacity = 'TOTAL';
+      const started = performance.now();
+      const result = await next(args);
+      const ms = performance.now() - started;
+      const features = (context as { __aws_sdk_context?: { features?: Record<string, unknown> } }).__aws_sdk_context?.features;
+      const document = features?.DDB_MAPPER !== undefined;
+      calls.push({ operation, document, input: { ...input }, output: result.output as Record<string, unknown>, ms });
+      return result;
+    },
+    { step: 'serialize', priority: 'high', name: 'benchConsumedCapacity', override: true },
+  );
+  return {
+    reset() {
+      const out = calls;
+      calls = [];
+      return out;
+    },
+  };
+}
