@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { entryPath, esbuildOptions, type FunctionName } from '../../lib/bundling.js';
+import { verifiedContext } from '../../src/auth/verdict.js';
+import { createKey } from '../../src/keys/store.js';
+import { writeLegs } from '../../src/legs/loader.js';
+import { addDays, utcDate } from '../../src/legs/dates.js';
+import type { StoredLeg } from '../../src/legs/storage.js';
+import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
+
+/**
+ * What the stack deploys, run: each function bundled with the stack's exact esbuild settings
+ * (lib/bundling.ts, including the credentials alias), imported by a plain `node` process with only
+ * Lambda-style environment variables, and invoked against DynamoDB Local.
+ */
+let t: TestTables;
+let dir: string;
+const today = utcDate(new Date());
+
+async function bundle(name: FunctionName): Promise<string> {
+  const options = esbuildOptions(entryPath(name), join(dir, name));
+  await build({ ...options, logLevel: 'silent' });
+  return options.outfile;
+}
+
+function invoke(bundleFile: string, event: unknown): unknown {
+  const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundleFile).href)});
+const result = await handler(JSON.parse(process.env.EVENT), JSON.parse(process.env.CONTEXT));
+process.stdout.write(JSON.stringify(result));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: {
+      PATH: process.env.PATH,
+      // What Lambda gives a function: credentials in the environment, a region, our settings.
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SESSION_TOKEN: 'local',
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      DYNAMODB_ENDPOINT: t.endpoint,
+      LEGS_TABLE_NAME: t.legsTableName,
+      KEYS_TABLE_NAME: t.keysTableName,
+      STAGE: 'sandbox',
+      EVENT: JSON.stringify(event),
+      CONTEXT: JSON.stringify({ awsRequestId: lambdaContext().awsRequestId }),
+    },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as unknown;
+}
+
+beforeAll(async () => {
+  t = await createTestTables();
+  dir = mkdtempSync(join(tmpdir(), 'empty-legs-bundles-'));
+}, 60_000);
+afterAll(async () => t.drop());
+
+describe('bundled functions', () => {
+  it('the list function answers from DynamoDB with Lambda-style credentials', async () => {
+    const leg: StoredLeg = {
+      id: 'bundled-1',
+      startDate: addDays(today, 5),
+      endDate: addDays(today, 6),
+      depCityName: 'Geneva',
+      depAirportName: null,
+      depAirportIcao: 'LSGG',
+      depAirportIata: 'GVA',
+      depCountryName: 'Switzerland',
+      depCountryCode: 'CH',
+      arrCityName: 'Olbia',
+      arrAirportName: null,
+      arrAirportIcao: 'LIEO',
+      arrAirportIata: 'OLB',
+      arrCountryName: 'Italy',
+      arrCountryCode: 'IT',
+      airlineName: null,
+      aircraftModelName: 'Citation CJ3',
+      aircraftType: 'Light Jet',
+      registration: null,
+      aircraftImg: null,
+      makeYear: null,
+      renovateYear: null,
+      seatNum: 6,
+      price: 3900,
+      currency: 'EUR',
+      amenities: [],
+      listed: true,
+      blocked: false,
+      depTimezone: 'Europe/Zurich',
+    };
+    await writeLegs(t.client, t.legsTableName, [leg]);
+    const file = await bundle('listEmptyLegs');
+    const result = invoke(file, listEvent({ depAirportCode: 'GVA' }, verifiedContext(TEST_KEY))) as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    const body = JSON.parse(result.body) as { data: { total: number; records: { id: string; arrAirportIata: string }[] } };
+    expect(body.data.total).toBe(1);
+    expect(body.data.records[0]).toMatchObject({ id: 'bundled-1', arrAirportIata: 'OLB' });
+  }, 60_000);
+
+  it('the authorizer verifies a real key from the keys table', async () => {
+    const created = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
+    const file = await bundle('authorizer');
+    const event = {
+      version: '2.0',
+      type: 'REQUEST',
+      routeArn: 'arn:aws:execute-api:us-east-1:123456789012:api/$default/GET/open/v1/empty-legs',
+      identitySource: [],
+      routeKey: 'GET /open/v1/empty-legs',
+      rawPath: '/open/v1/empty-legs',
+      rawQueryString: '',
+      headers: { 'x-api-key': created.key },
+      requestContext: listEvent(undefined, null).requestContext,
+    };
+    const result = invoke(file, event) as { isAuthorized: boolean; context: Record<string, unknown> };
+    expect(result.isAuthorized).toBe(true);
+    expect(result.context).toMatchObject({ verdict: 'ok', keyId: created.record.keyId, environment: 'test' });
+  }, 60_000);
+});
