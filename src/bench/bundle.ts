@@ -25,13 +25,6 @@ export interface BundleFigures {
 
 export interface BundleReport {
   list: BundleFigures;
-  /**
-   * Not a setting of the stack: the list bundle built the same way but with the SDK's default
-   * credential chain (`@aws-sdk/credential-provider-node`: SSO, ini files, STS, IMDS...) replaced
-   * by a provider that reads the environment, which is where Lambda puts the function's
-   * credentials. What `alias` in lib/bundling.ts would save.
-   */
-  listWithEnvCredentials: { bytes: number; importMs: number };
   authorizer: BundleFigures;
   hello: BundleFigures;
   /** What the list bundle holds, read from its text. */
@@ -51,14 +44,6 @@ interface Metafile {
 type Build = (options: object) => Promise<{ metafile?: Metafile }>;
 
 export const HELLO_SOURCE = "export const handler = async () => ({ statusCode: 200, body: 'hello' });\n";
-
-/** The env-only credential provider of the `listWithEnvCredentials` variant. */
-export const ENV_CREDENTIALS_SOURCE = `export const defaultProvider = () => async () => {
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = process.env;
-  if (!accessKeyId || !secretAccessKey) throw new Error('No AWS credentials in the environment');
-  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
-};
-`;
 
 export async function buildAndMeasure(options: {
   dir: string;
@@ -88,20 +73,14 @@ export async function buildAndMeasure(options: {
   }
   options.log(`bundled: list ${statSync(files.list).size} B, authorizer ${statSync(files.authorizer).size} B`);
 
-  const shim = path.join(options.dir, 'env-credentials.mjs');
-  writeFileSync(shim, ENV_CREDENTIALS_SOURCE);
-  const variant = bundling.esbuildOptions(entries.list, path.join(options.dir, 'list-env-credentials'));
-  await esbuild.build({ ...variant, logLevel: 'error', alias: { '@aws-sdk/credential-provider-node': shim } });
-
-  type Timed = keyof typeof entries | 'variant';
+  type Timed = keyof typeof entries;
   const samples: Record<Timed, { wall: number[]; inside: number[] }> = {
     list: { wall: [], inside: [] },
     authorizer: { wall: [], inside: [] },
     hello: { wall: [], inside: [] },
-    variant: { wall: [], inside: [] },
   };
-  const paths: Record<Timed, string> = { ...files, variant: variant.outfile };
-  const order: Timed[] = ['list', 'authorizer', 'hello', 'variant'];
+  const paths: Record<Timed, string> = files;
+  const order: Timed[] = ['list', 'authorizer', 'hello'];
   const code =
     'const t = performance.now(); await import(process.env.BENCH_IMPORT_URL); process.stdout.write(String(performance.now() - t));';
   for (let i = 0; i < options.runs + 1; i++) {
@@ -132,7 +111,6 @@ export async function buildAndMeasure(options: {
     list: figures('list'),
     authorizer: figures('authorizer'),
     hello: figures('hello'),
-    listWithEnvCredentials: { bytes: statSync(variant.outfile).size, importMs: median(samples.variant.wall) },
     checks: {
       sdkBundled: !external.list.some((p) => p.startsWith('@aws-sdk/') || p.startsWith('@smithy/')),
       minified: text.split('\n').length < 200 && !/\n\s{4}\w/.test(text.slice(0, 100_000)),

@@ -89,10 +89,6 @@ export function formatReport(r: BenchResult): string {
       `authorizer ${kb(b.authorizer.bytes)} (import ${fmt(b.authorizer.importMs)} ms), ` +
       `hello-world ${kb(b.hello.bytes)} (import ${fmt(b.hello.importMs)} ms, in-process ${fmt(b.hello.inProcessImportMs)} ms)`,
   );
-  out.push(
-    `list bundle with env-only credentials (not the stack's setting; what an esbuild alias would give): ` +
-      `${kb(b.listWithEnvCredentials.bytes)}, import ${fmt(b.listWithEnvCredentials.importMs)} ms`,
-  );
   out.push(`list bundle: ${Object.entries(b.checks).map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`).join(', ')}`);
   out.push('');
   out.push('Targets');
