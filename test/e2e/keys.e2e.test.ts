@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { generateKey } from '../../src/keys/format.js';
+import { runScript, type CommandRun } from '../support/commands.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 
 /**
@@ -11,8 +10,6 @@ import { startLocalServer, type RunningService } from '../support/local-service.
  * server's DynamoDB Local, then plain HTTP. Every key below is rotated or revoked before its first
  * use, so the authorizer's cache (60 s) never hides a change from these tests.
  */
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const PATH = '/open/v1/empty-legs';
 
 interface Envelope {
@@ -33,26 +30,12 @@ let service: RunningService;
 /** Every clear key this file made or sent, for the final scans. */
 const secrets: string[] = [];
 
-function keys(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    execFile(
-      TSX,
-      ['scripts/keys.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          AWS_REGION: 'us-east-1',
-          DYNAMODB_ENDPOINT: service.dynamodbEndpoint,
-          KEYS_TABLE_NAME: service.keysTableName,
-          LEGS_TABLE_NAME: service.legsTableName,
-        },
-        timeout: 30_000,
-      },
-      (error, stdout, stderr) =>
-        done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout: `${stdout}`, stderr: `${stderr}` }),
-    );
+function keys(args: string[]): Promise<CommandRun> {
+  return runScript('keys', args, {
+    AWS_REGION: 'us-east-1',
+    DYNAMODB_ENDPOINT: service.dynamodbEndpoint,
+    KEYS_TABLE_NAME: service.keysTableName,
+    LEGS_TABLE_NAME: service.legsTableName,
   });
 }
 

@@ -13,6 +13,7 @@ import { handler as authorizerHandler } from '../../functions/authorizer/handler
 import { handler as listHandler } from '../../functions/list-empty-legs/handler.js';
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
+import { storedLeg } from '../support/legs.js';
 
 /**
  * The sam local event files (events/*.json) fed to their handlers, so that they stay valid events
@@ -62,37 +63,19 @@ const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function leg(id: string, depCityName: string, startInDays: number): StoredLeg {
   const now = Date.now();
-  return {
+  return storedLeg({
     id,
     startDate: utcDate(now + startInDays * DAY),
     endDate: utcDate(now + (startInDays + 2) * DAY),
     depCityName,
-    depAirportName: null,
-    depAirportIcao: null,
-    depAirportIata: null,
-    depCountryName: null,
-    depCountryCode: null,
-    arrCityName: 'Nice',
-    arrAirportName: null,
     arrAirportIcao: 'LFMN',
     arrAirportIata: 'NCE',
     arrCountryName: 'France',
     arrCountryCode: 'FR',
-    airlineName: null,
-    aircraftModelName: null,
-    aircraftType: null,
-    registration: null,
-    aircraftImg: null,
-    makeYear: null,
-    renovateYear: null,
     seatNum: 8,
     price: 9500,
     currency: 'EUR',
-    amenities: [],
-    listed: true,
-    blocked: false,
-    depTimezone: 'UTC',
-  };
+  });
 }
 
 beforeEach(() => {

@@ -8,23 +8,21 @@ import { rejectedContext, verifiedContext } from '../../src/auth/verdict.js';
 import { EMPTY_LEG_FIELDS } from '../../src/legs/model.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
+import { storedLeg } from '../support/legs.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 function leg(id: string, startDate: string, endDate: string, over: Partial<StoredLeg> = {}): StoredLeg {
-  return {
+  return storedLeg({
     id,
     startDate,
     endDate,
-    depCityName: 'London',
     depAirportName: 'Farnborough Airport',
     depAirportIcao: 'EGLF',
     depAirportIata: 'FAB',
     depCountryName: 'United Kingdom',
     depCountryCode: 'GB',
-    arrCityName: 'Nice',
-    arrAirportName: null,
     arrAirportIcao: 'LFMN',
     arrAirportIata: 'NCE',
     arrCountryName: 'France',
@@ -33,18 +31,14 @@ function leg(id: string, startDate: string, endDate: string, over: Partial<Store
     aircraftModelName: 'Citation XLS+',
     aircraftType: 'Midsize Jet',
     registration: 'G-ABCD',
-    aircraftImg: null,
     makeYear: 2015,
-    renovateYear: null,
     seatNum: 8,
     price: 9500.5,
     currency: 'EUR',
     amenities: [{ amenityType: 'wifi', amenityName: 'Wi-Fi', amenityDesc: 'Onboard Wi-Fi' }],
-    listed: true,
-    blocked: false,
     depTimezone: 'Europe/London',
     ...over,
-  };
+  });
 }
 
 /** Serves Query and BatchGet from `legs` as DynamoDB would (index order, sparse index). */

@@ -5,44 +5,26 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { BATCH_SIZE, LoadError, backoffDelay, writeLegs } from '../../src/legs/loader.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
+import { storedLeg } from '../support/legs.js';
 
 const TABLE = 'legs-test';
 const ddb = mockClient(DynamoDBDocumentClient);
 const client = createDocumentClient({ endpoint: 'http://127.0.0.1:9', region: 'local', maxAttempts: 1 });
 
 function leg(n: number, over: Partial<StoredLeg> = {}): StoredLeg {
-  return {
+  return storedLeg({
     id: `L${String(n).padStart(4, '0')}`,
     startDate: '2026-12-01',
     endDate: '2026-12-02',
-    depCityName: 'London',
-    depAirportName: null,
     depAirportIcao: 'EGLF',
     depAirportIata: 'FAB',
-    depCountryName: null,
     depCountryCode: 'GB',
-    arrCityName: 'Nice',
-    arrAirportName: null,
     arrAirportIcao: 'LFMN',
     arrAirportIata: 'NCE',
-    arrCountryName: null,
     arrCountryCode: 'FR',
-    airlineName: null,
-    aircraftModelName: null,
-    aircraftType: null,
-    registration: null,
-    aircraftImg: null,
-    makeYear: null,
-    renovateYear: null,
-    seatNum: null,
-    price: null,
-    currency: null,
-    amenities: [],
-    listed: true,
-    blocked: false,
     depTimezone: 'Europe/London',
     ...over,
-  };
+  });
 }
 
 type Put = { PutRequest: { Item: Record<string, unknown> } };

@@ -1,53 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { runScript, type CommandRun } from '../support/commands.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { freePort } from '../../src/local/dynamodb-local.js';
 import { getKeyByHash, getKeyById } from '../../src/keys/store.js';
 
 /** `npm run keys` as a child process (tsx scripts/keys.ts), on this file's own tables. */
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const KEY = /^elk_(test|live)_[0-9A-Za-z]{38}$/;
 const DAY = 86_400_000;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CommandRun;
 
 let t: TestTables;
 const clearKeys: string[] = [];
 
-function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      TSX,
-      ['scripts/keys.ts', ...args],
-      {
-        cwd: ROOT,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          AWS_REGION: 'us-east-1',
-          DYNAMODB_ENDPOINT: t.endpoint,
-          KEYS_TABLE_NAME: t.keysTableName,
-          LEGS_TABLE_NAME: t.legsTableName,
-          ...env,
-        },
-        timeout: 30_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        for (const m of `${stdout}`.matchAll(/elk_(?:test|live)_[0-9A-Za-z]{38}/g)) clearKeys.push(m[0]);
-        done({ code, stdout: `${stdout}`, stderr: `${stderr}` });
-      },
-    );
+async function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const r = await runScript('keys', args, {
+    AWS_REGION: 'us-east-1',
+    DYNAMODB_ENDPOINT: t.endpoint,
+    KEYS_TABLE_NAME: t.keysTableName,
+    LEGS_TABLE_NAME: t.legsTableName,
+    ...env,
   });
+  for (const m of r.stdout.matchAll(/elk_(?:test|live)_[0-9A-Za-z]{38}/g)) clearKeys.push(m[0]);
+  return r;
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');

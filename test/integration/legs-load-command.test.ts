@@ -1,37 +1,20 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '../../src/local/dynamodb-local.js';
+import { ROOT, runScript, type CommandRun } from '../support/commands.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 
 /** `npm run legs:load` as a child process against the test DynamoDB Local. */
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const fixture = (name: string) => join(ROOT, 'test', 'fixtures', name);
 const TIMEOUT = 60_000;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CommandRun;
 
 function run(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  const childEnv: Record<string, string | undefined> = { ...process.env, NODE_OPTIONS: undefined, ...env };
-  for (const [k, v] of Object.entries(childEnv)) if (v === undefined) delete childEnv[k];
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['scripts/legs-load.ts', ...args], { cwd: ROOT, env: childEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runScript('legs-load', args, env, { inherit: true });
 }
 
 /** The non-blank lines of an output. */

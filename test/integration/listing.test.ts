@@ -6,13 +6,14 @@ import { parseListQuery } from '../../src/legs/query.js';
 import { createLegsRepository } from '../../src/legs/repository.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { storedLeg } from '../support/legs.js';
 
 /** The repository and the list use case against DynamoDB Local: real index, real queries. */
 const now = new Date();
 const today = utcDate(now);
 
 function leg(id: string, start: number, span: number, over: Partial<StoredLeg> = {}): StoredLeg {
-  return {
+  return storedLeg({
     id,
     startDate: addDays(today, start),
     endDate: addDays(today, start + span),
@@ -20,30 +21,16 @@ function leg(id: string, start: number, span: number, over: Partial<StoredLeg> =
     depAirportName: 'Geneva Airport',
     depAirportIcao: 'LSGG',
     depAirportIata: 'GVA',
-    depCountryName: 'Switzerland',
     depCountryCode: 'CH',
     arrCityName: 'London',
-    arrAirportName: 'London Luton Airport',
     arrAirportIcao: 'EGGW',
     arrAirportIata: 'LTN',
-    arrCountryName: 'United Kingdom',
-    arrCountryCode: 'GB',
-    airlineName: null,
-    aircraftModelName: 'Phenom 300',
-    aircraftType: 'Light Jet',
     registration: 'HB-ABC',
-    aircraftImg: null,
-    makeYear: 2019,
-    renovateYear: null,
-    seatNum: 7,
     price: 4200,
     currency: 'CHF',
-    amenities: [],
-    listed: true,
-    blocked: false,
     depTimezone: 'Europe/Zurich',
     ...over,
-  };
+  });
 }
 
 // Spread over many months, with legs that start in a previous month and overlap into the next,

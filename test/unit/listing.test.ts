@@ -15,6 +15,7 @@ import {
 import { parseListQuery } from '../../src/legs/query.js';
 import { keyCondition, withBucketCache, type LegsRepository } from '../../src/legs/repository.js';
 import { expiryInstant, parseIndexItem, toStorageItem, type IndexEntry, type StoredLeg } from '../../src/legs/storage.js';
+import { storedLeg } from '../support/legs.js';
 
 const TODAY = '2026-11-21';
 const NOW = new Date('2026-11-21T12:00:00Z');
@@ -235,7 +236,7 @@ describe('pageOfMerged', () => {
 });
 
 describe('index entries (storage)', () => {
-  const leg: StoredLeg = {
+  const leg: StoredLeg = storedLeg({
     id: 'EL-000042',
     startDate: '2026-12-01',
     endDate: '2026-12-04',
@@ -246,26 +247,8 @@ describe('index entries (storage)', () => {
     depCountryName: 'Brazil',
     depCountryCode: 'BR',
     arrCityName: 'New York',
-    arrAirportName: null,
-    arrAirportIcao: null,
-    arrAirportIata: null,
-    arrCountryName: null,
-    arrCountryCode: null,
-    airlineName: null,
-    aircraftModelName: null,
-    aircraftType: null,
-    registration: null,
-    aircraftImg: null,
-    makeYear: null,
-    renovateYear: null,
-    seatNum: null,
-    price: null,
-    currency: null,
-    amenities: [],
-    listed: true,
-    blocked: false,
     depTimezone: 'America/Sao_Paulo',
-  };
+  });
 
   it('reads back what the listing filters on from the stored attributes', () => {
     const item = toStorageItem(leg);

@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** Runs one of the project's scripts (`scripts/NAME.ts`) as a user would, and collects its output. */
+export const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+
+export interface CommandRun {
+  /** Exit status; -1 when a signal ended it. */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `env` is the command's whole environment besides PATH and HOME, unless `inherit` adds this
+ * process's; an `undefined` value removes a variable.
+ */
+export function runScript(
+  script: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  options: { inherit?: boolean; timeoutMs?: number } = {},
+): Promise<CommandRun> {
+  const base = options.inherit ? { ...process.env, NODE_OPTIONS: undefined } : { PATH: process.env.PATH, HOME: process.env.HOME };
+  const childEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...base, ...env })) if (v !== undefined) childEnv[k] = v;
+  return new Promise((done, fail) => {
+    const child = spawn(TSX, [`scripts/${script}.ts`, ...args], { cwd: ROOT, env: childEnv, timeout: options.timeoutMs ?? 30_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
+  });
+}
