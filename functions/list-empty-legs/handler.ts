@@ -5,6 +5,7 @@ import { functionConfig } from '../../src/config.js';
 import { successResponse } from '../../src/http/envelope.js';
 import { httpEnvelope, requireApiKey, traceIdOf } from '../../src/http/middleware.js';
 import { listEmptyLegs } from '../../src/legs/list-legs.js';
+import { MatchMemo } from '../../src/legs/match-memo.js';
 import { parseListQuery } from '../../src/legs/query.js';
 import { createLegsRepository, withBucketCache } from '../../src/legs/repository.js';
 
@@ -16,12 +17,14 @@ export const repository = withBucketCache(
   createLegsRepository(documentClient, config.legsTableName),
   config.listingCacheTtlSeconds * 1000,
 );
+/** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
+const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
   .use(httpEnvelope())
   .use(requireApiKey(REQUIRED_SCOPE))
   .handler(async (event, context) => {
     const query = parseListQuery(event.queryStringParameters);
-    const page = await listEmptyLegs(query, { repository, now: new Date() });
+    const page = await listEmptyLegs(query, { repository, now: new Date(), memo });
     return successResponse(page, traceIdOf({ context }));
   });

@@ -2,8 +2,9 @@ import { utcDate } from './dates.js';
 import { bucketReads, collectMatches, pageOfMerged, queryWindow } from './listing.js';
 import { toApiRecord, type EmptyLeg } from './model.js';
 import type { ListQuery } from './query.js';
+import type { MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
-import { LONG_BUCKET, type IndexEntry } from './storage.js';
+import { LONG_BUCKET } from './storage.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -18,7 +19,7 @@ export interface LegsPage {
 
 export async function listEmptyLegs(
   query: ListQuery,
-  deps: { repository: LegsRepository; now: Date },
+  deps: { repository: LegsRepository; now: Date; memo?: MatchMemo },
 ): Promise<LegsPage> {
   const todayUtc = utcDate(deps.now);
   const window = queryWindow(query, todayUtc);
@@ -31,10 +32,15 @@ export async function listEmptyLegs(
   // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
   // as the page goes.
   const nowMs = deps.now.getTime();
-  const months: IndexEntry[] = [];
-  const long: IndexEntry[] = [];
-  reads.forEach((read, i) => collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
-  const slice = pageOfMerged(months, long, query.page, query.size);
+  const key = JSON.stringify([todayUtc, window, query.depCityName, query.arrCityName, query.depAirportCode, query.arrAirportCode]);
+  let matches = deps.memo?.get(key, lists, nowMs);
+  if (!matches) {
+    matches = { months: [], long: [] };
+    const { months, long } = matches;
+    reads.forEach((read, i) => collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
+    deps.memo?.set(key, lists, matches);
+  }
+  const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
 
   const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
   const byId = new Map(items.map((item) => [item.id, item]));

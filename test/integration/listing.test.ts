@@ -3,7 +3,8 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, utcDate } from '../../src/legs/dates.js';
 import { listEmptyLegs } from '../../src/legs/list-legs.js';
 import { parseListQuery } from '../../src/legs/query.js';
-import { createLegsRepository } from '../../src/legs/repository.js';
+import { MatchMemo } from '../../src/legs/match-memo.js';
+import { createLegsRepository, withBucketCache } from '../../src/legs/repository.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { storedLeg } from '../support/legs.js';
@@ -105,4 +106,22 @@ describe('listing against DynamoDB Local', () => {
     const byCode = await list({ depAirportCode: 'GVA', size: '100' });
     expect(byCode.records.map((r) => r.id)).not.toContain('no-airport');
   });
+
+  it('answers the same with the warm caches and the match memo as without them, page after page', async () => {
+    const cached = withBucketCache(createLegsRepository(t.client, t.legsTableName), 60_000);
+    const memo = new MatchMemo();
+    const queries = [{}, { depCityName: 'gene' }, { depDate: addDays(today, 33), offsetDays: '15' }, { arrAirportCode: 'LTN' }];
+    for (const params of queries) {
+      for (const page of ['1', '2', '3']) {
+        const q = parseListQuery({ ...params, page, size: '40' });
+        const plain = await listEmptyLegs(q, { repository: createLegsRepository(t.client, t.legsTableName), now });
+        const first = await listEmptyLegs(q, { repository: cached, now, memo });
+        const again = await listEmptyLegs(q, { repository: cached, now, memo });
+        expect(first).toEqual(plain);
+        expect(again).toEqual(plain);
+      }
+    }
+    expect(memo.size).toBe(queries.length);
+  });
 });
+

@@ -1,0 +1,61 @@
+import type { IndexEntry } from './storage.js';
+
+/**
+ * A per-container memo of one query's ordered matches (month-bucket matches and long-bucket
+ * matches), so that a warm function answers a repeated query, or the next page of it, without
+ * filtering every cached index entry again.
+ *
+ * It adds no staleness of its own: an entry is used only while the bucket reads it was computed
+ * from are the very same arrays the bucket cache still returns (a refreshed read is a new array),
+ * and only until the first of its legs expires (the one input that moves with the clock).
+ */
+export interface Matches {
+  months: IndexEntry[];
+  long: IndexEntry[];
+}
+
+interface Memo extends Matches {
+  sources: readonly (readonly IndexEntry[])[];
+  validUntil: number;
+}
+
+export const DEFAULT_MEMO_ENTRIES = 256;
+
+export class MatchMemo {
+  private readonly entries = new Map<string, Memo>();
+
+  constructor(private readonly maxEntries = DEFAULT_MEMO_ENTRIES) {}
+
+  get(key: string, sources: readonly (readonly IndexEntry[])[], nowMs: number): Matches | undefined {
+    const memo = this.entries.get(key);
+    if (!memo) return undefined;
+    const same = memo.sources.length === sources.length && memo.sources.every((s, i) => s === sources[i]);
+    if (!same || nowMs >= memo.validUntil) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    // Least recently used goes first: re-insert on use.
+    this.entries.delete(key);
+    this.entries.set(key, memo);
+    return { months: memo.months, long: memo.long };
+  }
+
+  set(key: string, sources: readonly (readonly IndexEntry[])[], matches: Matches): void {
+    let validUntil = Infinity;
+    for (const list of [matches.months, matches.long]) for (const e of list) if (e.expiresAt < validUntil) validUntil = e.expiresAt;
+    this.entries.delete(key);
+    this.entries.set(key, { ...matches, sources, validUntil });
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
