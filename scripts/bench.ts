@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseCommandLine, runCommand } from '../src/cli/args.js';
 import { ConfigError } from '../src/errors.js';
 import { renderChart } from '../src/bench/chart.js';
+import { renderMarkdown } from '../src/bench/markdown.js';
 import { formatReport } from '../src/bench/report.js';
 import type { BenchResult } from '../src/bench/run.js';
 
@@ -9,6 +10,7 @@ import type { BenchResult } from '../src/bench/run.js';
  * `npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T]
  *                   [--json] [--out FILE] [--check]`
  * `npm run bench -- --chart OUT.svg RESULT.json...`
+ * `npm run bench -- --markdown RESULT.json...`  (the result tables of docs/performance.md)
  *
  * Runs the benchmark of docs/performance.md. With --json, stdout carries one JSON object and the
  * progress goes to stderr. Exit status: 1 on an error (or, with --check, a target that does not
@@ -22,7 +24,8 @@ const MIX_SIZE = 9;
 
 const USAGE =
   'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--json] [--out FILE] [--check]\n' +
-  '       npm run bench -- --chart OUT.svg RESULT.json...';
+  '       npm run bench -- --chart OUT.svg RESULT.json...\n' +
+  '       npm run bench -- --markdown RESULT.json...';
 
 function integer(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined) return fallback;
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     out: { type: 'string' },
     check: { type: 'boolean' },
     chart: { type: 'string' },
+    markdown: { type: 'boolean' },
     help: { type: 'boolean' },
   });
   if (values.help) {
@@ -55,6 +59,11 @@ async function main(): Promise<void> {
     const results = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult);
     writeFileSync(values.chart, renderChart(results));
     process.stderr.write(`wrote ${values.chart}\n`);
+    return;
+  }
+  if (values.markdown) {
+    if (positionals.length === 0) throw new ConfigError('--markdown', 'needs one or more RESULT.json files');
+    process.stdout.write(renderMarkdown(positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult)));
     return;
   }
   if (positionals.length > 0) throw new ConfigError(positionals[0]!, `unexpected argument\n${USAGE}`);

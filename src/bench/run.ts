@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type {
@@ -91,20 +90,6 @@ export interface BenchResult {
   bundles: BundleReport;
   targets: Target[];
   errors: string[];
-}
-
-/** Asks the OS for a free loopback port (written here: the launcher's module may not load yet). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function lambdaContext(functionName: string): Context {
@@ -248,6 +233,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const log = options.log;
   const errors: string[] = [];
   const suffix = randomUUID().slice(0, 8);
+  const { startDynamoDbLocal, ensureTables, freePort } = await import('../local/dynamodb-local.js');
   const port = await freePort();
   const names = { legsTableName: `bench-legs-${suffix}`, keysTableName: `bench-keys-${suffix}` };
   const referenceTable = `bench-whole-${suffix}`;
@@ -262,7 +248,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
 
-  const { startDynamoDbLocal, ensureTables } = await import('../local/dynamodb-local.js');
   const { CreateTableCommand, QueryCommand } = await import('@aws-sdk/client-dynamodb');
   const { QueryCommand: DocQueryCommand } = await import('@aws-sdk/lib-dynamodb');
   const { createTableInput, LEGS_TABLE, LEGS_INDEX } = await import('../tables.js');

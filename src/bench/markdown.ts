@@ -1,0 +1,67 @@
+import type { BenchResult } from './run.js';
+
+/**
+ * The result tables of docs/performance.md, rendered from benchmark results (`npm run bench --
+ * --markdown RESULT.json...`), so the document shows what a run measured, not hand-copied figures.
+ */
+const n = (v: number, digits = 1) => v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const int = (v: number) => Math.round(v).toLocaleString('en-US');
+const lat = (l: { p50: number; p95: number; p99: number }, digits: number) => `${n(l.p50, digits)} / ${n(l.p95, digits)} / ${n(l.p99, digits)}`;
+const coldDigits = (p50: number) => (p50 >= 100 ? 0 : 1);
+
+export function resultSection(r: BenchResult): string {
+  const hot = r.hotBucket;
+  const out: string[] = [];
+  out.push(
+    `#### ${int(r.data.legs)} legs (${int(r.data.indexEntries)} in the index, busiest bucket ${hot.bucket} with ${int(hot.entries)}; benchmark ${int(r.durationSeconds)} s)`,
+    '',
+    '| query | total | RU | whole items | fraction | floor | calls | entries read | warm RU | empty cache ms | warm cache ms |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+  );
+  for (const q of r.queries) {
+    out.push(
+      `| ${q.name} | ${q.total} | ${n(q.cold.readUnits)} | ${n(q.reference.wholeItemReadUnits)} | ${n(q.cold.readUnits / q.reference.wholeItemReadUnits, 3)} | ${n(q.reference.floorReadUnits)} | ${int(q.cold.calls)} | ${int(q.cold.items)} | ${n(q.warm.readUnits)} | ${lat(q.cold.latencyMs, coldDigits(q.cold.latencyMs.p50))} | ${lat(q.warm.latencyMs, 2)} |`,
+    );
+  }
+  const mean = (f: (q: BenchResult['queries'][number]) => number) => r.queries.reduce((a, q) => a + f(q), 0) / (r.queries.length || 1);
+  const whole = mean((q) => q.reference.wholeItemReadUnits);
+  const c = r.overall.cold;
+  out.push(
+    `| **all** (mean per request) | | ${n(c.readUnits)} | ${n(whole)} | ${n(c.readUnits / whole, 3)} | ${n(mean((q) => q.reference.floorReadUnits))} | ${n(c.calls)} | ${int(c.items)} | ${n(r.overall.warm.readUnits)} | ${lat(c.latencyMs, coldDigits(c.latencyMs.p50))} | ${lat(r.overall.warm.latencyMs, 2)} |`,
+    '',
+  );
+  const b = r.bundles;
+  out.push(
+    `Bundles: list ${n(b.list.bytes / 1000)} kB, import ${n(b.list.importMs)} ms (${n(b.list.inProcessImportMs)} ms inside \`import()\`); ` +
+      `authorizer ${n(b.authorizer.bytes / 1000)} kB, ${n(b.authorizer.importMs)} ms; hello-world ${n(b.hello.importMs)} ms (${n(b.hello.inProcessImportMs)} ms). ` +
+      `Authorizer handler p50 / p95 ${n(r.overall.authorizerLatencyMs.p50, 2)} / ${n(r.overall.authorizerLatencyMs.p95, 2)} ms. ` +
+      `Mean index entry ${n(r.data.meanIndexEntryBytes)} B, mean item ${int(r.data.meanItemBytes)} B.`,
+  );
+  return out.join('\n');
+}
+
+/** One row per target, one column per result (in the order given). */
+export function targetsTable(results: readonly BenchResult[]): string {
+  const head = ['target', ...results.map((r) => `${int(r.data.legs)} legs`)];
+  const out = [`| ${head.join(' | ')} |`, `|---|${results.map(() => '--:').join('|')}|`];
+  const rows = results[0]?.targets.length ?? 0;
+  for (let i = 0; i < rows; i++) {
+    const name = results[0]!.targets[i]!.name.replace(/ at \d+ legs/, '');
+    const cells = results.map((r) => {
+      const t = r.targets[i];
+      return t ? `${t.value} ${t.unit === 'ratio' || t.unit === 'queries' ? '' : `${t.unit} `}(limit ${t.limit}) ${t.holds ? 'holds' : '**fails**'}` : '';
+    });
+    out.push(`| ${name} | ${cells.join(' | ')} |`);
+  }
+  return out.join('\n');
+}
+
+export function renderMarkdown(results: readonly BenchResult[]): string {
+  const sorted = [...results].sort((a, b) => a.data.legs - b.data.legs);
+  const first = sorted[0];
+  const intro = first
+    ? `${first.machine.cpus} cores, Node ${first.machine.node}, DynamoDB Local, seed ${first.options.seed}, today ${first.data.today}, ` +
+      `${first.options.runs} warm-cache runs and ${first.options.coldRounds} empty-cache rounds of each query.`
+    : '';
+  return [intro, '', ...sorted.map((r) => resultSection(r) + '\n'), '##### Targets', '', targetsTable(sorted), ''].join('\n');
+}
