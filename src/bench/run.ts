@@ -6,8 +6,8 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
   APIGatewayRequestAuthorizerEventV2,
-  Context,
 } from 'aws-lambda';
+import { lambdaContext } from '../local/lambda-context.js';
 import { allowedBuckets, checkBuckets, type BucketCheck } from './buckets.js';
 import { buildAndMeasure, type BundleReport } from './bundle.js';
 import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue } from './capacity.js';
@@ -92,22 +92,6 @@ export interface BenchResult {
   errors: string[];
 }
 
-function lambdaContext(functionName: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 const ROUTE = 'GET /open/v1/empty-legs';
 

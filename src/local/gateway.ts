@@ -6,6 +6,7 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
   Context,
 } from 'aws-lambda';
+import { lambdaContext } from './lambda-context.js';
 
 /**
  * Local emulation of API Gateway HTTP API (payload 2.0): turns an HTTP request into the v2 event,
@@ -35,24 +36,6 @@ export interface GatewayOptions {
 
 const MAX_BODY_BYTES = 1_000_000;
 
-function lambdaContext(functionName: string): Context {
-  const awsRequestId = randomUUID();
-  const deadline = Date.now() + 10_000;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 function headersOf(req: IncomingMessage): Record<string, string> {
   const headers: Record<string, string> = {};

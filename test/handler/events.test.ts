@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -7,11 +7,11 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
   APIGatewayRequestAuthorizerEventV2,
-  Context,
 } from 'aws-lambda';
 import { handler as authorizerHandler } from '../../functions/authorizer/handler.js';
 import { handler as listHandler } from '../../functions/list-empty-legs/handler.js';
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
+import { lambdaContext } from '../../src/local/lambda-context.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { storedLeg } from '../support/legs.js';
 
@@ -30,22 +30,6 @@ const listEvent = readEvent<ListEvent>('list-empty-legs.json');
 const authorizerEvent = readEvent<APIGatewayRequestAuthorizerEventV2>('authorizer.json');
 const notFoundEvent = readEvent<APIGatewayProxyEventV2>('not-found.json');
 
-function context(functionName: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:eu-west-1:123456789012:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 interface EnvelopeBody {
   code: string;
@@ -100,7 +84,7 @@ describe('events/list-empty-legs.json → list handler', () => {
   });
 
   it('answers 200 with the page envelope for the query of the event', async () => {
-    const ctx = context('list-empty-legs');
+    const ctx = lambdaContext('list-empty-legs');
     const res = await listHandler(listEvent, ctx);
     const q = listEvent.queryStringParameters!;
     const needle = q.depCityName!.toLowerCase();
@@ -154,7 +138,7 @@ describe('events/authorizer.json → authorizer handler', () => {
 
 describe('events/not-found.json → not-found handler', () => {
   it('answers 404 NOT_FOUND in the envelope', async () => {
-    const ctx = context('not-found');
+    const ctx = lambdaContext('not-found');
     const res = await notFoundHandler(notFoundEvent, ctx);
     expect(res.statusCode).toBe(404);
     const b = body(res);

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { lambdaContext as localLambdaContext } from '../../src/local/lambda-context.js';
 import { verifiedContext, type AuthorizerContext, type VerifiedKey } from '../../src/auth/verdict.js';
 
 /** API Gateway HTTP API v2 events and Lambda contexts for handler tests. */
@@ -41,18 +41,5 @@ export function listEvent(
 }
 
 export function lambdaContext(): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'list-empty-legs',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:list-empty-legs',
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/list-empty-legs',
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+  return localLambdaContext('list-empty-legs');
 }
