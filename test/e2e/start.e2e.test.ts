@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,4 +58,14 @@ describe('npm start refuses bad input', () => {
       blocker.close();
     }
   });
+
+  it('says in one line that java is missing, when it is', async () => {
+    // A PATH with node and nothing else: no java to start DynamoDB Local with.
+    const bin = mkdtempSync(join(tmpdir(), 'empty-legs-nojava-'));
+    symlinkSync(process.execPath, join(bin, 'node'));
+    const r = start(['--port', String(await freePort())], { PATH: bin });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('DynamoDB Local needs Java 17 or newer: `java` was not found on PATH');
+  });
 });
+
