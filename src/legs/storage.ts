@@ -21,8 +21,6 @@ import type { EmptyLeg } from './model.js';
  *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
  *            alone, empty for none); `icao/iata` when a code has another length
  *   arrCity, arrCodes  the same for the arrival
- * The entry of the old format (endDate, depTimezone and the six lower-cased fields, eight in all) is
- * still read, so the listing works while the table is being rewritten.
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;
@@ -210,7 +208,6 @@ export class IndexEntryReader {
     if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
     const f = filter.split(SEP);
     const startDate = sort.slice(0, 10);
-    if (f.length === 8) return this.legacy(id, startDate, f);
     if (f.length !== 6) return undefined;
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
@@ -237,22 +234,6 @@ export class IndexEntryReader {
       arrCity: f[4]!,
       arrIcao,
       arrIata,
-    };
-  }
-
-  /** The first format: endDate, depTimezone, depCity, depIcao, depIata, arrCity, arrIcao, arrIata. */
-  private legacy(id: string, startDate: string, f: string[]): IndexEntry {
-    return {
-      id,
-      startDate,
-      endDate: f[0]!,
-      expiresAt: expiryInstant(f[0]!, f[1]!),
-      depCity: f[2]!,
-      depIcao: f[3]!,
-      depIata: f[4]!,
-      arrCity: f[5]!,
-      arrIcao: f[6]!,
-      arrIata: f[7]!,
     };
   }
 }

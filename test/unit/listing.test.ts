@@ -274,22 +274,6 @@ describe('index entries (storage)', () => {
     expect(parseIndexItem(odd)).toMatchObject({ depIcao: 'k1', depIata: '', arrIcao: '', arrIata: 'nce' });
   });
 
-  it('still reads the first format (endDate and the zone name)', () => {
-    const lf = ['2026-12-04', 'Asia/Dubai', 'dubai', 'omdw', 'dwc', 'london', 'eglf', 'fab'].join('\u001f');
-    expect(parseIndexItem({ id: 'x', ls: '2026-12-01#x', lf })).toEqual({
-      id: 'x',
-      startDate: '2026-12-01',
-      endDate: '2026-12-04',
-      expiresAt: Date.parse('2026-12-04T20:00:00Z'),
-      depCity: 'dubai',
-      depIcao: 'omdw',
-      depIata: 'dwc',
-      arrCity: 'london',
-      arrIcao: 'eglf',
-      arrIata: 'fab',
-    });
-  });
-
   it('puts the expiry at the start of the next local day, also where it does not start at midnight', () => {
     expect(expiryInstant('2026-11-21', 'UTC')).toBe(Date.parse('2026-11-22T00:00:00Z'));
     expect(expiryInstant('2026-11-21', 'Asia/Kathmandu')).toBe(Date.parse('2026-11-21T18:15:00Z'));
