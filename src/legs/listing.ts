@@ -76,7 +76,7 @@ export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): 
 export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number): boolean {
   if (entry.endDate < window.from) return false;
   if (window.to !== undefined && entry.startDate > window.to) return false;
-  if (entry.expiresAt <= nowMs) return false;
+  if (isExpired(entry, nowMs)) return false;
   if (query.depCityName !== undefined && !entry.depCity.includes(query.depCityName)) return false;
   if (query.arrCityName !== undefined && !entry.arrCity.includes(query.arrCityName)) return false;
   const dep = query.depAirportCode;
@@ -123,28 +123,6 @@ export function compareLegs(a: Pick<IndexEntry, 'startDate' | 'id'>, b: Pick<Ind
   if (a.startDate !== b.startDate) return a.startDate < b.startDate ? -1 : 1;
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;
   return 0;
-}
-
-/**
- * Merges lists that are each already in listing order (index order) into one, without a full sort.
- */
-export function mergeSorted<T extends Pick<IndexEntry, 'startDate' | 'id'>>(lists: readonly (readonly T[])[]): T[] {
-  const nonEmpty = lists.filter((l) => l.length > 0);
-  if (nonEmpty.length === 0) return [];
-  if (nonEmpty.length === 1) return [...nonEmpty[0]!];
-  const out: T[] = [];
-  const pos = nonEmpty.map(() => 0);
-  for (;;) {
-    let best = -1;
-    for (let i = 0; i < nonEmpty.length; i++) {
-      const item = nonEmpty[i]![pos[i]!];
-      if (item === undefined) continue;
-      if (best === -1 || compareLegs(item, nonEmpty[best]![pos[best]!]!) < 0) best = i;
-    }
-    if (best === -1) return out;
-    out.push(nonEmpty[best]![pos[best]!]!);
-    pos[best]! += 1;
-  }
 }
 
 export interface PageSlice<T> {

@@ -7,7 +7,6 @@ import {
   isExpired,
   lowerBound,
   matches,
-  mergeSorted,
   pageOfMerged,
   paginate,
   queryWindow,
@@ -164,9 +163,8 @@ describe('order and merge', () => {
   it('merges sorted lists into one sorted list without losing or repeating items', () => {
     const a = [entry({ id: 'a1', startDate: '2026-12-01' }), entry({ id: 'a2', startDate: '2026-12-05' })];
     const b = [entry({ id: 'b1', startDate: '2026-11-30' }), entry({ id: 'b2', startDate: '2026-12-05' })];
-    const merged = mergeSorted([a, b, []]);
-    expect(merged.map((e) => e.id)).toEqual(['b1', 'a1', 'a2', 'b2']);
-    expect(mergeSorted([[], []])).toEqual([]);
+    expect(pageOfMerged(a, b, 1, 10).items.map((e) => e.id)).toEqual(['b1', 'a1', 'a2', 'b2']);
+    expect(pageOfMerged([], [], 1, 10)).toEqual({ items: [], total: 0, page: 1, size: 10 });
   });
 });
 
