@@ -1,4 +1,5 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, sleep as waitMs } from '../aws/backoff.js';
 import { toStorageItem, type StoredLeg } from './storage.js';
 
 /**
@@ -42,12 +43,6 @@ export class LoadError extends Error {
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } };
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Full-jitter exponential backoff: a random wait in [0, min(max, base * 2^retry)). */
-export function backoffDelay(retry: number, baseMs: number, maxMs: number, random: () => number): number {
-  return Math.floor(random() * Math.min(maxMs, baseMs * 2 ** retry));
-}
 
 export async function writeLegs(
   client: DynamoDBDocumentClient,
@@ -59,7 +54,7 @@ export async function writeLegs(
   const maxAttempts = Math.max(1, options.maxAttempts ?? 8);
   const baseDelayMs = options.baseDelayMs ?? 50;
   const maxDelayMs = options.maxDelayMs ?? 5_000;
-  const sleep = options.sleep ?? defaultSleep;
+  const sleep = options.sleep ?? waitMs;
   const random = options.random ?? Math.random;
 
   // BatchWriteItem refuses two puts of one key in a request; the last leg of an id wins.

@@ -1,4 +1,6 @@
 import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, sleep } from '../aws/backoff.js';
+import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
 import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
@@ -26,8 +28,6 @@ export interface LegsRepository {
 
 const BATCH_GET_LIMIT = 100;
 const MAX_BATCH_ATTEMPTS = 6;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The key condition of a bucket read: the bucket, and the startDate range on the sort key
@@ -83,11 +83,11 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
         let keys: Record<string, unknown>[] = ids.slice(i, i + BATCH_GET_LIMIT).map((id) => ({ id }));
         for (let attempt = 1; keys.length > 0; attempt++) {
           if (attempt > MAX_BATCH_ATTEMPTS) {
-            throw Object.assign(new Error('BatchGetItem left keys unprocessed after retries'), {
-              name: 'ProvisionedThroughputExceededException',
+            throw new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', {
+              cause: new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts`),
             });
           }
-          if (attempt > 1) await sleep(Math.min(1000, 25 * 2 ** attempt) * Math.random());
+          if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
           const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
           items.push(...(out.Responses?.[tableName] ?? []));
           keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];

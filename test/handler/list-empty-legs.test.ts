@@ -150,6 +150,18 @@ describe('list-empty-legs handler', () => {
     expect(Object.values(batches[0]!.args[0].input.RequestItems!)[0]!.Keys).toHaveLength(10);
   });
 
+  it('answers 503 when BatchGetItem keeps leaving keys unprocessed', async () => {
+    serve([leg('a', '2026-11-25', '2026-11-27')]);
+    ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => {
+      const [table, req] = Object.entries(input.RequestItems)[0]!;
+      return { Responses: { [table]: [] }, UnprocessedKeys: { [table]: { Keys: req.Keys } } };
+    });
+    const { res, body } = await call();
+    expect(res.statusCode).toBe(503);
+    expect(body).toMatchObject({ code: 'SERVICE_UNAVAILABLE', data: null });
+    expect(ddb.commandCalls(BatchGetCommand).length).toBeGreaterThan(1);
+  });
+
   it('clamps page and size and reports the values in effect', async () => {
     serve([leg('a', '2026-11-25', '2026-11-27')]);
     const { body } = await call({ page: '0', size: '1000' });

@@ -3,7 +3,8 @@ import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
-import { BATCH_SIZE, LoadError, backoffDelay, writeLegs } from '../../src/legs/loader.js';
+import { backoffDelay } from '../../src/aws/backoff.js';
+import { BATCH_SIZE, LoadError, writeLegs } from '../../src/legs/loader.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { storedLeg } from '../support/legs.js';
 
