@@ -1,13 +1,8 @@
 import './quiet-node-notice.js';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient } from '../src/aws/dynamodb.js';
-import { resolveStageTables } from '../src/aws/stage-tables.js';
 import { parseCommandLine, runCommand } from '../src/cli/args.js';
+import { openLocalTables, openStageTables, type CommandTables } from '../src/cli/tables.js';
 import { parseStage, readConfig, type Stage } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
-import { isUnavailable } from '../src/http/envelope.js';
-import { ensureTables } from '../src/local/dynamodb-local.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
@@ -58,11 +53,7 @@ function shown(value: string): string {
   return value.startsWith('elk_') ? '(an API key: not shown)' : `'${value}'`;
 }
 
-interface Target {
-  client: DynamoDBDocumentClient;
-  keysTableName: string;
-  /** DynamoDB Local endpoint, or undefined for AWS. */
-  localEndpoint: string | undefined;
+interface Target extends CommandTables {
   /** The stage of the tables: --stage with --aws, else the STAGE setting. */
   stage: Stage;
 }
@@ -72,32 +63,12 @@ async function connect(aws: boolean, stageFlag: string | undefined): Promise<Tar
   if (aws) {
     if (stageFlag === undefined) throw new ConfigError('--stage', 'is required with --aws: sandbox or prod');
     const stage = parseStage('--stage', stageFlag);
-    const { keysTableName } = await resolveStageTables(stage);
-    return { client: createDocumentClient({ endpoint: undefined }), keysTableName, localEndpoint: undefined, stage };
+    return { ...(await openStageTables(stage)), stage };
   }
   if (stageFlag !== undefined) {
     throw new ConfigError('--stage', 'only applies with --aws (locally the stage is the STAGE setting)');
   }
-  const endpoint = config.dynamodbEndpoint ?? `http://127.0.0.1:${config.dynamodbPort}`;
-  const client = createDocumentClient({ endpoint, maxAttempts: 1 });
-  try {
-    await client.send(new ListTablesCommand({ Limit: 1 }));
-  } catch (err) {
-    client.destroy();
-    if (isUnreachable(err)) {
-      throw new Error(`Cannot reach DynamoDB Local at ${endpoint}: is it running? Start it with \`npm start\` (or set DYNAMODB_ENDPOINT)`);
-    }
-    throw err;
-  }
-  await ensureTables(client, { legsTableName: config.legsTableName, keysTableName: config.keysTableName });
-  return { client, keysTableName: config.keysTableName, localEndpoint: endpoint, stage: config.stage };
-}
-
-function isUnreachable(err: unknown): boolean {
-  if (isUnavailable(err)) return true;
-  const e = err as { code?: unknown; errors?: unknown; cause?: unknown; name?: unknown };
-  if (Array.isArray(e.errors) && e.errors.some(isUnreachable)) return true;
-  return e.cause !== undefined && e.cause !== err && isUnreachable(e.cause);
+  return { ...(await openLocalTables(config)), stage: config.stage };
 }
 
 function warn(line: string): void {

@@ -1,15 +1,12 @@
 import './quiet-node-notice.js';
 import { readFile } from 'node:fs/promises';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../src/aws/dynamodb.js';
-import { resolveStageTables } from '../src/aws/stage-tables.js';
 import { parseCommandLine, runCommand } from '../src/cli/args.js';
+import { oneLine, openLocalTables, openStageTables, type CommandTables } from '../src/cli/tables.js';
 import { parseStage, readConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 import { utcDate } from '../src/legs/dates.js';
 import { parseImportText, type ImportError } from '../src/legs/import.js';
 import { writeLegs } from '../src/legs/loader.js';
-import { ensureTables } from '../src/local/dynamodb-local.js';
 
 /**
  * `npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]`
@@ -29,26 +26,6 @@ class Exit extends Error {
   ) {
     super(message);
   }
-}
-
-/** One line, whatever the SDK put in its message. */
-function oneLine(err: unknown): string {
-  const text = err instanceof Error ? err.message || err.name : String(err);
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EAI_AGAIN']);
-
-/** True when `err` says the endpoint did not answer (as opposed to an answer that is an error). */
-export function isConnectionError(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; depth++) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code && CONNECTION_CODES.has(code)) return true;
-    if (e.name === 'TimeoutError' || e.name === 'RequestTimeout') return true;
-    if (e instanceof AggregateError && e.errors.some((inner) => isConnectionError(inner))) return true;
-    e = e.cause;
-  }
-  return false;
 }
 
 function printErrors(errors: readonly ImportError[], prefix: string): void {
@@ -99,31 +76,13 @@ async function main(): Promise<void> {
     printErrors(parsed.errors, 'warning: ');
   }
 
-  let client: DynamoDBDocumentClient;
-  let tableName: string;
-  if (values.aws) {
-    let tables: { legsTableName: string };
-    try {
-      tables = await resolveStageTables(stage);
-    } catch (err) {
-      throw new Exit(1, `AWS (stage ${stage}): ${oneLine(err)}`);
-    }
-    tableName = tables.legsTableName;
-    client = createDocumentClient({ endpoint: undefined });
-  } else {
-    const endpoint = config.dynamodbEndpoint!;
-    tableName = config.legsTableName;
-    client = createDocumentClient({ endpoint, region: 'local', maxAttempts: 2 });
-    try {
-      await ensureTables(client, config);
-    } catch (err) {
-      client.destroy();
-      if (isConnectionError(err)) {
-        throw new Exit(1, `DynamoDB Local is not reachable at ${endpoint}: start it with \`npm start\` (or set DYNAMODB_ENDPOINT)`);
-      }
-      throw new Exit(1, `DynamoDB at ${endpoint}: ${oneLine(err)}`);
-    }
+  let tables: CommandTables;
+  try {
+    tables = values.aws ? await openStageTables(stage) : await openLocalTables(config);
+  } catch (err) {
+    throw new Exit(1, oneLine(err));
   }
+  const { client, legsTableName: tableName } = tables;
 
   try {
     const result = await writeLegs(client, tableName, parsed.legs);
