@@ -7,7 +7,16 @@ import type {
   APIGatewayProxyStructuredResultV2,
   APIGatewayRequestAuthorizerEventV2,
 } from 'aws-lambda';
+import { CreateTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand as DocQueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createKey } from '../keys/store.js';
+import { addDays, utcDate } from '../legs/dates.js';
+import { demoLegs } from '../legs/demo/index.js';
+import { writeLegs } from '../legs/loader.js';
+import { BUCKET_ATTR, LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../legs/storage.js';
+import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { lambdaContext } from '../local/lambda-context.js';
+import { createTableInput, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
 import { allowedBuckets, checkBuckets, type BucketCheck } from './buckets.js';
 import { buildAndMeasure, type BundleReport } from './bundle.js';
 import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue } from './capacity.js';
@@ -217,7 +226,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const log = options.log;
   const errors: string[] = [];
   const suffix = randomUUID().slice(0, 8);
-  const { startDynamoDbLocal, ensureTables, freePort } = await import('../local/dynamodb-local.js');
   const port = await freePort();
   const names = { legsTableName: `bench-legs-${suffix}`, keysTableName: `bench-keys-${suffix}` };
   const referenceTable = `bench-whole-${suffix}`;
@@ -232,15 +240,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
 
-  const { CreateTableCommand, QueryCommand } = await import('@aws-sdk/client-dynamodb');
-  const { QueryCommand: DocQueryCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { createTableInput, LEGS_TABLE, LEGS_INDEX } = await import('../tables.js');
-  const { toStorageItem } = await import('../legs/storage.js');
-  const { demoLegs } = await import('../legs/demo/index.js');
-  const { writeLegs } = await import('../legs/loader.js');
-  const { createKey } = await import('../keys/store.js');
-  const { utcDate, addDays } = await import('../legs/dates.js');
-  const storage = await import('../legs/storage.js');
 
   log(`starting DynamoDB Local on port ${port}`);
   const db = await startDynamoDbLocal({ port });
@@ -263,7 +262,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
     const data: DataLeg[] = legs.map((leg) => {
       const item = toStorageItem(leg);
-      const bucket = item[storage.BUCKET_ATTR];
+      const bucket = item[BUCKET_ATTR];
       return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: itemSize(item) };
     });
     const sizeById = new Map(data.map((d) => [d.leg.id, d.itemBytes]));
@@ -302,9 +301,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const mix = queryMix(today);
     const expected = mix.map((q) => expectedListing(data, q.params, now));
     const rules = {
-      horizonEnd: addDays(today, storage.LISTING_HORIZON_DAYS),
-      maxSpanDays: storage.MAX_BUCKET_SPAN_DAYS,
-      longBucket: storage.LONG_BUCKET,
+      horizonEnd: addDays(today, LISTING_HORIZON_DAYS),
+      maxSpanDays: MAX_BUCKET_SPAN_DAYS,
+      longBucket: LONG_BUCKET,
     };
 
     // Logs go to stdout in Lambda; here they are formatted as usual and dropped.
