@@ -5,7 +5,7 @@ import { oneLine, openLocalTables, openStageTables, type CommandTables } from '.
 import { parseStage, readConfig } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 import { utcDate } from '../src/legs/dates.js';
-import { parseImportText, type ImportError } from '../src/legs/import.js';
+import { parseImportText, type ImportError } from '../src/legs/import/index.js';
 import { writeLegs } from '../src/legs/loader.js';
 
 /**

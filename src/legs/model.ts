@@ -1,89 +1,65 @@
-/** The API's EmptyLeg (spec 2.3) and Amenity (spec 2.4), and the mapping from a stored item. */
+import * as v from 'valibot';
 
+/**
+ * The API's EmptyLeg and Amenity (docs/api.md), defined once: the valibot schema below is the one
+ * list of the leg's fields, their order and their nullability. The type, the field list and the
+ * mapping from a stored item are all derived from it; the import format's rules
+ * (src/legs/import/schema.ts) are checked against the same field list by the type system.
+ */
 export const AMENITY_TYPES = ['wifi', 'smoking', 'pets', 'bed', 'toilet', 'medical'] as const;
 export type AmenityType = (typeof AMENITY_TYPES)[number];
 
-export interface Amenity {
-  amenityType: AmenityType;
-  amenityName: string;
-  amenityDesc: string;
-}
+export const AmenitySchema = v.object({
+  amenityType: v.picklist(AMENITY_TYPES),
+  amenityName: v.string(),
+  amenityDesc: v.string(),
+});
+export type Amenity = v.InferOutput<typeof AmenitySchema>;
 
-export interface EmptyLeg {
-  id: string;
-  startDate: string;
-  endDate: string;
-  depCityName: string;
-  depAirportName: string | null;
-  depAirportIcao: string | null;
-  depAirportIata: string | null;
-  depCountryName: string | null;
-  depCountryCode: string | null;
-  arrCityName: string;
-  arrAirportName: string | null;
-  arrAirportIcao: string | null;
-  arrAirportIata: string | null;
-  arrCountryName: string | null;
-  arrCountryCode: string | null;
-  airlineName: string | null;
-  aircraftModelName: string | null;
-  aircraftType: string | null;
-  registration: string | null;
-  aircraftImg: string | null;
-  makeYear: number | null;
-  renovateYear: number | null;
-  seatNum: number | null;
-  price: number | null;
-  currency: string | null;
-  amenities: Amenity[];
-}
+const text = v.string();
+const optionalText = v.nullable(v.string());
+const optionalNumber = v.nullable(v.number());
 
-/** The fields of spec 2.3, in the order the API returns them. */
-export const EMPTY_LEG_FIELDS = [
-  'id',
-  'startDate',
-  'endDate',
-  'depCityName',
-  'depAirportName',
-  'depAirportIcao',
-  'depAirportIata',
-  'depCountryName',
-  'depCountryCode',
-  'arrCityName',
-  'arrAirportName',
-  'arrAirportIcao',
-  'arrAirportIata',
-  'arrCountryName',
-  'arrCountryCode',
-  'airlineName',
-  'aircraftModelName',
-  'aircraftType',
-  'registration',
-  'aircraftImg',
-  'makeYear',
-  'renovateYear',
-  'seatNum',
-  'price',
-  'currency',
-  'amenities',
-] as const satisfies readonly (keyof EmptyLeg)[];
+/** The fields of an EmptyLeg, in the order the API returns them. */
+export const EmptyLegSchema = v.object({
+  id: text,
+  startDate: text,
+  endDate: text,
+  depCityName: text,
+  depAirportName: optionalText,
+  depAirportIcao: optionalText,
+  depAirportIata: optionalText,
+  depCountryName: optionalText,
+  depCountryCode: optionalText,
+  arrCityName: text,
+  arrAirportName: optionalText,
+  arrAirportIcao: optionalText,
+  arrAirportIata: optionalText,
+  arrCountryName: optionalText,
+  arrCountryCode: optionalText,
+  airlineName: optionalText,
+  aircraftModelName: optionalText,
+  aircraftType: optionalText,
+  registration: optionalText,
+  aircraftImg: optionalText,
+  makeYear: optionalNumber,
+  renovateYear: optionalNumber,
+  seatNum: optionalNumber,
+  price: optionalNumber,
+  currency: optionalText,
+  amenities: v.array(AmenitySchema),
+});
+export type EmptyLeg = v.InferOutput<typeof EmptyLegSchema>;
+export type EmptyLegField = keyof EmptyLeg;
+
+/** The fields of an EmptyLeg, in the order the API returns them. */
+export const EMPTY_LEG_FIELDS = Object.keys(EmptyLegSchema.entries) as readonly EmptyLegField[];
 
 type Stored = Readonly<Record<string, unknown>>;
 
-function str(item: Stored, name: string): string | null {
-  const v = item[name];
-  return typeof v === 'string' ? v : null;
-}
-
-function num(item: Stored, name: string): number | null {
-  const v = item[name];
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-function amenities(item: Stored): Amenity[] {
-  const v = item.amenities;
-  if (!Array.isArray(v)) return [];
-  return v.flatMap((a: unknown): Amenity[] => {
+function amenities(value: unknown): Amenity[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((a: unknown): Amenity[] => {
     if (typeof a !== 'object' || a === null) return [];
     const r = a as Stored;
     const type = r.amenityType;
@@ -98,37 +74,28 @@ function amenities(item: Stored): Amenity[] {
   });
 }
 
+/** How one field is read from a stored item, derived from its schema. */
+type Reader = (value: unknown) => unknown;
+
+function readerFor(schema: v.GenericSchema): Reader {
+  if (schema.type === 'array') return amenities;
+  const nullable = schema.type === 'nullable';
+  const inner = nullable ? (schema as v.NullableSchema<v.GenericSchema, undefined>).wrapped.type : schema.type;
+  const read: Reader =
+    inner === 'number'
+      ? (value) => (typeof value === 'number' && Number.isFinite(value) ? value : null)
+      : (value) => (typeof value === 'string' ? value : null);
+  return nullable ? read : (value) => read(value) ?? '';
+}
+
+const READERS = EMPTY_LEG_FIELDS.map((field) => [field, readerFor(EmptyLegSchema.entries[field])] as const);
+
 /**
- * Builds the API record from a stored item: exactly the fields of spec 2.3, in order, nullable
+ * Builds the API record from a stored item: exactly the fields of an EmptyLeg, in order, nullable
  * fields as null when unknown, and nothing else (no listing state, index key or timezone).
  */
 export function toApiRecord(item: Stored): EmptyLeg {
-  return {
-    id: str(item, 'id') ?? '',
-    startDate: str(item, 'startDate') ?? '',
-    endDate: str(item, 'endDate') ?? '',
-    depCityName: str(item, 'depCityName') ?? '',
-    depAirportName: str(item, 'depAirportName'),
-    depAirportIcao: str(item, 'depAirportIcao'),
-    depAirportIata: str(item, 'depAirportIata'),
-    depCountryName: str(item, 'depCountryName'),
-    depCountryCode: str(item, 'depCountryCode'),
-    arrCityName: str(item, 'arrCityName') ?? '',
-    arrAirportName: str(item, 'arrAirportName'),
-    arrAirportIcao: str(item, 'arrAirportIcao'),
-    arrAirportIata: str(item, 'arrAirportIata'),
-    arrCountryName: str(item, 'arrCountryName'),
-    arrCountryCode: str(item, 'arrCountryCode'),
-    airlineName: str(item, 'airlineName'),
-    aircraftModelName: str(item, 'aircraftModelName'),
-    aircraftType: str(item, 'aircraftType'),
-    registration: str(item, 'registration'),
-    aircraftImg: str(item, 'aircraftImg'),
-    makeYear: num(item, 'makeYear'),
-    renovateYear: num(item, 'renovateYear'),
-    seatNum: num(item, 'seatNum'),
-    price: num(item, 'price'),
-    currency: str(item, 'currency'),
-    amenities: amenities(item),
-  };
+  const record: Record<string, unknown> = {};
+  for (const [field, read] of READERS) record[field] = read(item[field]);
+  return record as EmptyLeg;
 }

@@ -5,7 +5,7 @@ import { createKey } from '../keys/store.js';
 import { environmentForStage } from '../keys/format.js';
 import { utcDate } from '../legs/dates.js';
 import { demoLegs } from '../legs/demo/index.js';
-import { parseImportText } from '../legs/import.js';
+import { parseImportText } from '../legs/import/index.js';
 import type { StoredLeg } from '../legs/storage.js';
 import { ConfigError } from '../errors.js';
 import { writeLegs } from '../legs/loader.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { daysBetween } from '../../src/legs/dates.js';
 import { demoLegs } from '../../src/legs/demo/index.js';
-import { parseImportText } from '../../src/legs/import.js';
+import { parseImportText } from '../../src/legs/import/index.js';
 import { writeLegs } from '../../src/legs/loader.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 

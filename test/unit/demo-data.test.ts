@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { addDays, daysBetween } from '../../src/legs/dates.js';
 import { AIRCRAFT, AIRPORTS, COUNTRIES, FEATURED_AIRPORTS, demoLegs, generateDemoRecords } from '../../src/legs/demo/index.js';
 import { REGISTRATION_PATTERNS } from '../../src/legs/demo/aircraft.js';
-import { COUNTRY_CODES, isIanaTimeZone, validateImportRecords } from '../../src/legs/import.js';
+import { COUNTRY_CODES, isIanaTimeZone, validateImportRecords } from '../../src/legs/import/index.js';
 import { AMENITY_TYPES } from '../../src/legs/model.js';
 import { MAX_BUCKET_SPAN_DAYS } from '../../src/legs/storage.js';
 

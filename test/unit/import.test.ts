@@ -7,7 +7,7 @@ import {
   parseInstant,
   validateImportRecord,
   validateImportRecords,
-} from '../../src/legs/import.js';
+} from '../../src/legs/import/index.js';
 import { EMPTY_LEG_FIELDS } from '../../src/legs/model.js';
 
 const TODAY = '2026-11-21';

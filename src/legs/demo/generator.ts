@@ -1,5 +1,5 @@
 import { addDays, isCalendarDate } from '../dates.js';
-import { validateImportRecords, type ImportRecord } from '../import.js';
+import { validateImportRecords, type ImportRecord } from '../import/index.js';
 import type { Amenity, AmenityType } from '../model.js';
 import type { StoredLeg } from '../storage.js';
 import { AIRCRAFT, AMENITY_TEXTS, OPERATORS, PER_USD, PRICE_BAND_USD, REGISTRATION_PATTERNS } from './aircraft.js';

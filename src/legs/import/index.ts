@@ -1,0 +1,19 @@
+/**
+ * The import format (docs/import-format.md): a JSON array or NDJSON of records in the API's
+ * EmptyLeg shape plus `listed`, `blocked`, `depTimezone`, and optionally `departureAt` instead of
+ * `startDate`. Everything here is pure: text in, legs and errors out. One module per concern:
+ *   reference-data  country and currency codes, limits
+ *   instant         ISO 8601 instants with an offset, IANA zone names
+ *   suggest         "did you mean" for unknown field names
+ *   schema          the record's valibot schema
+ *   validate        records to legs and field errors
+ *   json-syntax     where a JSON text is broken
+ *   parse-text      a file's text to records (JSON array or NDJSON)
+ */
+export { COUNTRY_CODES, CURRENCY_CODES } from './reference-data.js';
+export { isIanaTimeZone, parseInstant } from './instant.js';
+export { importRecordSchema, type ImportRecord } from './schema.js';
+export { describePosition, validateImportRecord, validateImportRecords, type FieldIssue, type RecordResult } from './validate.js';
+export { findJsonSyntaxError } from './json-syntax.js';
+export { parseImportText } from './parse-text.js';
+export type { ImportError, ImportOptions, ImportResult, RecordPosition } from './types.js';

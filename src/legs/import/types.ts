@@ -1,0 +1,39 @@
+import type { StoredLeg } from '../storage.js';
+
+/** What reading an import file gives: legs, and errors that say where, which field and which rule. */
+
+/** Where a record sits: `index` (0-based) in a JSON array, `line` (1-based) in NDJSON. */
+export interface RecordPosition {
+  kind: 'index' | 'line';
+  n: number;
+}
+
+export interface ImportError {
+  /** The record (or, for a JSON syntax error, the line); null for the file as a whole. */
+  at: RecordPosition | null;
+  /** The field, e.g. `depAirportIcao` or `amenities[1].amenityName`; null for the whole record. */
+  field: string | null;
+  /** The rule broken, e.g. `must be 4 letters (ICAO), got "EGL"`. */
+  rule: string;
+  /** One line: `line 13: depAirportIcao: must be 4 letters (ICAO), got "EGL"`. */
+  message: string;
+}
+
+export interface ImportResult {
+  /** The valid legs, in file order. */
+  legs: StoredLeg[];
+  /** Every error, in file order. */
+  errors: ImportError[];
+  /** Records found in the file (valid or not). */
+  records: number;
+  /** Records refused (each has at least one error). */
+  invalidRecords: number;
+  /** True when the file as a whole could not be read (e.g. broken JSON array): nothing is usable. */
+  fatal: boolean;
+  format: 'json' | 'ndjson';
+}
+
+export interface ImportOptions {
+  /** The load day, `yyyy-MM-dd` (UTC): the listing horizon and the year limits count from it. */
+  today: string;
+}
