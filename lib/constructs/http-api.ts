@@ -20,13 +20,15 @@ export const LIST_ROUTE_PATH = '/open/v1/empty-legs';
 /**
  * One JSON object per request in the access log. `$context.authorizer.*` are the authorizer's
  * context values (src/auth/verdict.ts): the verdict, the key id (never the key) or the error code.
+ * Nothing a caller writes freely is logged (the path, the user agent, headers): a key put there by
+ * mistake would land in the log in clear, and API Gateway cannot redact it. `routeKey` says which
+ * route answered; the functions log the path with keys redacted (src/redact.ts).
  */
 export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
   requestTime: '$context.requestTime',
   httpMethod: '$context.httpMethod',
-  path: '$context.path',
   routeKey: '$context.routeKey',
   status: '$context.status',
   protocol: '$context.protocol',
@@ -40,7 +42,6 @@ export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
   verdict: '$context.authorizer.verdict',
   keyId: '$context.authorizer.keyId',
   authErrorCode: '$context.authorizer.errorCode',
-  userAgent: '$context.identity.userAgent',
 };
 
 export interface EmptyLegsHttpApiProps {

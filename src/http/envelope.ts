@@ -11,8 +11,10 @@ export interface Envelope<T> {
 
 export const SUCCESS_MESSAGE = 'success';
 
+/** Headers of every response: JSON in UTF-8, never sniffed as another type, never cached. */
 export const BASE_HEADERS = {
   'content-type': 'application/json; charset=utf-8',
+  'x-content-type-options': 'nosniff',
   'cache-control': 'no-store',
 } as const;
 

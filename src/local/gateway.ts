@@ -6,6 +6,9 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
   Context,
 } from 'aws-lambda';
+import { AppError } from '../errors.js';
+import { redactSecrets } from '../redact.js';
+import { gatewayHeaders, INVALID_TARGET_MESSAGE, requestTarget, writeEnvelope } from './edges.js';
 import { lambdaContext } from './lambda-context.js';
 
 /**
@@ -30,7 +33,7 @@ export interface Route {
 export interface GatewayOptions {
   routes: Route[];
   defaultRoute: HttpHandler;
-  /** Called with one line per request (method, path, status, ms); never with headers. */
+  /** Called with one line per request (method, path, status, ms; keys redacted); never with headers. */
   onRequest?: (line: string) => void;
 }
 
@@ -67,9 +70,9 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
 }
 
-function writeGatewayError(res: ServerResponse, status: number, message: string): void {
-  // What API Gateway itself answers when an authorizer denies or fails.
-  res.writeHead(status, { 'content-type': 'application/json' });
+function writeGatewayError(res: ServerResponse, status: number, message: string, traceId: string): void {
+  // What API Gateway itself answers when an authorizer denies or fails (with our edge headers).
+  res.writeHead(status, gatewayHeaders(traceId));
   res.end(JSON.stringify({ message }));
 }
 
@@ -77,9 +80,13 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
   return async (req, res) => {
     const started = Date.now();
     const method = (req.method ?? 'GET').toUpperCase();
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const rawPath = url.pathname;
-    const rawQueryString = url.search.replace(/^\?/, '');
+    const target = requestTarget(req.url);
+    if (!target) {
+      const status = writeEnvelope(res, new AppError('INVALID_PARAMETER', INVALID_TARGET_MESSAGE), randomUUID());
+      options.onRequest?.(`${method} (invalid URL) -> ${status} (${Date.now() - started} ms)`);
+      return;
+    }
+    const { rawPath, rawQueryString } = target;
     const route = options.routes.find((r) => r.method === method && r.path === rawPath);
     const routeKey = route ? `${route.method} ${route.path}` : '$default';
     const headers = headersOf(req);
@@ -139,12 +146,12 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
           verdict = await route.authorizer(authorizerEvent, lambdaContext('authorizer'));
         } catch {
           status = 500;
-          writeGatewayError(res, 500, 'Internal Server Error');
+          writeGatewayError(res, 500, 'Internal Server Error', requestId);
           return;
         }
         if (!verdict.isAuthorized) {
           status = 403;
-          writeGatewayError(res, 403, 'Forbidden');
+          writeGatewayError(res, 403, 'Forbidden', requestId);
           return;
         }
         (event.requestContext as APIGatewayProxyEventV2['requestContext'] & { authorizer?: unknown }).authorizer = {
@@ -162,10 +169,10 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
       res.end(result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? ''));
     } catch {
       status = 500;
-      if (!res.headersSent) writeGatewayError(res, 500, 'Internal Server Error');
+      if (!res.headersSent) writeGatewayError(res, 500, 'Internal Server Error', requestId);
       else res.end();
     } finally {
-      options.onRequest?.(`${method} ${rawPath}${rawQueryString ? `?${rawQueryString}` : ''} -> ${status} (${Date.now() - started} ms)`);
+      options.onRequest?.(redactSecrets(`${method} ${rawPath}${rawQueryString ? `?${rawQueryString}` : ''} -> ${status} (${Date.now() - started} ms)`));
     }
   };
 }

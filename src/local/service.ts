@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Stage } from '../config.js';
 import { createKey } from '../keys/store.js';
 import { environmentForStage } from '../keys/format.js';
@@ -10,6 +10,7 @@ import type { StoredLeg } from '../legs/storage.js';
 import { ConfigError } from '../errors.js';
 import { writeLegs } from '../legs/loader.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
+import { createEdgeServer } from './edges.js';
 import { createGateway } from './gateway.js';
 
 /**
@@ -93,7 +94,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       routes: [{ method: 'GET', path: LIST_PATH, handler: list, authorizer }],
       defaultRoute: notFound,
     });
-    server = createServer((req, res) => void gateway(req, res));
+    server = createEdgeServer((req, res) => void gateway(req, res));
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (err: NodeJS.ErrnoException) =>
