@@ -11,6 +11,7 @@ import { ConfigError } from '../errors.js';
 import { writeLegs } from '../legs/loader.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
 import { createGateway } from './gateway.js';
+import { FUNCTION_TIMEOUT_SECONDS } from '../time-budget.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
@@ -90,8 +91,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const authorizer = (await import('../../functions/authorizer/handler.js')).handler;
     const notFound = (await import('../../functions/not-found/handler.js')).handler;
     const gateway = createGateway({
-      routes: [{ method: 'GET', path: LIST_PATH, handler: list, authorizer }],
+      routes: [
+        {
+          method: 'GET',
+          path: LIST_PATH,
+          handler: list,
+          authorizer,
+          timeoutMs: FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000,
+          authorizerTimeoutMs: FUNCTION_TIMEOUT_SECONDS.authorizer * 1000,
+        },
+      ],
       defaultRoute: notFound,
+      defaultRouteTimeoutMs: FUNCTION_TIMEOUT_SECONDS.notFound * 1000,
     });
     server = createServer((req, res) => void gateway(req, res));
     const listening = server;
