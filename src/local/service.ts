@@ -36,6 +36,8 @@ export interface LocalServiceOptions {
 export interface LocalService {
   url: string;
   dynamodbEndpoint: string;
+  /** Process id of DynamoDB Local (java). */
+  dynamodbPid: number;
   apiKey: string;
   stop(): Promise<void>;
 }
@@ -70,7 +72,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
   try {
-    options.say(`DynamoDB Local (in memory) on ${ddb.endpoint}`);
+    options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
     // The functions read their settings from the environment, as in Lambda.
     process.env.DYNAMODB_ENDPOINT = ddb.endpoint;
     process.env.STAGE = options.stage;
@@ -115,6 +117,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     return {
       url: `http://localhost:${options.port}`,
       dynamodbEndpoint: ddb.endpoint,
+      dynamodbPid: ddb.pid,
       apiKey: created.key,
       async stop() {
         await new Promise<void>((resolve) => {
