@@ -37,8 +37,8 @@ export interface BundleReport {
     keepAlive: boolean;
     /**
      * Observed, not read from the text: the bundled list handler, pointed at a socket that accepts
-     * and never answers, answers 503 SERVICE_UNAVAILABLE after at least one request timeout and
-     * within its database deadline, and the client tore the stalled connection down.
+     * and never answers, answers 503 SERVICE_UNAVAILABLE within its database deadline after every
+     * attempt's request timeout fired (one connection per attempt, torn down by the client).
      */
     requestTimeout: boolean;
     /** Observed: pointed at a port that refuses connections, it answers 503 within its deadline. */
@@ -131,7 +131,7 @@ export async function buildAndMeasure(options: {
   options.log(
     `list bundle against a stalled database: ${stalled.status} ${stalled.code} after ${Math.round(stalled.ms)} ms; refusing: ${refused.status} ${refused.code} after ${Math.round(refused.ms)} ms`,
   );
-  const { requestTimeoutMs } = FUNCTION_DYNAMODB_BUDGET;
+  const { requestTimeoutMs, maxAttempts } = FUNCTION_DYNAMODB_BUDGET;
   const deadline = DATABASE_DEADLINE_MS.listEmptyLegs + 1_000;
   return {
     list: figures('list'),
@@ -146,6 +146,9 @@ export async function buildAndMeasure(options: {
         stalled.code === 'SERVICE_UNAVAILABLE' &&
         stalled.ms >= requestTimeoutMs - 50 &&
         stalled.ms < deadline &&
+        // Each attempt's request timeout fired and the retry came on a new connection: without a
+        // working request timeout only the invocation deadline would end the one attempt.
+        stalled.connections >= maxAttempts &&
         stalled.closedByClient >= 1,
       refusedConnection: refused.status === 503 && refused.code === 'SERVICE_UNAVAILABLE' && refused.ms < deadline,
     },

@@ -84,6 +84,8 @@ process.stdin.resume();
 setInterval(() => { if (!ending && !alive()) process.exit(0); }, 1000);
 `;
 
+const START_WAIT_MS = 90_000;
+
 function startWatchdog(pid: number): ChildProcess {
   const watchdog = spawnProcess(process.execPath, ['-e', WATCHDOG_SOURCE], {
     env: { PATH: process.env.PATH, WATCHDOG_PID: String(pid) },
@@ -132,7 +134,9 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
 
   const endpoint = `http://127.0.0.1:${port}`;
   const client = createDocumentClient({ endpoint, region: 'local', maxAttempts: 1 });
-  const deadline = Date.now() + 30_000;
+  // Generous: a JVM starting on a busy machine can take half a minute before it answers, and each
+  // probe now really times out (src/aws/dynamodb.ts) instead of waiting as long as it takes.
+  const deadline = Date.now() + START_WAIT_MS;
   for (;;) {
     if (exited) throw new DynamoDbLocalError(`DynamoDB Local exited at start: ${output.trim().slice(0, 500)}`);
     try {
@@ -141,7 +145,7 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new DynamoDbLocalError(`DynamoDB Local did not answer on ${endpoint} within 30 s`);
+        throw new DynamoDbLocalError(`DynamoDB Local did not answer on ${endpoint} within ${START_WAIT_MS / 1000} s`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
