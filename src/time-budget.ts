@@ -26,7 +26,7 @@ export interface DynamoDbCallBudget {
 
 /**
  * The functions' DynamoDB calls. A call takes at most
- * maxAttempts * requestTimeoutMs + (maxAttempts - 1) * maxBackoffMs = 2 * 1,000 + 100 = 2,100 ms,
+ * maxAttempts * requestTimeoutMs + (maxAttempts - 1) * maxBackoffMs = 2 * 1,500 + 100 = 3,100 ms,
  * which fits inside the list function's deadline; the authorizer's deadline cuts the retry short.
  * DynamoDB answers a GetItem in single-digit milliseconds and a 1 MB Query page in well under a
  * second, so a second without response headers means a stalled connection or server: one retry
@@ -34,7 +34,7 @@ export interface DynamoDbCallBudget {
  */
 export const FUNCTION_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
   connectionTimeoutMs: 500,
-  requestTimeoutMs: 1_000,
+  requestTimeoutMs: 1_500,
   maxAttempts: 2,
   maxBackoffMs: 100,
 };
@@ -52,13 +52,13 @@ export const COMMAND_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
 
 /**
  * Per invocation: after this long, every DynamoDB call of the invocation is aborted and the
- * invocation answers SERVICE_UNAVAILABLE. Authorizer + list function = 4.5 s, so even a database
+ * invocation answers SERVICE_UNAVAILABLE. Authorizer + list function = 4.9 s, so even a database
  * that answers the authorizer slowly and then stalls under the list function gets a 503 within
  * 5 s of the request, far inside the functions' Lambda timeouts (5 s and 10 s).
  */
 export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs', number>> = {
-  authorizer: 1_500,
-  listEmptyLegs: 3_000,
+  authorizer: 1_400,
+  listEmptyLegs: 3_500,
 };
 
 /** Time kept back from the Lambda deadline to answer and log after giving up on the database. */
