@@ -3,6 +3,7 @@ import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/aws/stage-tables.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
+import { FUNCTION_TIMEOUT_SECONDS } from '../src/time-budget.js';
 import { DataTables } from './constructs/data-tables.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
@@ -69,7 +70,7 @@ export class EmptyLegsStack extends Stack {
       logicalId: FUNCTION_LOGICAL_IDS.listEmptyLegs,
       description: 'GET /open/v1/empty-legs: lists empty legs',
       memorySize: 1024,
-      timeout: Duration.seconds(10),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs),
       environment: { [ENV.listingCacheTtlSeconds]: String(config.listingCacheTtlSeconds) },
     }).readLegs(this.tables.legs);
 
@@ -79,7 +80,7 @@ export class EmptyLegsStack extends Stack {
       logicalId: FUNCTION_LOGICAL_IDS.authorizer,
       description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict',
       memorySize: 512,
-      timeout: Duration.seconds(5),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.authorizer),
     }).readKeys(this.tables.keys);
 
     this.notFoundFunction = new ServiceFunction(this, 'NotFound', {
@@ -88,7 +89,7 @@ export class EmptyLegsStack extends Stack {
       logicalId: FUNCTION_LOGICAL_IDS.notFound,
       description: '$default route: answers NOT_FOUND in the envelope',
       memorySize: 256,
-      timeout: Duration.seconds(5),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.notFound),
     });
 
     this.httpApi = new EmptyLegsHttpApi(this, 'Http', {

@@ -3,12 +3,38 @@ import { parseIntegerSetting, parseStage, readConfig } from '../src/config.js';
 import { parseCommandLine } from '../src/cli/args.js';
 import { ConfigError } from '../src/errors.js';
 import { DynamoDbLocalError } from '../src/local/dynamodb-local.js';
-import { LIST_PATH, LocalServiceError, startLocalService } from '../src/local/service.js';
+import { LIST_PATH, LocalServiceError, startLocalService, type LocalService } from '../src/local/service.js';
 
 /**
  * `npm start [-- --port N] [--data FILE] [--stage sandbox|prod]`: the service on this machine.
- * Ctrl-C (SIGINT) or SIGTERM stops the server and DynamoDB Local.
+ * Ctrl-C (SIGINT), SIGTERM, SIGHUP, or the end of the parent process stop the server and DynamoDB
+ * Local; a crash or SIGKILL is covered by src/local/dynamodb-local.ts (an exit hook and a
+ * watchdog), so DynamoDB Local never outlives this process.
  */
+let service: LocalService | undefined;
+let stopping = false;
+
+function stop(reason: string): void {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${reason}: stopping`);
+  // During start-up there is nothing to close yet: exiting ends DynamoDB Local (exit hook).
+  if (!service) process.exit(1);
+  // A stop that does not finish in time still ends the process (and so DynamoDB Local).
+  setTimeout(() => process.exit(1), 10_000).unref();
+  service.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+// A parent that dies without a signal reaching us (kill -9 of a wrapper) re-parents this process.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) stop('parent process ended');
+}, 500).unref();
+
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   const { values } = parseCommandLine(
@@ -21,7 +47,7 @@ async function main(): Promise<void> {
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
   if (values.data !== undefined && values.data.trim() === '') throw new ConfigError('--data', 'needs a file path');
 
-  const service = await startLocalService({
+  service = await startLocalService({
     port,
     dynamodbPort: config.dynamodbPort,
     stage,
@@ -36,19 +62,6 @@ async function main(): Promise<void> {
   console.log(`API key (${env}, scope empty_leg:read), shown once:\n  ${service.apiKey}`);
   console.log(`Try:\n  curl -s -H "X-API-Key: ${service.apiKey}" "${service.url}${LIST_PATH}?size=2"`);
   console.log(`Listening on ${service.url}`);
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: stopping`);
-    service.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { withDeadline } from '../../src/aws/deadline.js';
 import { documentClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
 import { successResponse } from '../../src/http/envelope.js';
@@ -8,6 +9,7 @@ import { listEmptyLegs } from '../../src/legs/list-legs.js';
 import { MatchMemo } from '../../src/legs/match-memo.js';
 import { parseListQuery } from '../../src/legs/query.js';
 import { createLegsRepository, withBucketCache } from '../../src/legs/repository.js';
+import { invocationDeadlineMs } from '../../src/time-budget.js';
 
 /** GET /open/v1/empty-legs: parse the query, run the listing, wrap the page in the envelope. */
 export const REQUIRED_SCOPE = 'empty_leg:read';
@@ -25,6 +27,10 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   .use(requireApiKey(REQUIRED_SCOPE))
   .handler(async (event, context) => {
     const query = parseListQuery(event.queryStringParameters);
-    const page = await listEmptyLegs(query, { repository, now: new Date(), memo });
+    // Every DynamoDB call of the listing shares the function's database deadline; a missed one
+    // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
+    const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
+      listEmptyLegs(query, { repository, now: new Date(), memo }),
+    );
     return successResponse(page, traceIdOf({ context }));
   });

@@ -1,32 +1,79 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { COMMAND_DYNAMODB_BUDGET, type DynamoDbCallBudget } from '../time-budget.js';
+import { deadlineSignal } from './deadline.js';
 
 /**
  * The one place that constructs DynamoDB clients: keep-alive, time-outs, retries, marshalling.
  * The functions' own client is created once per container, at module scope, in
  * src/aws/function-clients.ts; commands, the local server and tests call `createDocumentClient`.
+ *
+ * Every call has a time budget (src/time-budget.ts): a connection timeout and a request timeout
+ * that throw (`throwOnRequestTimeout`; without it @smithy/node-http-handler 4.x only logs a
+ * warning), a bounded number of attempts with a bounded backoff, and the deadline of the
+ * invocation it runs under (src/aws/deadline.ts), whose signal aborts it.
  */
 export interface DynamoDbClientOptions {
   /** Endpoint; undefined means real AWS. */
   endpoint: string | undefined;
   region?: string;
+  /** Overrides the budget's attempts (e.g. 1 for a readiness probe). */
   maxAttempts?: number;
+  budget?: Readonly<DynamoDbCallBudget>;
+}
+
+/** Node's HTTP handler, plus the abort signal of the caller's invocation deadline. */
+type HandleArgs = Parameters<NodeHttpHandler['handle']>;
+class DeadlineHttpHandler extends NodeHttpHandler {
+  override handle(request: HandleArgs[0], options: HandleArgs[1] = {}): ReturnType<NodeHttpHandler['handle']> {
+    const deadline = deadlineSignal();
+    const own = options.abortSignal as AbortSignal | undefined;
+    const merged = deadline ? { ...options, abortSignal: own ? AbortSignal.any([own, deadline]) : deadline } : options;
+    return super.handle(request, merged).catch((err: unknown) => {
+      throw ownRealmError(err);
+    });
+  }
+}
+
+/**
+ * The SDK's retry classification and the envelope's mapper read an error's `name` and `code`; the
+ * retry middleware wraps anything that is not an `Error` of its own realm (a socket error seen
+ * from a VM context, as in jest) into a bare Error that has neither. Keep them.
+ */
+function ownRealmError(err: unknown): unknown {
+  if (err instanceof Error || typeof err !== 'object' || err === null) return err;
+  const e = err as { name?: unknown; code?: unknown; message?: unknown };
+  return Object.assign(new Error(typeof e.message === 'string' ? e.message : 'request failed', { cause: err }), {
+    ...(typeof e.name === 'string' ? { name: e.name } : {}),
+    ...(typeof e.code === 'string' ? { code: e.code } : {}),
+  });
+}
+
+/** Full jitter below min(maxBackoffMs, 25 ms * 2^(attempt-1)). */
+export function retryBackoff(budget: Pick<DynamoDbCallBudget, 'maxBackoffMs'>, random: () => number = Math.random) {
+  return (attempt: number): number => Math.floor(random() * Math.min(budget.maxBackoffMs, 25 * 2 ** Math.max(0, attempt - 1)));
 }
 
 export function createDocumentClient(options: DynamoDbClientOptions): DynamoDBDocumentClient {
   const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+  const budget = options.budget ?? COMMAND_DYNAMODB_BUDGET;
+  const maxAttempts = options.maxAttempts ?? budget.maxAttempts;
   const client = new DynamoDBClient({
     endpoint: options.endpoint,
     region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
-    maxAttempts: options.maxAttempts ?? 3,
+    maxAttempts,
+    retryStrategy: new ConfiguredRetryStrategy(maxAttempts, retryBackoff(budget)),
     // DynamoDB Local accepts any credentials; real AWS uses the environment's.
     ...(local ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-    requestHandler: {
-      connectionTimeout: 1_000,
-      requestTimeout: 3_000,
+    requestHandler: new DeadlineHttpHandler({
+      connectionTimeout: budget.connectionTimeoutMs,
+      requestTimeout: budget.requestTimeoutMs,
+      throwOnRequestTimeout: true,
       httpAgent: { keepAlive: true },
       httpsAgent: { keepAlive: true },
-    },
+    }),
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },

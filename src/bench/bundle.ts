@@ -1,7 +1,9 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type Socket } from 'node:net';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DATABASE_DEADLINE_MS, FUNCTION_DYNAMODB_BUDGET } from '../time-budget.js';
 import { median } from './stats.js';
 
 /**
@@ -33,9 +35,26 @@ export interface BundleReport {
     sdkBundled: boolean;
     minified: boolean;
     keepAlive: boolean;
-    connectionTimeout: boolean;
+    /**
+     * Observed, not read from the text: the bundled list handler, pointed at a socket that accepts
+     * and never answers, answers 503 SERVICE_UNAVAILABLE within its database deadline after every
+     * attempt's request timeout fired (one connection per attempt, torn down by the client).
+     */
     requestTimeout: boolean;
+    /** Observed: pointed at a port that refuses connections, it answers 503 within its deadline. */
+    refusedConnection: boolean;
   };
+  /** What those two runs of the bundle answered, and after how long. */
+  faults: { stalled: FaultRun; refused: FaultRun };
+}
+
+export interface FaultRun {
+  status: number;
+  code: string;
+  ms: number;
+  /** Connections the peer accepted / saw closed by the client (stalled peer only). */
+  connections: number;
+  closedByClient: number;
 }
 
 interface Metafile {
@@ -107,6 +126,13 @@ export async function buildAndMeasure(options: {
     samples: samples[name].wall.map((n) => Number(n.toFixed(2))),
   });
   const text = readFileSync(files.list, 'utf8');
+  const stalled = await runAgainstPeer(files.list, options.env, 'stall');
+  const refused = await runAgainstPeer(files.list, options.env, 'refuse');
+  options.log(
+    `list bundle against a stalled database: ${stalled.status} ${stalled.code} after ${Math.round(stalled.ms)} ms; refusing: ${refused.status} ${refused.code} after ${Math.round(refused.ms)} ms`,
+  );
+  const { requestTimeoutMs, maxAttempts } = FUNCTION_DYNAMODB_BUDGET;
+  const deadline = DATABASE_DEADLINE_MS.listEmptyLegs + 1_000;
   return {
     list: figures('list'),
     authorizer: figures('authorizer'),
@@ -115,8 +141,85 @@ export async function buildAndMeasure(options: {
       sdkBundled: !external.list.some((p) => p.startsWith('@aws-sdk/') || p.startsWith('@smithy/')),
       minified: text.split('\n').length < 200 && !/\n\s{4}\w/.test(text.slice(0, 100_000)),
       keepAlive: /keepAlive:!0/.test(text),
-      connectionTimeout: /connectionTimeout:[0-9][0-9.e]*[,}]/.test(text),
-      requestTimeout: /requestTimeout:[0-9][0-9.e]*[,}]/.test(text),
+      requestTimeout:
+        stalled.status === 503 &&
+        stalled.code === 'SERVICE_UNAVAILABLE' &&
+        stalled.ms >= requestTimeoutMs - 50 &&
+        stalled.ms < deadline &&
+        // Each attempt's request timeout fired and the retry came on a new connection: without a
+        // working request timeout only the invocation deadline would end the one attempt.
+        stalled.connections >= maxAttempts &&
+        stalled.closedByClient >= 1,
+      refusedConnection: refused.status === 503 && refused.code === 'SERVICE_UNAVAILABLE' && refused.ms < deadline,
     },
+    faults: { stalled, refused },
   };
+}
+
+/** Invokes the bundled list handler once, in a fresh process, with a verified key in its context. */
+const INVOKE_SOURCE = `
+const { handler } = await import(process.env.BENCH_IMPORT_URL);
+const event = {
+  version: '2.0', routeKey: 'GET /open/v1/empty-legs', rawPath: '/open/v1/empty-legs', rawQueryString: 'size=1',
+  headers: {}, queryStringParameters: { size: '1' }, isBase64Encoded: false,
+  requestContext: { http: { method: 'GET', path: '/open/v1/empty-legs' }, requestId: 'bench',
+    authorizer: { lambda: { verdict: 'ok', keyId: 'key_bench', scopes: 'empty_leg:read', environment: 'test', deprecated: false } } },
+};
+const deadline = Date.now() + 10000;
+const context = { awsRequestId: '00000000-0000-4000-8000-000000000000', getRemainingTimeInMillis: () => deadline - Date.now() };
+const started = performance.now();
+const result = await handler(event, context);
+const ms = performance.now() - started;
+process.stdout.write(JSON.stringify({ status: result.statusCode, code: JSON.parse(result.body).code, ms }));
+process.exit(0);
+`;
+
+async function runAgainstPeer(bundle: string, env: NodeJS.ProcessEnv, mode: 'stall' | 'refuse'): Promise<FaultRun> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  let closedByClient = 0;
+  let closing = false;
+  const server = createServer((socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => (sockets.delete(socket), closing ? undefined : closedByClient++));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      closing = true;
+      for (const s of sockets) s.destroy();
+      if (server.listening) server.close(() => resolve());
+      else resolve();
+    });
+  if (mode === 'refuse') await stop();
+  try {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', INVOKE_SOURCE], {
+      env: {
+        ...env,
+        BENCH_IMPORT_URL: pathToFileURL(bundle).href,
+        DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,
+        LISTING_CACHE_TTL_SECONDS: '0',
+        AWS_ACCESS_KEY_ID: 'bench',
+        AWS_SECRET_ACCESS_KEY: 'bench',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    if (code !== 0) throw new Error(`the list bundle against a ${mode === 'stall' ? 'stalled' : 'refusing'} database failed: ${err.trim().slice(0, 500)}`);
+    const r = JSON.parse(out) as { status: number; code: string; ms: number };
+    return { ...r, connections, closedByClient };
+  } finally {
+    await stop();
+  }
 }

@@ -36,7 +36,11 @@ const UNAVAILABLE_NAMES = new Set([
   'RequestLimitExceeded',
   'InternalServerError',
   'ServiceUnavailable',
+  // A connection or request timeout of the SDK's HTTP handler, an invocation's database deadline
+  // (src/aws/deadline.ts), middy's own timeout guard.
   'TimeoutError',
+  // A request torn down by the deadline's abort signal.
+  'AbortError',
   'RequestTimeout',
   'RequestTimeoutException',
 ]);

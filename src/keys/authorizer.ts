@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult, Context } from 'aws-lambda';
 import type { Stage } from '../config.js';
+import { DeadlineError, withDeadline } from '../aws/deadline.js';
 import { logger } from '../logger.js';
+import { invocationDeadlineMs } from '../time-budget.js';
 import {
   rejectedContext,
   verifiedContext,
@@ -198,10 +200,8 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
 }
 
 export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
-export type AuthorizerHandler = (
-  event: APIGatewayRequestAuthorizerEventV2,
-  context?: Pick<Context, 'awsRequestId'>,
-) => Promise<AuthorizerResult>;
+type HandlerContext = Pick<Context, 'awsRequestId'> & Partial<Pick<Context, 'getRemainingTimeInMillis'>>;
+export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext) => Promise<AuthorizerResult>;
 
 /** The `X-API-Key` header of a v2 authorizer event (lower-case in v2; matched case-insensitively). */
 export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>): string | undefined {
@@ -217,16 +217,34 @@ export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lo
   tableName: string;
 }
 
+function remainingTime(context: HandlerContext | undefined): { getRemainingTimeInMillis(): number } | undefined {
+  const remaining = context?.getRemainingTimeInMillis;
+  return remaining ? { getRemainingTimeInMillis: () => remaining.call(context) } : undefined;
+}
+
 /** The Lambda handler: simple response, always authorized, the verdict in the context. */
 export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
   const { client, tableName, ...rest } = options;
   const authorizer = createKeyAuthorizer({ ...rest, lookup: (keyHash) => getKeyByHash(client, tableName, keyHash) });
-  const handler = async (event: APIGatewayRequestAuthorizerEventV2, context?: Pick<Context, 'awsRequestId'>): Promise<AuthorizerResult> => {
+  /**
+   * The key's read gets the authorizer's database deadline (src/time-budget.ts); only the read can
+   * be slow, so a missed deadline is SERVICE_UNAVAILABLE, uncached, like any failed read.
+   */
+  const authorizeWithin = async (deadlineMs: number, event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerContext> => {
+    try {
+      return await withDeadline(deadlineMs, () => authorizer.authorize(apiKeyHeader(event)));
+    } catch (err) {
+      if (!(err instanceof DeadlineError)) throw err;
+      logger.error('api key lookup failed', { error: err });
+      return rejectedContext('SERVICE_UNAVAILABLE', MESSAGES.unavailable);
+    }
+  };
+  const handler = async (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext): Promise<AuthorizerResult> => {
     // Its own trace id, plus API Gateway's request id, which the list function's logs carry too.
     logger.resetKeys();
     logger.appendKeys({ traceId: context?.awsRequestId, apiRequestId: event.requestContext?.requestId });
     try {
-      return { isAuthorized: true, context: await authorizer.authorize(apiKeyHeader(event)) };
+      return { isAuthorized: true, context: await authorizeWithin(invocationDeadlineMs('authorizer', remainingTime(context)), event) };
     } finally {
       logger.resetKeys();
     }

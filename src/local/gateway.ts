@@ -16,6 +16,12 @@ import { lambdaContext } from './lambda-context.js';
  * runs the route's Lambda authorizer (simple responses, no identity source, no cache) and then
  * the route's function, and writes back the function's status, headers and body. Unknown routes
  * go to the `$default` function, as in the deployed API.
+ *
+ * It fails the way HTTP APIs do: each function runs under its Lambda timeout (the stack's values,
+ * src/time-budget.ts), and an authorizer or a function that throws or runs out of time gets API
+ * Gateway's own bare answer, 500 `{"message":"Internal Server Error"}` (a Lambda timeout is a
+ * function error; the functions' timeouts are all below the HTTP API's 30 s integration timeout).
+ * Locally the late invocation is left to finish in the background; on Lambda it is stopped.
  */
 export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type AuthorizerHandler = (
@@ -28,16 +34,47 @@ export interface Route {
   path: string;
   handler: HttpHandler;
   authorizer?: AuthorizerHandler;
+  /** Lambda timeouts, ms (default DEFAULT_TIMEOUT_MS). */
+  timeoutMs?: number;
+  authorizerTimeoutMs?: number;
 }
 
 export interface GatewayOptions {
   routes: Route[];
   defaultRoute: HttpHandler;
+  defaultRouteTimeoutMs?: number;
   /** Called with one line per request (method, path, status, ms; keys redacted); never with headers. */
   onRequest?: (line: string) => void;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
+/** Lambda's default function timeout. */
+export const DEFAULT_TIMEOUT_MS = 3_000;
+
+class FunctionTimeout extends Error {
+  override name = 'FunctionTimeout';
+}
+
+/**
+ * Runs a handler the way Lambda does: with a context whose deadline is `timeoutMs` away, and an
+ * error once it has passed without an answer.
+ */
+async function invoke<E, R>(
+  handler: (event: E, context: Context) => Promise<R>,
+  event: E,
+  functionName: string,
+  timeoutMs: number,
+): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FunctionTimeout(`${functionName} timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([handler(event, lambdaContext(functionName, timeoutMs)), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 
 function headersOf(req: IncomingMessage): Record<string, string> {
@@ -143,7 +180,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
         };
         let verdict: Awaited<ReturnType<AuthorizerHandler>>;
         try {
-          verdict = await route.authorizer(authorizerEvent, lambdaContext('authorizer'));
+          verdict = await invoke(route.authorizer, authorizerEvent, 'authorizer', route.authorizerTimeoutMs ?? DEFAULT_TIMEOUT_MS);
         } catch {
           status = 500;
           writeGatewayError(res, 500, 'Internal Server Error', requestId);
@@ -160,7 +197,8 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
       }
 
       const handler = route?.handler ?? options.defaultRoute;
-      const result = await handler(event, lambdaContext(route ? 'list-empty-legs' : 'not-found'));
+      const timeoutMs = (route ? route.timeoutMs : options.defaultRouteTimeoutMs) ?? DEFAULT_TIMEOUT_MS;
+      const result = await invoke(handler, event, route ? 'list-empty-legs' : 'not-found', timeoutMs);
       status = result.statusCode ?? 200;
       const responseHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);

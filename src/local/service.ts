@@ -12,6 +12,7 @@ import { writeLegs } from '../legs/loader.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
 import { createGateway } from './gateway.js';
+import { FUNCTION_TIMEOUT_SECONDS } from '../time-budget.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
@@ -36,6 +37,8 @@ export interface LocalServiceOptions {
 export interface LocalService {
   url: string;
   dynamodbEndpoint: string;
+  /** Process id of DynamoDB Local (java). */
+  dynamodbPid: number;
   apiKey: string;
   stop(): Promise<void>;
 }
@@ -70,7 +73,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
   try {
-    options.say(`DynamoDB Local (in memory) on ${ddb.endpoint}`);
+    options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
     // The functions read their settings from the environment, as in Lambda.
     process.env.DYNAMODB_ENDPOINT = ddb.endpoint;
     process.env.STAGE = options.stage;
@@ -91,8 +94,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const authorizer = (await import('../../functions/authorizer/handler.js')).handler;
     const notFound = (await import('../../functions/not-found/handler.js')).handler;
     const gateway = createGateway({
-      routes: [{ method: 'GET', path: LIST_PATH, handler: list, authorizer }],
+      routes: [
+        {
+          method: 'GET',
+          path: LIST_PATH,
+          handler: list,
+          authorizer,
+          timeoutMs: FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000,
+          authorizerTimeoutMs: FUNCTION_TIMEOUT_SECONDS.authorizer * 1000,
+        },
+      ],
       defaultRoute: notFound,
+      defaultRouteTimeoutMs: FUNCTION_TIMEOUT_SECONDS.notFound * 1000,
     });
     server = createEdgeServer((req, res) => void gateway(req, res));
     const listening = server;
@@ -105,6 +118,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     return {
       url: `http://localhost:${options.port}`,
       dynamodbEndpoint: ddb.endpoint,
+      dynamodbPid: ddb.pid,
       apiKey: created.key,
       async stop() {
         await new Promise<void>((resolve) => {

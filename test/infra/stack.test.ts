@@ -15,6 +15,7 @@ import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/aws/stage-tables.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
+import { DATABASE_DEADLINE_MS, FUNCTION_TIMEOUT_SECONDS } from '../../src/time-budget.js';
 import {
   allStrings,
   arnOf,
@@ -239,6 +240,15 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         Architectures: ['arm64'],
         Handler: 'index.handler',
       });
+    });
+
+    it('have the timeouts the local gateway enforces (src/time-budget.ts), each above its database deadline', () => {
+      const ids = { listEmptyLegs: FUNCTION_LOGICAL_IDS.listEmptyLegs, authorizer: FUNCTION_LOGICAL_IDS.authorizer, notFound: FUNCTION_LOGICAL_IDS.notFound };
+      for (const [name, id] of Object.entries(ids) as [keyof typeof ids, string][]) {
+        expect(props(fn(t(), id)).Timeout).toBe(FUNCTION_TIMEOUT_SECONDS[name]);
+      }
+      expect(DATABASE_DEADLINE_MS.authorizer).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.authorizer * 1000);
+      expect(DATABASE_DEADLINE_MS.listEmptyLegs).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000);
     });
 
     it('have the settings the functions read, and never DYNAMODB_ENDPOINT', () => {

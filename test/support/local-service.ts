@@ -3,12 +3,20 @@ import { freePort } from '../../src/local/dynamodb-local.js';
 
 /**
  * Starts the real `npm start` entry point (scripts/start.ts) as a child process on free ports, the
- * way a user runs it, and reads what it prints: the API key, the DynamoDB endpoint, the URL.
+ * way a user runs it (`node --import tsx`, as package.json does), and reads what it prints: the API
+ * key, the DynamoDB endpoint and its process id, the URL.
  * `output()` is everything the server printed so far (stdout and stderr), for log scans.
  */
 export interface RunningService {
   baseUrl: string;
+  port: number;
   dynamodbEndpoint: string;
+  dynamodbPort: number;
+  /** The server's process (what `npm start` runs) and DynamoDB Local's (java). */
+  pid: number;
+  dynamodbPid: number;
+  /** Resolves with the server's exit code (null when a signal ended it). */
+  exited: Promise<number | null>;
   apiKey: string;
   legsTableName: string;
   keysTableName: string;
@@ -21,17 +29,22 @@ export interface StartOptions {
   stage?: 'sandbox' | 'prod';
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Ports to use instead of free ones. */
+  port?: number;
+  dynamodbPort?: number;
+  /** Extra node flags before the script (e.g. `--import` of a test hook). */
+  nodeArgs?: string[];
 }
 
 export async function startLocalServer(options: StartOptions = {}): Promise<RunningService> {
-  const port = await freePort();
-  const dynamodbPort = await freePort();
-  const args = ['scripts/start.ts', '--port', String(port)];
+  const port = options.port ?? (await freePort());
+  const dynamodbPort = options.dynamodbPort ?? (await freePort());
+  const args = ['--import', 'tsx', ...(options.nodeArgs ?? []), 'scripts/start.ts', '--port', String(port)];
   if (options.dataFile) args.push('--data', options.dataFile);
   if (options.stage) args.push('--stage', options.stage);
   const legsTableName = 'empty-legs';
   const keysTableName = 'api-keys';
-  const child: ChildProcess = spawn('node_modules/.bin/tsx', args, {
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: {
       ...process.env,
       DYNAMODB_PORT: String(dynamodbPort),
@@ -58,11 +71,17 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Runn
     await new Promise((r) => setTimeout(r, 100));
   }
   const apiKey = /shown once:\s*\n\s*(elk_\w+)/.exec(out)?.[1];
-  const dynamodbEndpoint = /DynamoDB Local \(in memory\) on (http:\/\/\S+)/.exec(out)?.[1];
-  if (!apiKey || !dynamodbEndpoint) throw new Error(`Could not read the key or endpoint from:\n${out}`);
+  const dynamodb = /DynamoDB Local \(in memory\) on (http:\/\/\S+) \(pid (\d+)\)/.exec(out);
+  const dynamodbEndpoint = dynamodb?.[1];
+  if (!apiKey || !dynamodbEndpoint || child.pid === undefined) throw new Error(`Could not read the key or endpoint from:\n${out}`);
   return {
     baseUrl: `http://localhost:${port}`,
+    port,
     dynamodbEndpoint,
+    dynamodbPort,
+    pid: child.pid,
+    dynamodbPid: Number(dynamodb?.[2]),
+    exited,
     apiKey,
     legsTableName,
     keysTableName,
