@@ -1,40 +1,62 @@
-import { addDays, monthsBetween } from './dates.js';
+import {
+  firstDayOfMonth,
+  fromEpochDay,
+  lastDayOfMonth,
+  MAX_EPOCH_DAY,
+  MIN_EPOCH_DAY,
+  monthIndexOf,
+  monthName,
+  toEpochDay,
+} from './dates.js';
+import { HORIZON_DAYS, MAX_BUCKET_READS } from './limits.js';
 import type { ListQuery } from './query.js';
-import { LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
+import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
 
 /**
  * The listing's pure logic: the date window, which index buckets it needs, which legs match, the
  * order, and the page. No I/O and no clock: `now` is passed in.
+ *
+ * Date arithmetic is on epoch days and month indices (src/legs/dates.ts); the window's bounds are
+ * always dates from 0001-01-01 to 9999-12-31, so they compare correctly as strings with the legs'
+ * dates (same width) in the hot loop of `matches`.
  */
 
-/** Inclusive date window on the legs' flyable windows; `undefined` bounds are open. */
+/** Inclusive date window on the legs' flyable windows, both ends `yyyy-MM-dd`, `from <= to`. */
 export interface DateWindow {
   from: string;
-  to: string | undefined;
+  to: string;
+}
+
+/** The last start date a leg in the table can have on `todayUtc` (the listing horizon, see limits.ts). */
+export function horizonEnd(todayUtc: string): string {
+  return fromEpochDay(Math.min(toEpochDay(todayUtc) + HORIZON_DAYS, MAX_EPOCH_DAY));
 }
 
 /**
- * The query window of decisions.md section 2, or `null` when it lies wholly in the past (the page
- * is empty). With `depDate` and k = offsetDays: [depDate - k, depDate + k], clipped to start at
- * today (UTC). Without `depDate`: no date filter, only the expiry rule, so the window starts at the
- * earliest local date any time zone can have today (UTC - 1 day) and is open-ended.
+ * The query window of decisions.md section 2, or `null` when no leg can match (the page is empty,
+ * and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k], clipped to
+ * start at today (UTC); null when it ends before today. Without `depDate`: no date filter, only
+ * the expiry rule, so the window starts at the earliest local date any time zone can have today
+ * (UTC - 1 day). Either way the window ends at the listing horizon (no leg starts later: the loader
+ * refuses it), and is null when it would start after it.
  */
 export function queryWindow(query: Pick<ListQuery, 'depDate' | 'offsetDays'>, todayUtc: string): DateWindow | null {
-  if (query.depDate === undefined) return { from: addDays(todayUtc, -1), to: undefined };
-  const from = addDays(query.depDate, -query.offsetDays);
-  const to = addDays(query.depDate, query.offsetDays);
-  if (to < todayUtc) return null;
-  return { from: from < todayUtc ? todayUtc : from, to };
-}
-
-/**
- * The index buckets a window needs: every month from the month of (from - MAX_BUCKET_SPAN_DAYS),
- * since a leg that started up to that many days earlier can still overlap, to the month of `to`
- * (or of the listing horizon for an open window), plus the bucket of long-window legs.
- */
-export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
-  const to = window.to ?? addDays(todayUtc, LISTING_HORIZON_DAYS);
-  return [...monthsBetween(addDays(window.from, -MAX_BUCKET_SPAN_DAYS), to), LONG_BUCKET];
+  const today = toEpochDay(todayUtc);
+  const last = Math.min(today + HORIZON_DAYS, MAX_EPOCH_DAY);
+  let from: number;
+  let to: number;
+  if (query.depDate === undefined) {
+    from = today - 1;
+    to = last;
+  } else {
+    const day = toEpochDay(query.depDate);
+    if (day + query.offsetDays < today) return null;
+    from = Math.max(day - query.offsetDays, today);
+    to = Math.min(day + query.offsetDays, last);
+  }
+  from = Math.max(from, MIN_EPOCH_DAY);
+  if (from > to) return null;
+  return { from: fromEpochDay(from), to: fromEpochDay(to) };
 }
 
 /**
@@ -53,18 +75,38 @@ export interface BucketRead {
   to?: string;
 }
 
+/**
+ * The reads a window needs: every month from the month of (from - MAX_BUCKET_SPAN_DAYS) to the
+ * month of `to`, then the bucket of long-window legs. The window is first clipped to what can hold
+ * a leg on `todayUtc` (from today - 1, when the earliest time zone's today starts, to the horizon),
+ * so whatever window it is given, it plans at most MAX_BUCKET_READS reads (and none for a window
+ * that holds no possible leg); it throws rather than plan more.
+ */
 export function bucketReads(window: DateWindow, todayUtc: string): BucketRead[] {
-  const earliestStart = addDays(window.from, -MAX_BUCKET_SPAN_DAYS);
-  return bucketsFor(window, todayUtc).map((bucket) => {
-    const read: BucketRead = { bucket };
-    if (bucket === LONG_BUCKET) {
-      if (window.to !== undefined) read.to = window.to;
-      return read;
-    }
-    if (earliestStart > `${bucket}-01`) read.from = earliestStart;
-    if (window.to !== undefined && window.to < `${bucket}-31`) read.to = window.to;
-    return read;
-  });
+  const today = toEpochDay(todayUtc);
+  const from = Math.max(toEpochDay(window.from), today - 1, MIN_EPOCH_DAY);
+  const to = Math.min(toEpochDay(window.to), today + HORIZON_DAYS, MAX_EPOCH_DAY);
+  if (from > to) return [];
+  const earliestStart = Math.max(from - MAX_BUCKET_SPAN_DAYS, MIN_EPOCH_DAY);
+  const first = monthIndexOf(earliestStart);
+  const last = monthIndexOf(to);
+  if (last - first + 2 > MAX_BUCKET_READS) {
+    throw new RangeError(`planned ${last - first + 2} bucket reads, more than ${MAX_BUCKET_READS}`);
+  }
+  const reads: BucketRead[] = [];
+  for (let month = first; month <= last; month++) {
+    const read: BucketRead = { bucket: monthName(month) };
+    if (earliestStart > firstDayOfMonth(month)) read.from = fromEpochDay(earliestStart);
+    if (to < lastDayOfMonth(month)) read.to = fromEpochDay(to);
+    reads.push(read);
+  }
+  reads.push({ bucket: LONG_BUCKET, to: fromEpochDay(to) });
+  return reads;
+}
+
+/** The buckets of `bucketReads`, in order. */
+export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
+  return bucketReads(window, todayUtc).map((r) => r.bucket);
 }
 
 /** True when the leg is expired at `nowMs` (its endDate is before today in its departure zone). */
@@ -75,7 +117,7 @@ export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): 
 /** True when the leg is not expired, overlaps the window and passes every city and airport filter. */
 export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number): boolean {
   if (entry.endDate < window.from) return false;
-  if (window.to !== undefined && entry.startDate > window.to) return false;
+  if (entry.startDate > window.to) return false;
   if (isExpired(entry, nowMs)) return false;
   if (query.depCityName !== undefined && !entry.depCity.includes(query.depCityName)) return false;
   if (query.arrCityName !== undefined && !entry.arrCity.includes(query.arrCityName)) return false;
