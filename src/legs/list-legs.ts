@@ -25,9 +25,8 @@ export async function listEmptyLegs(
   const window = queryWindow(query, todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
 
-  // At most MAX_BUCKET_READS reads (src/legs/limits.ts); none when no leg can be in the window.
+  // At most MAX_BUCKET_READS reads (src/legs/limits.ts).
   const reads = bucketReads(window, todayUtc);
-  if (reads.length === 0) return { records: [], total: 0, page: query.page, size: query.size };
   const lists = await Promise.all(reads.map((read) => deps.repository.queryBucket(read.bucket, read)));
 
   // Month buckets cover disjoint, ascending ranges of startDate: their matches, appended in month

@@ -21,7 +21,12 @@ import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js
  * dates (same width) in the hot loop of `matches`.
  */
 
-/** Inclusive date window on the legs' flyable windows, both ends `yyyy-MM-dd`, `from <= to`. */
+/**
+ * The date window on the legs' flyable windows: a leg matches when it is flyable on some day from
+ * `from` to `to`, i.e. `endDate >= from` and `startDate <= to`. Both are `yyyy-MM-dd` dates of
+ * years 0001-9999. `to` never passes the listing horizon (no leg starts later), so `from` may be
+ * after `to`: past the horizon only a leg that started before it and is still flyable can match.
+ */
 export interface DateWindow {
   from: string;
   to: string;
@@ -33,30 +38,20 @@ export function horizonEnd(todayUtc: string): string {
 }
 
 /**
- * The query window of decisions.md section 2, or `null` when no leg can match (the page is empty,
- * and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k], clipped to
- * start at today (UTC); null when it ends before today. Without `depDate`: no date filter, only
- * the expiry rule, so the window starts at the earliest local date any time zone can have today
- * (UTC - 1 day). Either way the window ends at the listing horizon (no leg starts later: the loader
- * refuses it), and is null when it would start after it.
+ * The query window of decisions.md section 2, or `null` when it lies wholly in the past (the page
+ * is empty, and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k],
+ * clipped to start at today (UTC). Without `depDate`: no date filter, only the expiry rule, so the
+ * window starts at the earliest local date any time zone can have today (UTC - 1 day). Either way
+ * its end is clipped to the listing horizon: no leg starts later (the loader refuses it).
  */
 export function queryWindow(query: Pick<ListQuery, 'depDate' | 'offsetDays'>, todayUtc: string): DateWindow | null {
   const today = toEpochDay(todayUtc);
   const last = Math.min(today + HORIZON_DAYS, MAX_EPOCH_DAY);
-  let from: number;
-  let to: number;
-  if (query.depDate === undefined) {
-    from = today - 1;
-    to = last;
-  } else {
-    const day = toEpochDay(query.depDate);
-    if (day + query.offsetDays < today) return null;
-    from = Math.max(day - query.offsetDays, today);
-    to = Math.min(day + query.offsetDays, last);
-  }
-  from = Math.max(from, MIN_EPOCH_DAY);
-  if (from > to) return null;
-  return { from: fromEpochDay(from), to: fromEpochDay(to) };
+  if (query.depDate === undefined) return { from: fromEpochDay(Math.max(today - 1, MIN_EPOCH_DAY)), to: fromEpochDay(last) };
+  const day = toEpochDay(query.depDate);
+  if (day + query.offsetDays < today) return null;
+  const from = Math.min(Math.max(day - query.offsetDays, today), MAX_EPOCH_DAY);
+  return { from: fromEpochDay(from), to: fromEpochDay(Math.min(day + query.offsetDays, last)) };
 }
 
 /**
@@ -77,28 +72,31 @@ export interface BucketRead {
 
 /**
  * The reads a window needs: every month from the month of (from - MAX_BUCKET_SPAN_DAYS) to the
- * month of `to`, then the bucket of long-window legs. The window is first clipped to what can hold
- * a leg on `todayUtc` (from today - 1, when the earliest time zone's today starts, to the horizon),
- * so whatever window it is given, it plans at most MAX_BUCKET_READS reads (and none for a window
- * that holds no possible leg); it throws rather than plan more.
+ * month of `to`, then the bucket of long-window legs (up to `to`). The window is first clipped to
+ * what can hold a leg on `todayUtc`: nothing ended before today - 1 (when the earliest time zone's
+ * today starts) is listed, and nothing starts after the horizon. So whatever window it is given it
+ * plans at most MAX_BUCKET_READS reads; a window past the horizon plus MAX_BUCKET_SPAN_DAYS needs
+ * no month at all, only the long bucket (a long leg loaded today may be flyable for years). It
+ * throws rather than plan more than the bound.
  */
 export function bucketReads(window: DateWindow, todayUtc: string): BucketRead[] {
   const today = toEpochDay(todayUtc);
   const from = Math.max(toEpochDay(window.from), today - 1, MIN_EPOCH_DAY);
   const to = Math.min(toEpochDay(window.to), today + HORIZON_DAYS, MAX_EPOCH_DAY);
-  if (from > to) return [];
-  const earliestStart = Math.max(from - MAX_BUCKET_SPAN_DAYS, MIN_EPOCH_DAY);
-  const first = monthIndexOf(earliestStart);
-  const last = monthIndexOf(to);
-  if (last - first + 2 > MAX_BUCKET_READS) {
-    throw new RangeError(`planned ${last - first + 2} bucket reads, more than ${MAX_BUCKET_READS}`);
-  }
   const reads: BucketRead[] = [];
-  for (let month = first; month <= last; month++) {
-    const read: BucketRead = { bucket: monthName(month) };
-    if (earliestStart > firstDayOfMonth(month)) read.from = fromEpochDay(earliestStart);
-    if (to < lastDayOfMonth(month)) read.to = fromEpochDay(to);
-    reads.push(read);
+  const earliestStart = Math.max(from - MAX_BUCKET_SPAN_DAYS, MIN_EPOCH_DAY);
+  if (earliestStart <= to) {
+    const first = monthIndexOf(earliestStart);
+    const last = monthIndexOf(to);
+    if (last - first + 2 > MAX_BUCKET_READS) {
+      throw new RangeError(`planned ${last - first + 2} bucket reads, more than ${MAX_BUCKET_READS}`);
+    }
+    for (let month = first; month <= last; month++) {
+      const read: BucketRead = { bucket: monthName(month) };
+      if (earliestStart > firstDayOfMonth(month)) read.from = fromEpochDay(earliestStart);
+      if (to < lastDayOfMonth(month)) read.to = fromEpochDay(to);
+      reads.push(read);
+    }
   }
   reads.push({ bucket: LONG_BUCKET, to: fromEpochDay(to) });
   return reads;

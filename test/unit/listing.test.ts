@@ -56,11 +56,11 @@ describe('queryWindow', () => {
     // The loader takes legs starting up to 366 days after its UTC today; one day of slack for its clock.
     expect(queryWindow({ depDate: undefined, offsetDays: 0 }, TODAY)).toEqual({ from: '2026-11-20', to: '2027-11-23' });
   });
-  it('ends at the horizon, and is empty beyond it, whatever the year', () => {
+  it('ends at the horizon (the last start date a leg can have), whatever the year', () => {
     expect(queryWindow({ depDate: '2027-11-20', offsetDays: 5 }, TODAY)).toEqual({ from: '2027-11-15', to: '2027-11-23' });
-    expect(queryWindow({ depDate: '2027-11-24', offsetDays: 0 }, TODAY)).toBeNull();
-    expect(queryWindow({ depDate: '9999-12-20', offsetDays: 15 }, TODAY)).toBeNull();
-    expect(queryWindow({ depDate: '9999-12-31', offsetDays: 0 }, '9999-12-30')).toEqual({ from: '9999-12-31', to: '9999-12-31' });
+    expect(queryWindow({ depDate: '2027-11-24', offsetDays: 0 }, TODAY)).toEqual({ from: '2027-11-24', to: '2027-11-23' });
+    expect(queryWindow({ depDate: '9999-12-20', offsetDays: 15 }, TODAY)).toEqual({ from: '9999-12-05', to: '2027-11-23' });
+    expect(queryWindow({ depDate: '9999-12-31', offsetDays: 15 }, '9999-12-30')).toEqual({ from: '9999-12-30', to: '9999-12-31' });
   });
 });
 
@@ -210,8 +210,14 @@ describe('bucketReads', () => {
   });
   it('clips a window it is given to what can hold a leg: nothing before yesterday, nothing past the horizon', () => {
     expect(bucketReads({ from: '0001-01-01', to: '9999-12-31' }, TODAY)).toEqual(bucketReads({ from: '2026-11-20', to: '2027-11-23' }, TODAY));
-    expect(bucketReads({ from: '9999-12-20', to: '9999-12-31' }, TODAY)).toEqual([]);
-    expect(bucketReads({ from: '2026-01-01', to: '2026-11-19' }, TODAY)).toEqual([]);
+    // Past the horizon only a long leg that started before it can still be flyable.
+    expect(bucketReads({ from: '9999-12-20', to: '9999-12-31' }, TODAY)).toEqual([{ bucket: 'long', to: '2027-11-23' }]);
+    expect(bucketReads({ from: '2027-12-22', to: '2027-12-22' }, TODAY)).toEqual([{ bucket: 'long', to: '2027-11-23' }]);
+    // A leg of 28 days starting on the horizon day, 2027-11-23, is flyable until 2027-12-21.
+    expect(bucketReads({ from: '2027-12-21', to: '2027-12-21' }, TODAY)).toEqual([
+      { bucket: '2027-11', from: '2027-11-23', to: '2027-11-23' },
+      { bucket: 'long', to: '2027-11-23' },
+    ]);
   });
 });
 
