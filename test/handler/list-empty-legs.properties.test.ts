@@ -54,8 +54,13 @@ const AIRPORTS: [string | null, string | null][] = [
 ];
 const ZONES = ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/Los_Angeles', 'Asia/Kathmandu', 'Europe/London'];
 
+/** Days (from today) where the rules have edges: expiry, month ends, the 28-day span, the horizon. */
+const ANCHORS = [-30, -2, -1, 0, 1, 2, 9, 10, 28, 29, 30, 40, 41, 100, 365, 366];
+/** A day offset near an anchor: dates of the fixture and of the queries meet often on the edges. */
+const nearAnchor = fc.tuple(fc.constantFrom(...ANCHORS), fc.integer({ min: -3, max: 3 })).map(([a, d]) => a + d);
+
 const legArb = fc.record({
-  start: fc.integer({ min: -60, max: 366 }),
+  start: fc.oneof(fc.integer({ min: -60, max: 366 }), nearAnchor.map((d) => Math.min(d, 366))),
   span: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 28 }), fc.integer({ min: 29, max: 400 })),
   dep: fc.constantFrom(...CITIES),
   arr: fc.constantFrom(...CITIES),
@@ -178,6 +183,7 @@ const dayText = (min: number, max: number) => fc.integer({ min, max }).map(refDa
 const dateText = fc.oneof(
   dayText(REF_MIN_DAY, REF_MAX_DAY),
   dayText(TODAY - 40, TODAY + 420),
+  nearAnchor.map((d) => refDate(TODAY + d)),
   dayText(REF_MAX_DAY - 40, REF_MAX_DAY),
   dayText(REF_MIN_DAY, REF_MIN_DAY + 40),
   fc.tuple(fc.integer({ min: 0, max: 10_000 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 })).map(
@@ -241,9 +247,32 @@ const pairArb: fc.Arbitrary<Pair> = nameTokens.chain((name) => {
   );
 });
 
+/** A well-formed query (most cases of the chaotic one are 400s): exercises the page, order and filters. */
+const rarely = <T>(a: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: a });
+const validPairs: fc.Arbitrary<Pair[]> = fc
+  .record({
+    // depDate + offsetDays lands near an edge as often as depDate does.
+    window: rarely(fc.tuple(nearAnchor, fc.integer({ min: 0, max: 15 }), fc.boolean())),
+    page: rarely(fc.integer({ min: -1, max: 4 }).map(String)),
+    size: fc.oneof(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 150 })).map(String),
+    depCityName: rarely(citySub.filter((c) => c.trim().length >= 2)),
+    arrCityName: rarely(citySub.filter((c) => c.trim().length >= 2)),
+    depAirportCode: rarely(fc.constantFrom(...codes).chain(caseMixed)),
+    arrAirportCode: rarely(fc.constantFrom(...codes).chain(caseMixed)),
+  })
+  .chain(({ window, ...rest }) => {
+    const entries: [string, string][] = Object.entries(rest).filter((e): e is [string, string] => e[1] !== undefined);
+    if (window) {
+      const [end, k, towardsEnd] = window;
+      entries.push(['depDate', refDate(TODAY + (towardsEnd ? end - k : end + k))], ['offsetDays', String(k)]);
+    }
+    return fc.tuple(...entries.map(([name, value]) => fc.tuple(encoded(fc.constant(name)), encoded(fc.constant(value)))));
+  })
+  .map((pairs) => pairs.map(([name, value]) => ({ name, value })));
+
 /** A query of up to 6 parameters; repeats come from drawing a name twice, or from an explicit copy. */
 const queryArb = fc
-  .tuple(fc.array(pairArb, { maxLength: 6 }), fc.boolean(), fc.boolean())
+  .tuple(fc.oneof(fc.array(pairArb, { maxLength: 6 }), validPairs), fc.boolean(), fc.integer({ min: 0, max: 3 }).map((n) => n === 0))
   .map(([pairs, repeat, emptyPair]) => {
     const all = repeat && pairs.length > 0 ? [...pairs, pairs[0]!] : pairs;
     const raw = all.map((p) => p.name.map((t) => t.raw).join('') + (p.value === null ? '' : '=' + p.value.map((t) => t.raw).join('')));
