@@ -24,7 +24,8 @@ import { REF_MAX_DAY, REF_MIN_DAY, refDate, refDay, refIsDate, refMonth, refPars
  * Date beyond both ends (as far as a Date goes: +-100,000,000 days around 1970).
  */
 const DAY_MS = 86_400_000;
-const DATE_LIMIT = 100_000_000;
+// A Date holds +-8.64e15 ms: days -100,000,000 to 100,000,000 at midnight; stay a day inside for the noon instant.
+const DATE_LIMIT = 99_999_999;
 const params = fcParams(1000);
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 /** What Date#toISOString writes for the day, without the time. */

@@ -80,7 +80,8 @@ describe('read planner', () => {
         // Nothing can start after the horizon (the loader's rule plus one day of clock slack).
         const horizon = Math.min(t + LISTING_HORIZON_DAYS + 1, REF_MAX_DAY);
         // The earliest start that can still reach the window.
-        const lowest = Math.max(REF_MIN_DAY, t - 1 - MAX_BUCKET_SPAN_DAYS, depDate === undefined ? -Infinity : depDate - k - MAX_BUCKET_SPAN_DAYS);
+        // (A depDate window starts today at the earliest, decisions.md section 2; without one, yesterday.)
+        const lowest = Math.max(REF_MIN_DAY, (depDate === undefined ? t - 1 : Math.max(depDate - k, t)) - MAX_BUCKET_SPAN_DAYS);
         const highest = depDate === undefined ? horizon : Math.min(horizon, depDate + k);
         expect(reads.at(-1)!.to).toBe(refDate(highest));
         // No month bucket when no leg of at most 28 days that starts by the horizon can reach the window.
