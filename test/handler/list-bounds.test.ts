@@ -30,7 +30,7 @@ describe('bounded work per request', () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
     const { status, body } = await call({ depDate: '9999-12-20', offsetDays: '15' });
     expect([status, body.code]).toEqual([200, 'OK']);
-    const buckets = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':b']);
+    const buckets = ddb.commandCalls(QueryCommand).map((c) => String(c.args[0].input.ExpressionAttributeValues?.[':b']));
     expect(buckets).toEqual(['long']);
   });
 
