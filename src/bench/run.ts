@@ -13,7 +13,8 @@ import { createKey } from '../keys/store.js';
 import { addDays, utcDate } from '../legs/dates.js';
 import { demoLegs } from '../legs/demo/index.js';
 import { writeLegs } from '../legs/loader.js';
-import { BUCKET_ATTR, LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../legs/storage.js';
+import { HORIZON_DAYS } from '../legs/limits.js';
+import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../legs/storage.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { createTableInput, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
@@ -301,7 +302,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const mix = queryMix(today);
     const expected = mix.map((q) => expectedListing(data, q.params, now));
     const rules = {
-      horizonEnd: addDays(today, LISTING_HORIZON_DAYS),
+      // The loader's horizon plus the listing's day of clock slack (src/legs/limits.ts).
+      horizonEnd: addDays(today, HORIZON_DAYS),
       maxSpanDays: MAX_BUCKET_SPAN_DAYS,
       longBucket: LONG_BUCKET,
     };

@@ -25,6 +25,7 @@ export async function listEmptyLegs(
   const window = queryWindow(query, todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
 
+  // At most MAX_BUCKET_READS reads (src/legs/limits.ts).
   const reads = bucketReads(window, todayUtc);
   const lists = await Promise.all(reads.map((read) => deps.repository.queryBucket(read.bucket, read)));
 

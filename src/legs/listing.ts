@@ -1,40 +1,57 @@
-import { addDays, monthsBetween } from './dates.js';
+import {
+  firstDayOfMonth,
+  fromEpochDay,
+  lastDayOfMonth,
+  MAX_EPOCH_DAY,
+  MIN_EPOCH_DAY,
+  monthIndexOf,
+  monthName,
+  toEpochDay,
+} from './dates.js';
+import { HORIZON_DAYS, MAX_BUCKET_READS } from './limits.js';
 import type { ListQuery } from './query.js';
-import { LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
+import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
 
 /**
  * The listing's pure logic: the date window, which index buckets it needs, which legs match, the
  * order, and the page. No I/O and no clock: `now` is passed in.
+ *
+ * Date arithmetic is on epoch days and month indices (src/legs/dates.ts); the window's bounds are
+ * always dates from 0001-01-01 to 9999-12-31, so they compare correctly as strings with the legs'
+ * dates (same width) in the hot loop of `matches`.
  */
 
-/** Inclusive date window on the legs' flyable windows; `undefined` bounds are open. */
+/**
+ * The date window on the legs' flyable windows: a leg matches when it is flyable on some day from
+ * `from` to `to`, i.e. `endDate >= from` and `startDate <= to`. Both are `yyyy-MM-dd` dates of
+ * years 0001-9999. `to` never passes the listing horizon (no leg starts later), so `from` may be
+ * after `to`: past the horizon only a leg that started before it and is still flyable can match.
+ */
 export interface DateWindow {
   from: string;
-  to: string | undefined;
+  to: string;
+}
+
+/** The last start date a leg in the table can have on `todayUtc` (the listing horizon, see limits.ts). */
+export function horizonEnd(todayUtc: string): string {
+  return fromEpochDay(Math.min(toEpochDay(todayUtc) + HORIZON_DAYS, MAX_EPOCH_DAY));
 }
 
 /**
  * The query window of decisions.md section 2, or `null` when it lies wholly in the past (the page
- * is empty). With `depDate` and k = offsetDays: [depDate - k, depDate + k], clipped to start at
- * today (UTC). Without `depDate`: no date filter, only the expiry rule, so the window starts at the
- * earliest local date any time zone can have today (UTC - 1 day) and is open-ended.
+ * is empty, and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k],
+ * clipped to start at today (UTC). Without `depDate`: no date filter, only the expiry rule, so the
+ * window starts at the earliest local date any time zone can have today (UTC - 1 day). Either way
+ * its end is clipped to the listing horizon: no leg starts later (the loader refuses it).
  */
 export function queryWindow(query: Pick<ListQuery, 'depDate' | 'offsetDays'>, todayUtc: string): DateWindow | null {
-  if (query.depDate === undefined) return { from: addDays(todayUtc, -1), to: undefined };
-  const from = addDays(query.depDate, -query.offsetDays);
-  const to = addDays(query.depDate, query.offsetDays);
-  if (to < todayUtc) return null;
-  return { from: from < todayUtc ? todayUtc : from, to };
-}
-
-/**
- * The index buckets a window needs: every month from the month of (from - MAX_BUCKET_SPAN_DAYS),
- * since a leg that started up to that many days earlier can still overlap, to the month of `to`
- * (or of the listing horizon for an open window), plus the bucket of long-window legs.
- */
-export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
-  const to = window.to ?? addDays(todayUtc, LISTING_HORIZON_DAYS);
-  return [...monthsBetween(addDays(window.from, -MAX_BUCKET_SPAN_DAYS), to), LONG_BUCKET];
+  const today = toEpochDay(todayUtc);
+  const last = Math.min(today + HORIZON_DAYS, MAX_EPOCH_DAY);
+  if (query.depDate === undefined) return { from: fromEpochDay(Math.max(today - 1, MIN_EPOCH_DAY)), to: fromEpochDay(last) };
+  const day = toEpochDay(query.depDate);
+  if (day + query.offsetDays < today) return null;
+  const from = Math.min(Math.max(day - query.offsetDays, today), MAX_EPOCH_DAY);
+  return { from: fromEpochDay(from), to: fromEpochDay(Math.min(day + query.offsetDays, last)) };
 }
 
 /**
@@ -53,18 +70,41 @@ export interface BucketRead {
   to?: string;
 }
 
+/**
+ * The reads a window needs: every month from the month of (from - MAX_BUCKET_SPAN_DAYS) to the
+ * month of `to`, then the bucket of long-window legs (up to `to`). The window is first clipped to
+ * what can hold a leg on `todayUtc`: nothing ended before today - 1 (when the earliest time zone's
+ * today starts) is listed, and nothing starts after the horizon. So whatever window it is given it
+ * plans at most MAX_BUCKET_READS reads; a window past the horizon plus MAX_BUCKET_SPAN_DAYS needs
+ * no month at all, only the long bucket (a long leg loaded today may be flyable for years). It
+ * throws rather than plan more than the bound.
+ */
 export function bucketReads(window: DateWindow, todayUtc: string): BucketRead[] {
-  const earliestStart = addDays(window.from, -MAX_BUCKET_SPAN_DAYS);
-  return bucketsFor(window, todayUtc).map((bucket) => {
-    const read: BucketRead = { bucket };
-    if (bucket === LONG_BUCKET) {
-      if (window.to !== undefined) read.to = window.to;
-      return read;
+  const today = toEpochDay(todayUtc);
+  const from = Math.max(toEpochDay(window.from), today - 1, MIN_EPOCH_DAY);
+  const to = Math.min(toEpochDay(window.to), today + HORIZON_DAYS, MAX_EPOCH_DAY);
+  const reads: BucketRead[] = [];
+  const earliestStart = Math.max(from - MAX_BUCKET_SPAN_DAYS, MIN_EPOCH_DAY);
+  if (earliestStart <= to) {
+    const first = monthIndexOf(earliestStart);
+    const last = monthIndexOf(to);
+    if (last - first + 2 > MAX_BUCKET_READS) {
+      throw new RangeError(`planned ${last - first + 2} bucket reads, more than ${MAX_BUCKET_READS}`);
     }
-    if (earliestStart > `${bucket}-01`) read.from = earliestStart;
-    if (window.to !== undefined && window.to < `${bucket}-31`) read.to = window.to;
-    return read;
-  });
+    for (let month = first; month <= last; month++) {
+      const read: BucketRead = { bucket: monthName(month) };
+      if (earliestStart > firstDayOfMonth(month)) read.from = fromEpochDay(earliestStart);
+      if (to < lastDayOfMonth(month)) read.to = fromEpochDay(to);
+      reads.push(read);
+    }
+  }
+  reads.push({ bucket: LONG_BUCKET, to: fromEpochDay(to) });
+  return reads;
+}
+
+/** The buckets of `bucketReads`, in order. */
+export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
+  return bucketReads(window, todayUtc).map((r) => r.bucket);
 }
 
 /** True when the leg is expired at `nowMs` (its endDate is before today in its departure zone). */
@@ -75,7 +115,7 @@ export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): 
 /** True when the leg is not expired, overlaps the window and passes every city and airport filter. */
 export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number): boolean {
   if (entry.endDate < window.from) return false;
-  if (window.to !== undefined && entry.startDate > window.to) return false;
+  if (entry.startDate > window.to) return false;
   if (isExpired(entry, nowMs)) return false;
   if (query.depCityName !== undefined && !entry.depCity.includes(query.depCityName)) return false;
   if (query.arrCityName !== undefined && !entry.arrCity.includes(query.arrCityName)) return false;

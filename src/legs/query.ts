@@ -85,9 +85,10 @@ const cityName = v.pipe(
   v.transform((s) => (s === undefined ? undefined : fold(s))),
 );
 
+// Exactly 3 or 4 ASCII letters (decisions.md section 3); unlike a city name, not trimmed: `EGLF `
+// (a stray `+` in a URL) is not a code.
 const airportCode = v.pipe(
   optionalRaw,
-  v.transform((s) => s?.trim() || undefined),
   v.check((s) => s === undefined || /^[A-Za-z]{3,4}$/.test(s), 'must be a 4-letter ICAO or 3-letter IATA code'),
   v.transform((s): AirportFilter | undefined =>
     s === undefined ? undefined : { kind: s.length === 4 ? 'icao' : 'iata', code: s.toLowerCase() },

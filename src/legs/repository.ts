@@ -2,6 +2,7 @@ import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
+import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_IDS_PER_REQUEST, MAX_QUERY_PAGES_PER_BUCKET } from './limits.js';
 import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
 /**
@@ -22,12 +23,9 @@ export interface LegsRepository {
    * at least the entries whose startDate lies in it (a cached wider read may give more).
    */
   queryBucket(bucket: string, range?: StartDateRange): Promise<IndexEntry[]>;
-  /** Full items by id, in no particular order; ids not found are absent. */
+  /** Full items by id (at most MAX_IDS_PER_REQUEST), in no particular order; ids not found are absent. */
   getLegs(ids: readonly string[]): Promise<Record<string, unknown>[]>;
 }
-
-const BATCH_GET_LIMIT = 100;
-const MAX_BATCH_ATTEMPTS = 6;
 
 /**
  * The key condition of a bucket read: the bucket, and the startDate range on the sort key
@@ -55,7 +53,18 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
       const reader = new IndexEntryReader();
       const condition = keyCondition(bucket, range);
       let startKey: Record<string, unknown> | undefined;
+      let pages = 0;
       do {
+        // Bounded work per request (src/legs/limits.ts): a bucket larger than this fails the
+        // request instead of reading on, or answering with a total that leaves legs out.
+        if (pages === MAX_QUERY_PAGES_PER_BUCKET) {
+          throw new AppError('INTERNAL_ERROR', 'The listing could not be read', {
+            cause: new Error(
+              `bucket ${bucket} holds more than ${MAX_QUERY_PAGES_PER_BUCKET} Query pages (MAX_QUERY_PAGES_PER_BUCKET, src/legs/limits.ts)`,
+            ),
+          });
+        }
+        pages += 1;
         const out = await client.send(
           new QueryCommand({
             TableName: tableName,
@@ -78,13 +87,16 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
     },
 
     async getLegs(ids) {
+      if (ids.length > MAX_IDS_PER_REQUEST) {
+        throw new RangeError(`getLegs: ${ids.length} ids, more than one page (${MAX_IDS_PER_REQUEST})`);
+      }
       const items: Record<string, unknown>[] = [];
       for (let i = 0; i < ids.length; i += BATCH_GET_LIMIT) {
         let keys: Record<string, unknown>[] = ids.slice(i, i + BATCH_GET_LIMIT).map((id) => ({ id }));
         for (let attempt = 1; keys.length > 0; attempt++) {
-          if (attempt > MAX_BATCH_ATTEMPTS) {
+          if (attempt > MAX_BATCH_GET_ATTEMPTS) {
             throw new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', {
-              cause: new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${MAX_BATCH_ATTEMPTS} attempts`),
+              cause: new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${MAX_BATCH_GET_ATTEMPTS} attempts`),
             });
           }
           if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));

@@ -52,8 +52,15 @@ describe('queryWindow', () => {
     expect(queryWindow({ depDate: '2026-11-18', offsetDays: 3 }, TODAY)).toEqual({ from: TODAY, to: TODAY });
     expect(queryWindow({ depDate: '2026-11-20', offsetDays: 5 }, TODAY)).toEqual({ from: TODAY, to: '2026-11-25' });
   });
-  it('is open-ended from the earliest local today without depDate', () => {
-    expect(queryWindow({ depDate: undefined, offsetDays: 0 }, TODAY)).toEqual({ from: '2026-11-20', to: undefined });
+  it('runs from the earliest local today to the listing horizon without depDate', () => {
+    // The loader takes legs starting up to 366 days after its UTC today; one day of slack for its clock.
+    expect(queryWindow({ depDate: undefined, offsetDays: 0 }, TODAY)).toEqual({ from: '2026-11-20', to: '2027-11-23' });
+  });
+  it('ends at the horizon (the last start date a leg can have), whatever the year', () => {
+    expect(queryWindow({ depDate: '2027-11-20', offsetDays: 5 }, TODAY)).toEqual({ from: '2027-11-15', to: '2027-11-23' });
+    expect(queryWindow({ depDate: '2027-11-24', offsetDays: 0 }, TODAY)).toEqual({ from: '2027-11-24', to: '2027-11-23' });
+    expect(queryWindow({ depDate: '9999-12-20', offsetDays: 15 }, TODAY)).toEqual({ from: '9999-12-05', to: '2027-11-23' });
+    expect(queryWindow({ depDate: '9999-12-31', offsetDays: 15 }, '9999-12-30')).toEqual({ from: '9999-12-30', to: '9999-12-31' });
   });
 });
 
@@ -68,7 +75,7 @@ describe('bucketsFor', () => {
     expect(bucketsFor({ from: '2026-12-30', to: '2027-01-03' }, TODAY)).toEqual(['2026-12', '2027-01', 'long']);
   });
   it('reads up to the listing horizon for an open window', () => {
-    const buckets = bucketsFor({ from: '2026-11-20', to: undefined }, TODAY);
+    const buckets = bucketsFor({ from: '2026-11-20', to: '2027-11-23' }, TODAY);
     expect(buckets[0]).toBe('2026-10');
     expect(buckets.at(-2)).toBe('2027-11');
     expect(buckets.at(-1)).toBe('long');
@@ -192,11 +199,25 @@ describe('bucketReads', () => {
       { bucket: 'long', to: '2026-12-08' },
     ]);
   });
-  it('leaves the later months and the long bucket unbounded for an open window', () => {
-    const reads = bucketReads({ from: '2026-11-20', to: undefined }, TODAY);
+  it('leaves the middle months unbounded and ends the last month and the long bucket at the horizon without depDate', () => {
+    const reads = bucketReads(queryWindow({ depDate: undefined, offsetDays: 0 }, TODAY)!, TODAY);
     expect(reads[0]).toEqual({ bucket: '2026-10', from: '2026-10-23' });
-    expect(reads.slice(1).every((r) => r.from === undefined && r.to === undefined)).toBe(true);
-    expect(reads.map((r) => r.bucket)).toEqual(bucketsFor({ from: '2026-11-20', to: undefined }, TODAY));
+    expect(reads.slice(1, -2).every((r) => r.from === undefined && r.to === undefined)).toBe(true);
+    expect(reads.slice(-2)).toEqual([
+      { bucket: '2027-11', to: '2027-11-23' },
+      { bucket: 'long', to: '2027-11-23' },
+    ]);
+  });
+  it('clips a window it is given to what can hold a leg: nothing before yesterday, nothing past the horizon', () => {
+    expect(bucketReads({ from: '0001-01-01', to: '9999-12-31' }, TODAY)).toEqual(bucketReads({ from: '2026-11-20', to: '2027-11-23' }, TODAY));
+    // Past the horizon only a long leg that started before it can still be flyable.
+    expect(bucketReads({ from: '9999-12-20', to: '9999-12-31' }, TODAY)).toEqual([{ bucket: 'long', to: '2027-11-23' }]);
+    expect(bucketReads({ from: '2027-12-22', to: '2027-12-22' }, TODAY)).toEqual([{ bucket: 'long', to: '2027-11-23' }]);
+    // A leg of 28 days starting on the horizon day, 2027-11-23, is flyable until 2027-12-21.
+    expect(bucketReads({ from: '2027-12-21', to: '2027-12-21' }, TODAY)).toEqual([
+      { bucket: '2027-11', from: '2027-11-23', to: '2027-11-23' },
+      { bucket: 'long', to: '2027-11-23' },
+    ]);
   });
 });
 
@@ -213,7 +234,7 @@ describe('collectMatches and lowerBound', () => {
   it('keeps, in order, the matching entries of the read range only', () => {
     const q = parseListQuery({});
     const out: IndexEntry[] = [];
-    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, q, { from: '2026-11-20', to: undefined }, NOW.getTime(), out);
+    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, q, { from: '2026-11-20', to: '2027-11-23' }, NOW.getTime(), out);
     expect(out.map((e) => e.id)).toEqual(['e1', 'e2', 'e3']);
   });
 });

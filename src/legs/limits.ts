@@ -1,0 +1,61 @@
+import { MAX_SIZE } from './query.js';
+import { LISTING_HORIZON_DAYS } from './storage.js';
+
+/**
+ * The hard bound on the DynamoDB work of one list request (docs/performance.md, "Bounded work per
+ * request"). Every figure is enforced where the work is done: the planner (src/legs/listing.ts)
+ * refuses to plan more bucket reads, the repository (src/legs/repository.ts) to follow more Query
+ * pages or send more BatchGetItem requests. test/unit/bounds.test.ts checks the planner against
+ * these numbers over every day of a 400-year Gregorian cycle and over generated queries.
+ */
+
+/**
+ * Days of slack on top of LISTING_HORIZON_DAYS. The loader refuses a leg whose (local) startDate is
+ * more than LISTING_HORIZON_DAYS after the UTC date of the machine that loads it; that machine's
+ * clock may run ahead of the function's (a laptop loading with `--aws`), so the listing reads one
+ * day further than the loader lets a leg start.
+ */
+export const HORIZON_SLACK_DAYS = 1;
+
+/** The last start date a leg can have, in days after today (UTC): the end of every query window. */
+export const HORIZON_DAYS = LISTING_HORIZON_DAYS + HORIZON_SLACK_DAYS;
+
+/**
+ * Most month buckets one request reads: the months from (today - 1 - MAX_BUCKET_SPAN_DAYS, src/legs/storage.ts), where a
+ * leg still flyable in the earliest time zone can have started, to today + HORIZON_DAYS. Those 397
+ * days touch at most 15 months (a window starting on 28 February reaches back into January and
+ * forward into March of the next year); the unit test finds that maximum by trying every day.
+ */
+export const MAX_MONTH_BUCKETS = 15;
+
+/** Most bucket queries of one request: the month buckets and the bucket of long-window legs. */
+export const MAX_BUCKET_READS = MAX_MONTH_BUCKETS + 1;
+
+/**
+ * Most Query requests (1 MB pages) followed in one bucket. A bucket that holds more fails the
+ * request (INTERNAL_ERROR, logged with the bucket) rather than answer with a wrong total. 32 MB is
+ * about 30,000 legs in one month on DynamoDB Local, which limits a page by whole item size, and
+ * hundreds of thousands on DynamoDB, which limits it by the index entries (about 100 bytes each).
+ */
+export const MAX_QUERY_PAGES_PER_BUCKET = 32;
+
+/** Keys in one BatchGetItem request (DynamoDB's limit). */
+export const BATCH_GET_LIMIT = 100;
+
+/** BatchGetItem requests per batch of keys, the first included, before unprocessed keys give up (SERVICE_UNAVAILABLE). */
+export const MAX_BATCH_GET_ATTEMPTS = 6;
+
+/** Most ids one request fetches: one page. */
+export const MAX_IDS_PER_REQUEST = MAX_SIZE;
+
+/** Most BatchGetItem requests of one list request. */
+export const MAX_BATCH_GET_CALLS = Math.ceil(MAX_IDS_PER_REQUEST / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
+
+/** Most Query requests of one list request. */
+export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
+
+/**
+ * Most DynamoDB requests (SDK commands) one list request sends: 16 x 32 + 6 = 518. The SDK client
+ * may retry each command on a throttle or a network error (its maxAttempts, src/aws/dynamodb.ts).
+ */
+export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS;
