@@ -14,6 +14,7 @@ export const SUCCESS_MESSAGE = 'success';
 export const BASE_HEADERS = {
   'content-type': 'application/json; charset=utf-8',
   'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
 } as const;
 
 export function respond<T>(status: number, envelope: Envelope<T>): APIGatewayProxyStructuredResultV2 {

@@ -135,7 +135,15 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
       case 'rotated': {
         const deprecated = state === 'rotated';
         logger.info('api key verified', { ...fields, deprecated });
-        return verifiedContext({ keyId: record.keyId, scopes: record.scopes, environment: record.environment, deprecated });
+        return verifiedContext({
+          keyId: record.keyId,
+          scopes: record.scopes,
+          environment: record.environment,
+          deprecated,
+          // The Deprecation and Sunset headers of the key's responses (src/http/middleware.ts).
+          deprecatedAt: deprecated ? record.rotatedAt : undefined,
+          sunsetAt: deprecated ? record.graceUntil : undefined,
+        });
       }
     }
   }
