@@ -4,7 +4,7 @@ import { windowOf, type Window } from './buckets.js';
 
 /**
  * The benchmark's fixed query mix, and what each query must return, computed straight from the
- * data set (decisions.md sections 2-4) without the listing's code. Pure.
+ * data set (docs/api.md, "Date window" to "Order and paging") without the listing's code. Pure.
  */
 export interface MixQuery {
   name: string;

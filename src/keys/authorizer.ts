@@ -13,7 +13,7 @@ import { environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stage
 import { getKeyByHash, keyState, type KeyRecord } from './store.js';
 
 /**
- * The authorizer's logic (decisions.md sections 5 and 6): from an `X-API-Key` value to a verdict
+ * The authorizer's logic (docs/api.md, "API keys" and "How keys are checked"): from an `X-API-Key` value to a verdict
  * for the function. It never denies; every outcome is a context (src/auth/verdict.ts).
  *
  * Cost and caching, per container:

@@ -4,7 +4,7 @@ import { AMENITY_TYPES, EMPTY_LEG_FIELDS, type Amenity } from './model.js';
 import { LISTING_HORIZON_DAYS, type StoredLeg } from './storage.js';
 
 /**
- * The import format (decisions.md section 7, docs/import-format.md): a JSON array or NDJSON of
+ * The import format (docs/import-format.md): a JSON array or NDJSON of
  * records in the API's EmptyLeg shape plus `listed`, `blocked`, `depTimezone`, and optionally
  * `departureAt` instead of `startDate`. Everything here is pure: text in, legs and errors out.
  */

@@ -1,4 +1,4 @@
-/** The API's EmptyLeg (spec 2.3) and Amenity (spec 2.4), and the mapping from a stored item. */
+/** The API's EmptyLeg and Amenity (docs/api.md), and the mapping from a stored item. */
 
 export const AMENITY_TYPES = ['wifi', 'smoking', 'pets', 'bed', 'toilet', 'medical'] as const;
 export type AmenityType = (typeof AMENITY_TYPES)[number];
@@ -38,7 +38,7 @@ export interface EmptyLeg {
   amenities: Amenity[];
 }
 
-/** The fields of spec 2.3, in the order the API returns them. */
+/** The fields of an EmptyLeg (docs/api.md, "EmptyLeg"), in the order the API returns them. */
 export const EMPTY_LEG_FIELDS = [
   'id',
   'startDate',
@@ -99,7 +99,7 @@ function amenities(item: Stored): Amenity[] {
 }
 
 /**
- * Builds the API record from a stored item: exactly the fields of spec 2.3, in order, nullable
+ * Builds the API record from a stored item: exactly the fields of an EmptyLeg (docs/api.md), in order, nullable
  * fields as null when unknown, and nothing else (no listing state, index key or timezone).
  */
 export function toApiRecord(item: Stored): EmptyLeg {

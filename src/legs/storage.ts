@@ -122,7 +122,7 @@ function offsetAt(instant: number, timeZone: string): number {
 
 /**
  * The first instant (epoch ms, whole minutes) whose local date in `timeZone` is `date` or later: a
- * leg whose endDate is the day before is expired from then on (decisions.md section 2). Usually
+ * leg whose endDate is the day before is expired from then on (docs/api.md, "Date window"). Usually
  * local midnight, read off the zone's offset; a day that does not start at 00:00 (a time change at
  * midnight) is found by a search within the range of real offsets (-12 h to +14 h).
  */
