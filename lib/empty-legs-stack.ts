@@ -21,6 +21,7 @@ export const FUNCTION_LOGICAL_IDS = {
   listEmptyLegs: 'ListEmptyLegsFunction',
   authorizer: 'AuthorizerFunction',
   notFound: 'NotFoundFunction',
+  openApi: 'OpenApiFunction',
 } as const;
 
 /**
@@ -32,6 +33,7 @@ export class EmptyLegsStack extends Stack {
   readonly listFunction: ServiceFunction;
   readonly authorizerFunction: ServiceFunction;
   readonly notFoundFunction: ServiceFunction;
+  readonly openApiFunction: ServiceFunction;
   readonly httpApi: EmptyLegsHttpApi;
   readonly operations: Operations;
 
@@ -92,11 +94,21 @@ export class EmptyLegsStack extends Stack {
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.notFound),
     });
 
+    this.openApiFunction = new ServiceFunction(this, 'OpenApi', {
+      ...common,
+      name: 'openApi',
+      logicalId: FUNCTION_LOGICAL_IDS.openApi,
+      description: 'GET /open/v1/openapi.json: the OpenAPI document, no key',
+      memorySize: 256,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.openApi),
+    });
+
     this.httpApi = new EmptyLegsHttpApi(this, 'Http', {
       apiName: stackName(config.stage),
       listFunction: this.listFunction.function,
       authorizerFunction: this.authorizerFunction.function,
       notFoundFunction: this.notFoundFunction.function,
+      openApiFunction: this.openApiFunction.function,
       throttling: config.throttling,
       logRetention: config.logRetention,
       removalPolicy: config.removalPolicy,
@@ -119,6 +131,11 @@ export class EmptyLegsStack extends Stack {
         {
           name: 'NotFoundFunction',
           function: this.notFoundFunction.function,
+          errorThreshold: config.alarms.functionErrors,
+        },
+        {
+          name: 'OpenApiFunction',
+          function: this.openApiFunction.function,
           errorThreshold: config.alarms.functionErrors,
         },
       ],
@@ -150,17 +167,22 @@ export class EmptyLegsStack extends Stack {
 
   /** cdk-nag AwsSolutions findings that are accepted, each with its reason. */
   private suppressNagFindings(): void {
-    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction]) {
+    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction, this.openApiFunction]) {
       acknowledge(fn.function, {
         id: 'AwsSolutions-L1',
         reason:
-          'The runtime is pinned to nodejs22.x by decisions.md section 1 (the runtime the service is built and tested for); moving to a newer runtime is a deliberate upgrade, not drift.',
+          'The runtime is pinned to nodejs22.x (lib/bundling.ts RUNTIME, the runtime the service is built and tested for); moving to a newer runtime is a deliberate upgrade, not drift.',
       });
     }
     acknowledge(this.httpApi.defaultRoute, {
       id: 'AwsSolutions-APIG4',
       reason:
         'The $default route serves no data: it only answers NOT_FOUND in the envelope for unknown paths and methods, so it needs no API key.',
+    });
+    acknowledge(this.httpApi.openApiRoute, {
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'GET /open/v1/openapi.json serves the public API contract (the OpenAPI document), no data: integrators read it before they have a key, so it needs none.',
     });
   }
 }

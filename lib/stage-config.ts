@@ -28,7 +28,7 @@ export interface AlarmThresholds {
 
 export interface StageConfig {
   readonly stage: Stage;
-  /** The only key environment the stage accepts (decisions.md section 5): sandbox `test`, prod `live`. */
+  /** The only key environment the stage accepts (docs/api.md, "API keys"): sandbox `test`, prod `live`. */
   readonly allowedKeyEnvironment: KeyEnvironment;
   /** What happens to the tables (and log groups) when the stack is deleted or they are replaced. */
   readonly removalPolicy: RemovalPolicy;

@@ -10,7 +10,7 @@ import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js'
 import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
 
 /**
- * `npm run keys -- <command>` (decisions.md section 8): create, rotate, revoke and list API keys.
+ * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys.
  * By default on DynamoDB Local (DYNAMODB_ENDPOINT, else http://127.0.0.1:$DYNAMODB_PORT; the tables
  * are created when missing); with `--aws --stage S` on the tables of the deployed stage S.
  * A bad flag or setting: one line naming it, exit 2. A refusal (unknown key id, key already rotated

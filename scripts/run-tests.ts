@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 /**
- * `npm test`: every check in one command. Type-check, lint, every jest project (unit, handler,
- * integration, infra, e2e), the CDK synth of both stages and a small benchmark run. Each non-jest
+ * `npm test`: every check in one command. Type-check, lint, the OpenAPI lint, every jest project
+ * (unit, handler, integration, infra, e2e), the CDK synth of both stages and a small benchmark run. Each non-jest
  * step counts as one test; the last line is `N passed, M failed` over all of them.
  */
 interface Step {
@@ -22,11 +22,19 @@ const env = {
     .join(' '),
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   CDK_DISABLE_CLI_TELEMETRY: 'true',
+  // redocly: no usage data sent, no update check.
+  REDOCLY_TELEMETRY: 'off',
+  REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
 };
 
 const steps: Step[] = [
   { name: 'type-check (tsc --noEmit)', command: 'npx', args: ['tsc', '--noEmit'] },
   { name: 'lint (eslint)', command: 'npx', args: ['eslint', '.', '--max-warnings', '0'] },
+  {
+    name: 'OpenAPI lint (redocly lint docs/openapi.yaml)',
+    command: 'npx',
+    args: ['redocly', 'lint', 'docs/openapi.yaml', '--format=stylish'],
+  },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
     name: 'benchmark smoke run (2,000 legs, 20 runs)',
@@ -49,7 +57,7 @@ function run(name: string, command: string, args: string[]): boolean {
   return ok;
 }
 
-for (const step of steps.slice(0, 2)) {
+for (const step of steps.slice(0, 3)) {
   if (run(step.name, step.command, step.args)) passed++;
   else failed++;
 }
@@ -73,7 +81,7 @@ if (existsSync(report)) {
   failed++;
 }
 
-for (const step of steps.slice(2)) {
+for (const step of steps.slice(3)) {
   if (step.needsScript && !pkg.scripts?.[step.needsScript]) continue;
   if (run(step.name, step.command, step.args)) passed++;
   else failed++;

@@ -61,6 +61,7 @@ async function main(): Promise<void> {
   console.log(`Stage ${stage}: accepts only elk_${env}_ keys.`);
   console.log(`API key (${env}, scope empty_leg:read), shown once:\n  ${service.apiKey}`);
   console.log(`Try:\n  curl -s -H "X-API-Key: ${service.apiKey}" "${service.url}${LIST_PATH}?size=2"`);
+  console.log(`Reference page: ${service.url}/docs (the contract as JSON: ${service.url}/open/v1/openapi.json)`);
   console.log(`Listening on ${service.url}`);
 }
 

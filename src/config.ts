@@ -1,7 +1,7 @@
 import { ConfigError } from './errors.js';
 
 /**
- * Settings of decisions.md section 8, read from the environment once and validated.
+ * Settings (README, "Settings"), read from the environment once and validated.
  * A missing or bad setting throws a ConfigError that names it.
  */
 export type Stage = 'sandbox' | 'prod';

@@ -1,6 +1,6 @@
 /**
  * Typed errors of the service. Every error a caller can see is an AppError with one of the codes of
- * decisions.md section 6; anything else is mapped to INTERNAL_ERROR or SERVICE_UNAVAILABLE by the
+ * docs/api.md ("Errors"); anything else is mapped to INTERNAL_ERROR or SERVICE_UNAVAILABLE by the
  * one mapper in src/http/envelope.ts.
  */
 export const ERROR_STATUS = {

@@ -4,13 +4,14 @@
  * call the functions make (src/aws/dynamodb.ts, src/aws/deadline.ts). docs/faults.md explains the
  * numbers and shows what a caller gets when the database stalls or is down.
  */
-export type ServiceFunctionName = 'listEmptyLegs' | 'authorizer' | 'notFound';
+export type ServiceFunctionName = 'listEmptyLegs' | 'authorizer' | 'notFound' | 'openApi';
 
 /** Lambda timeout of each function, in seconds. */
 export const FUNCTION_TIMEOUT_SECONDS: Readonly<Record<ServiceFunctionName, number>> = {
   listEmptyLegs: 10,
   authorizer: 5,
   notFound: 5,
+  openApi: 5,
 };
 
 export interface DynamoDbCallBudget {

@@ -4,7 +4,7 @@ import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
 
 /**
  * Lambda authorizer of the HTTP API (simple responses, no identity source, no gateway cache): it
- * never denies and hands its verdict on a key to the function in the context (decisions.md 6).
+ * never denies and hands its verdict on a key to the function in the context (docs/api.md, "How keys are checked").
  * The logic, and the per-container cache, live in src/keys/authorizer.ts.
  */
 const config = functionConfig();

@@ -5,6 +5,7 @@ import { documentClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
 import { successResponse } from '../../src/http/envelope.js';
 import { httpEnvelope, requireApiKey, traceIdOf } from '../../src/http/middleware.js';
+import { ROUTES } from '../../src/http/routes.js';
 import { listEmptyLegs } from '../../src/legs/list-legs.js';
 import { MatchMemo } from '../../src/legs/match-memo.js';
 import { parseListQuery } from '../../src/legs/query.js';
@@ -12,7 +13,7 @@ import { createLegsRepository, withBucketCache } from '../../src/legs/repository
 import { invocationDeadlineMs } from '../../src/time-budget.js';
 
 /** GET /open/v1/empty-legs: parse the query, run the listing, wrap the page in the envelope. */
-export const REQUIRED_SCOPE = 'empty_leg:read';
+export const REQUIRED_SCOPE = ROUTES.listEmptyLegs.scope;
 
 const config = functionConfig();
 export const repository = withBucketCache(

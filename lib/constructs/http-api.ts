@@ -14,8 +14,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ROUTES } from '../../src/http/routes.js';
 
-export const LIST_ROUTE_PATH = '/open/v1/empty-legs';
+export const LIST_ROUTE_PATH = ROUTES.listEmptyLegs.path;
 
 /**
  * One JSON object per request in the access log. `$context.authorizer.*` are the authorizer's
@@ -49,6 +50,7 @@ export interface EmptyLegsHttpApiProps {
   readonly listFunction: IFunction;
   readonly authorizerFunction: IFunction;
   readonly notFoundFunction: IFunction;
+  readonly openApiFunction: IFunction;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -61,11 +63,12 @@ export interface EmptyLegsHttpApiProps {
 }
 
 /**
- * The HTTP API: `GET /open/v1/empty-legs` behind the key authorizer, `$default` (any other method or
- * path) to the not-found function without an authorizer; one `$default` stage, auto-deployed, with
- * throttling and JSON access logs.
+ * The HTTP API (routes from src/http/routes.ts): `GET /open/v1/empty-legs` behind the key
+ * authorizer, `GET /open/v1/openapi.json` (the contract, no key) to its own small function,
+ * `$default` (any other method or path) to the not-found function without an authorizer; one
+ * `$default` stage, auto-deployed, with throttling and JSON access logs.
  *
- * The authorizer (decisions.md section 6) has simple responses (payload 2.0), no identity source and
+ * The authorizer (docs/api.md, "How keys are checked") has simple responses (payload 2.0), no identity source and
  * no cache: API Gateway then invokes it for every request, even one without `X-API-Key`, and it is
  * the function, not the gateway, that answers a missing key, in the envelope. HttpLambdaAuthorizer
  * always writes an IdentitySource (`$request.header.Authorization` by default); the property is
@@ -76,6 +79,7 @@ export class EmptyLegsHttpApi extends Construct {
   readonly stage: HttpStage;
   readonly accessLogGroup: LogGroup;
   readonly listRoute: HttpRoute;
+  readonly openApiRoute: HttpRoute;
   readonly defaultRoute: HttpRoute;
   readonly cfnAuthorizer: CfnAuthorizer;
 
@@ -113,9 +117,15 @@ export class EmptyLegsHttpApi extends Construct {
 
     this.listRoute = new HttpRoute(this, 'ListEmptyLegsRoute', {
       httpApi: this.api,
-      routeKey: HttpRouteKey.with(LIST_ROUTE_PATH, HttpMethod.GET),
+      routeKey: HttpRouteKey.with(ROUTES.listEmptyLegs.path, HttpMethod[ROUTES.listEmptyLegs.method]),
       integration: new HttpLambdaIntegration('ListEmptyLegsIntegration', props.listFunction),
       authorizer,
+    });
+
+    this.openApiRoute = new HttpRoute(this, 'OpenApiDocumentRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(ROUTES.openApiDocument.path, HttpMethod[ROUTES.openApiDocument.method]),
+      integration: new HttpLambdaIntegration('OpenApiDocumentIntegration', props.openApiFunction),
     });
 
     this.defaultRoute = new HttpRoute(this, 'DefaultRoute', {

@@ -20,7 +20,7 @@ export const ENV = {
   logLevel: 'POWERTOOLS_LOG_LEVEL',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   nodeOptions: 'NODE_OPTIONS',
-  /** Never set on a deployed function (decisions.md section 8); see `samLocal`. */
+  /** Never set on a deployed function (README, "Settings"); see `samLocal`. */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
 } as const;
 

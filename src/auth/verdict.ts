@@ -3,8 +3,8 @@ import type { ErrorCode } from '../errors.js';
 
 /**
  * The authorizer's verdict, carried from the Lambda authorizer to the function in
- * `event.requestContext.authorizer.lambda`. The authorizer never denies (decisions.md section 6):
- * it answers `isAuthorized: true` with either a verified key or the error code to return.
+ * `event.requestContext.authorizer.lambda`. The authorizer never denies (docs/api.md, "How the
+ * authorizer hands over"): it answers `isAuthorized: true` with either a verified key or the error code to return.
  * Values are strings and booleans only, which every API Gateway context accepts.
  */
 export type KeyEnvironment = 'live' | 'test';
@@ -20,10 +20,22 @@ export interface VerifiedKey {
   environment: KeyEnvironment;
   /** The key was rotated and is in its grace period. */
   deprecated: boolean;
+  /** For a deprecated key: when it was rotated (ISO instant), the `Deprecation` header's date. */
+  deprecatedAt?: string | undefined;
+  /** For a deprecated key: when its grace period ends (ISO instant), the `Sunset` header's date. */
+  sunsetAt?: string | undefined;
 }
 
 export type AuthorizerContext =
-  | { verdict: 'ok'; keyId: string; scopes: string; environment: KeyEnvironment; deprecated: boolean }
+  | {
+      verdict: 'ok';
+      keyId: string;
+      scopes: string;
+      environment: KeyEnvironment;
+      deprecated: boolean;
+      deprecatedAt?: string;
+      sunsetAt?: string;
+    }
   | { verdict: 'error'; errorCode: AuthErrorCode; message: string };
 
 export type Verdict = { ok: true; key: VerifiedKey } | { ok: false; errorCode: AuthErrorCode; message: string };
@@ -35,6 +47,8 @@ export function verifiedContext(key: VerifiedKey): AuthorizerContext {
     scopes: key.scopes.join(' '),
     environment: key.environment,
     deprecated: key.deprecated,
+    ...(key.deprecated && key.deprecatedAt !== undefined ? { deprecatedAt: key.deprecatedAt } : {}),
+    ...(key.deprecated && key.sunsetAt !== undefined ? { sunsetAt: key.sunsetAt } : {}),
   };
 }
 
@@ -51,6 +65,8 @@ const ContextSchema = v.variant('verdict', [
     scopes: v.string(),
     environment: v.picklist(['live', 'test']),
     deprecated: booleanish,
+    deprecatedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+    sunsetAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
   }),
   v.object({
     verdict: v.literal('error'),
@@ -76,13 +92,16 @@ export function readVerdict(context: unknown): Verdict {
   }
   const c = parsed.output;
   if (c.verdict === 'error') return { ok: false, errorCode: c.errorCode, message: c.message };
+  const deprecated = c.deprecated === true || c.deprecated === 'true';
   return {
     ok: true,
     key: {
       keyId: c.keyId,
       scopes: c.scopes.split(' ').filter((s) => s !== ''),
       environment: c.environment,
-      deprecated: c.deprecated === true || c.deprecated === 'true',
+      deprecated,
+      ...(deprecated && c.deprecatedAt !== undefined ? { deprecatedAt: c.deprecatedAt } : {}),
+      ...(deprecated && c.sunsetAt !== undefined ? { sunsetAt: c.sunsetAt } : {}),
     },
   };
 }

@@ -38,7 +38,7 @@ const dayOf = (date: string): number => Date.parse(`${date}T00:00:00Z`) / DAY_MS
 const dateOf = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /**
- * The query window of decisions.md section 2, written again here: [depDate - k, depDate + k]
+ * The query window (docs/api.md, "Date window"), written again here: [depDate - k, depDate + k]
  * clipped to start today (UTC), null when wholly in the past; without depDate, from the earliest
  * local date any zone can have today (UTC - 1 day), open-ended.
  */

@@ -27,7 +27,7 @@ import { summarize, type LatencySummary } from './stats.js';
 import { evaluateTargets, readUnitFraction, type Target } from './targets.js';
 
 /**
- * The benchmark (issue 5): DynamoDB Local, the real tables, a synthetic data set from the demo
+ * The benchmark (docs/performance.md): DynamoDB Local, the real tables, a synthetic data set from the demo
  * generator, then the real handler chain in-process (authorizer, then the list function) over a
  * fixed query mix, with an empty cache and with a warm one; read units are DynamoDB's own
  * ConsumedCapacity. Everything that touches the functions' modules is imported after the

@@ -1,4 +1,4 @@
-/** The targets of the benchmark (issue 5, point 3) and their evaluation. Pure. */
+/** The targets of the benchmark (docs/performance.md) and their evaluation. Pure. */
 
 export interface Target {
   name: string;

@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 
 /**
  * Command-line parsing shared by the commands. A bad flag or setting becomes one line that names it
- * and exit status 2 (decisions.md section 8).
+ * and exit status 2 (README, "Settings").
  */
 export function parseCommandLine<T extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 
-/** The response envelope of spec 2.1, and the one mapper from any error to it. */
+/** The response envelope (docs/api.md, "Envelope"), and the one mapper from any error to it. */
 export interface Envelope<T> {
   code: 'OK' | ErrorCode;
   message: string;

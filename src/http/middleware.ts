@@ -1,14 +1,15 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { AppError } from '../errors.js';
-import { readVerdict } from '../auth/verdict.js';
+import { readVerdict, type VerifiedKey } from '../auth/verdict.js';
 import { logger } from '../logger.js';
 import { errorResponse, mapError } from './envelope.js';
 
 /**
  * The middy middlewares every HTTP function uses:
  *   httpEnvelope()       outermost: trace id, structured logs, the one error-to-envelope mapping,
- *                        X-Trace-Id and X-API-Key-Deprecated headers on every response
+ *                        X-Trace-Id on every response, and for a key in grace after a rotation
+ *                        X-API-Key-Deprecated, Deprecation and Sunset (deprecationHeaders)
  *   requireApiKey(scope) refuses to run the handler without a verified key holding `scope`
  */
 type Event = APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda?: unknown } } };
@@ -27,11 +28,27 @@ export function traceIdOf(request: { context: { awsRequestId: string } }): strin
   return request.context.awsRequestId;
 }
 
+/**
+ * The headers of every response to a key in its grace period after a rotation (docs/api.md,
+ * "Response headers"): `X-API-Key-Deprecated: true`; `Deprecation` (RFC 9745), a structured-field
+ * date `@<epoch seconds>` of the rotation, since when the key is deprecated; `Sunset` (RFC 8594),
+ * the HTTP-date at which the grace period ends and the key stops working.
+ */
+export function deprecationHeaders(key: Pick<VerifiedKey, 'deprecatedAt' | 'sunsetAt'>): Record<string, string> {
+  const headers: Record<string, string> = { 'x-api-key-deprecated': 'true' };
+  const since = key.deprecatedAt === undefined ? NaN : Date.parse(key.deprecatedAt);
+  const sunset = key.sunsetAt === undefined ? NaN : Date.parse(key.sunsetAt);
+  if (Number.isFinite(since)) headers.deprecation = `@${Math.floor(since / 1000)}`;
+  if (Number.isFinite(sunset)) headers.sunset = new Date(sunset).toUTCString();
+  return headers;
+}
+
 function finish(request: Request): void {
   const response = request.response;
   if (!response) return;
   response.headers = { ...response.headers, 'x-trace-id': traceIdOf(request) };
-  if (internal(request)[DEPRECATED] === true) response.headers['x-api-key-deprecated'] = 'true';
+  const deprecated = internal(request)[DEPRECATED] as VerifiedKey | undefined;
+  if (deprecated) Object.assign(response.headers, deprecationHeaders(deprecated));
 }
 
 export function httpEnvelope(): middy.MiddlewareObj<Event, Result> {
@@ -64,7 +81,7 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
     before: (request) => {
       const verdict = readVerdict(request.event.requestContext?.authorizer?.lambda);
       if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
-      if (verdict.key.deprecated) internal(request)[DEPRECATED] = true;
+      if (verdict.key.deprecated) internal(request)[DEPRECATED] = verdict.key;
       logger.appendKeys({ keyId: verdict.key.keyId });
       if (!verdict.key.scopes.includes(scope)) {
         throw new AppError('PERMISSION_DENIED', `This API key lacks the scope '${scope}' that this endpoint requires`);

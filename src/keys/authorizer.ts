@@ -15,7 +15,7 @@ import { environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stage
 import { getKeyByHash, keyState, type KeyRecord } from './store.js';
 
 /**
- * The authorizer's logic (decisions.md sections 5 and 6): from an `X-API-Key` value to a verdict
+ * The authorizer's logic (docs/api.md, "API keys" and "How keys are checked"): from an `X-API-Key` value to a verdict
  * for the function. It never denies; every outcome is a context (src/auth/verdict.ts).
  *
  * Cost and caching, per container:
@@ -137,7 +137,15 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
       case 'rotated': {
         const deprecated = state === 'rotated';
         logger.info('api key verified', { ...fields, deprecated });
-        return verifiedContext({ keyId: record.keyId, scopes: record.scopes, environment: record.environment, deprecated });
+        return verifiedContext({
+          keyId: record.keyId,
+          scopes: record.scopes,
+          environment: record.environment,
+          deprecated,
+          // The Deprecation and Sunset headers of the key's responses (src/http/middleware.ts).
+          deprecatedAt: deprecated ? record.rotatedAt : undefined,
+          sunsetAt: deprecated ? record.graceUntil : undefined,
+        });
       }
     }
   }

@@ -4,7 +4,7 @@ import type { Stage } from '../config.js';
 import type { KeyEnvironment } from '../auth/verdict.js';
 
 /**
- * API key format (decisions.md section 5), pure functions only: no I/O.
+ * API key format (docs/api.md, "API keys"; docs/api-keys.md), pure functions only: no I/O.
  *
  *   elk_test_<32 random base62><6 base62 checksum>     e.g. elk_test_7fQ2…(47 characters in all)
  *

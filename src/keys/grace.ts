@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 
 /**
- * Grace period after a rotation (decisions.md section 5): 7 days by default; `--grace` takes a
+ * Grace period after a rotation (docs/api.md, "API keys"): 7 days by default; `--grace` takes a
  * whole number of days, hours or minutes (`7d`, `24h`, `30m`) or `0` (the old key expires at once),
  * at most 90 days: a rotation is meant to retire a key, not to keep two alive for months.
  */

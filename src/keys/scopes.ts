@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 /**
  * Scopes: a set per key, each `resource:action` in lower case (letters, digits, `_`), e.g.
  * `empty_leg:read`. `KNOWN_SCOPES` lists the scopes that some endpoint requires today; a well-formed
- * scope outside it is accepted (a key may be approved ahead of a new resource, spec section 9) but
+ * scope outside it is accepted (a key may be approved ahead of a new resource, docs/api.md, "Versioning") but
  * the command warns about it, since it is more often a typo.
  */
 export const KNOWN_SCOPES: readonly string[] = ['empty_leg:read'];

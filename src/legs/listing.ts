@@ -38,7 +38,7 @@ export function horizonEnd(todayUtc: string): string {
 }
 
 /**
- * The query window of decisions.md section 2, or `null` when it lies wholly in the past (the page
+ * The query window (docs/api.md, "Date window"), or `null` when it lies wholly in the past (the page
  * is empty, and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k],
  * clipped to start at today (UTC). Without `depDate`: no date filter, only the expiry rule, so the
  * window starts at the earliest local date any time zone can have today (UTC - 1 day). Either way
@@ -158,7 +158,7 @@ export function collectMatches(
   }
 }
 
-/** Order of the listing: startDate ascending, then id ascending (decisions.md section 4). */
+/** Order of the listing: startDate ascending, then id ascending (docs/api.md, "Order and paging"). */
 export function compareLegs(a: Pick<IndexEntry, 'startDate' | 'id'>, b: Pick<IndexEntry, 'startDate' | 'id'>): number {
   if (a.startDate !== b.startDate) return a.startDate < b.startDate ? -1 : 1;
   if (a.id !== b.id) return a.id < b.id ? -1 : 1;

@@ -4,7 +4,7 @@ import { isCalendarDate } from './dates.js';
 import { fold } from './storage.js';
 
 /**
- * The list operation's query parameters (spec 4.1, decisions.md section 3), parsed and validated
+ * The list operation's query parameters (docs/api.md, "Query parameters"), parsed and validated
  * with valibot. Pure: no clock, no I/O. Errors are INVALID_PARAMETER naming the parameter and rule.
  */
 export const DEFAULT_PAGE = 1;
@@ -45,7 +45,7 @@ function clamp(raw: string, min: number, max: number): number {
   return Math.min(max, Math.max(min, Number(digits)));
 }
 
-/** Empty (`?page=`) counts as absent (decisions.md section 3). */
+/** Empty (`?page=`) counts as absent (docs/api.md, "Query parameters"). */
 const optionalRaw = v.optional(
   v.pipe(
     v.string(),

@@ -17,7 +17,7 @@ import type { EmptyLeg } from './model.js';
  *            as the zone's offset at that moment in quarter hours (`4` for +01:00, `-20` for
  *            -05:00; expiry = (endDate + 1 day) 00:00 UTC - offset), or `m` and minutes for an
  *            offset off the quarter hour. The zone's name is not needed any more.
- *   depCity  departure city, lower-cased
+ *   depCity  departure city, folded (`fold`: lower case, accents removed)
  *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
  *            alone, empty for none); `icao/iata` when a code has another length
  *   arrCity, arrCodes  the same for the arrival
@@ -50,9 +50,17 @@ export function bucketOf(startDate: string, endDate: string): string {
   return daysBetween(startDate, endDate) > MAX_BUCKET_SPAN_DAYS ? LONG_BUCKET : monthOf(startDate);
 }
 
-/** Lower-casing used on both sides of the case-insensitive filters. */
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/**
+ * The folding used on both sides of the city filters (the index entry and the query's needle):
+ * lower case, then canonical decomposition (NFD) with the combining marks removed, so the match
+ * ignores case and accents: `sao paulo` finds `São Paulo`, `zürich` finds `Zurich`. Lower-casing
+ * first matters: `İ` lower-cases to `i` plus a combining dot, which the second step removes.
+ * Letters that are not a base letter plus marks (`ø`, `ł`, `ß`) stay as they are.
+ */
 export function fold(value: string): string {
-  return value.toLocaleLowerCase('en-US');
+  return value.toLocaleLowerCase('en-US').normalize('NFD').replace(COMBINING_MARKS, '');
 }
 
 /** The part of a leg the listing filters and orders on: what the index holds. */
@@ -114,7 +122,7 @@ function offsetAt(instant: number, timeZone: string): number {
 
 /**
  * The first instant (epoch ms, whole minutes) whose local date in `timeZone` is `date` or later: a
- * leg whose endDate is the day before is expired from then on (decisions.md section 2). Usually
+ * leg whose endDate is the day before is expired from then on (docs/api.md, "Date window"). Usually
  * local midnight, read off the zone's offset; a day that does not start at 00:00 (a time change at
  * midnight) is found by a search within the range of real offsets (-12 h to +14 h).
  */

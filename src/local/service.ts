@@ -11,16 +11,20 @@ import { ConfigError } from '../errors.js';
 import { writeLegs } from '../legs/loader.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
+import { ROUTES } from '../http/routes.js';
+import { serveDocs } from './docs-page.js';
 import { createGateway } from './gateway.js';
 import { FUNCTION_TIMEOUT_SECONDS } from '../time-budget.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
  * data (or a file), a fresh API key for the stage, and an HTTP server that runs the real authorizer
- * and the real list function the way API Gateway chains them.
+ * and the real functions the way API Gateway chains them (routes from src/http/routes.ts). The
+ * server also serves the reference page at `/docs` (src/local/docs-page.ts), which the deployed
+ * API does not have.
  */
-export const LIST_PATH = '/open/v1/empty-legs';
-export const LIST_SCOPE = 'empty_leg:read';
+export const LIST_PATH = ROUTES.listEmptyLegs.path;
+export const LIST_SCOPE = ROUTES.listEmptyLegs.scope;
 
 export interface LocalServiceOptions {
   port: number;
@@ -93,21 +97,30 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const list = (await import('../../functions/list-empty-legs/handler.js')).handler;
     const authorizer = (await import('../../functions/authorizer/handler.js')).handler;
     const notFound = (await import('../../functions/not-found/handler.js')).handler;
+    const openApi = (await import('../../functions/openapi/handler.js')).handler;
     const gateway = createGateway({
       routes: [
         {
-          method: 'GET',
-          path: LIST_PATH,
+          method: ROUTES.listEmptyLegs.method,
+          path: ROUTES.listEmptyLegs.path,
           handler: list,
           authorizer,
           timeoutMs: FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000,
           authorizerTimeoutMs: FUNCTION_TIMEOUT_SECONDS.authorizer * 1000,
         },
+        {
+          method: ROUTES.openApiDocument.method,
+          path: ROUTES.openApiDocument.path,
+          handler: openApi,
+          timeoutMs: FUNCTION_TIMEOUT_SECONDS.openApi * 1000,
+        },
       ],
       defaultRoute: notFound,
       defaultRouteTimeoutMs: FUNCTION_TIMEOUT_SECONDS.notFound * 1000,
     });
-    server = createEdgeServer((req, res) => void gateway(req, res));
+    server = createEdgeServer((req, res) => {
+      if (!serveDocs(req, res)) void gateway(req, res);
+    });
     const listening = server;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', (err: NodeJS.ErrnoException) =>

@@ -3,12 +3,14 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { generateKey } from '../../src/keys/format.js';
 import { runScript, type CommandRun } from '../support/commands.js';
+import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 
 /**
  * API keys as a client sees them: `npm start` (sandbox), keys made with `npm run keys` against the
  * server's DynamoDB Local, then plain HTTP. Every key below is rotated or revoked before its first
- * use, so the authorizer's cache (60 s) never hides a change from these tests.
+ * use, so the authorizer's cache (60 s) never hides a change from these tests. Every response is
+ * also checked against the contract, docs/openapi.yaml (callApi).
  */
 const PATH = '/open/v1/empty-legs';
 
@@ -48,8 +50,7 @@ async function keysJson(args: string[]): Promise<JsonKey> {
 }
 
 async function get(key: string | null) {
-  const res = await fetch(`${service.baseUrl}${PATH}`, { headers: key === null ? {} : { 'X-API-Key': key } });
-  return { res, body: (await res.json()) as Envelope };
+  return callApi<Envelope>(`${service.baseUrl}${PATH}`, { headers: key === null ? {} : { 'X-API-Key': key } });
 }
 
 /** One character changed, to another base62 character. */
@@ -130,16 +131,24 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     expect(body).toMatchObject({ code: 'PERMISSION_DENIED', data: null });
   });
 
-  it('marks responses to the old key with X-API-Key-Deprecated during grace, not the new key', async () => {
+  it('marks responses to the old key during grace with X-API-Key-Deprecated, Deprecation and Sunset, not the new key', async () => {
     const old = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--name', 'rotating partner']);
     const next = await keysJson(['rotate', old.keyId, '--grace', '7d']);
     expect(next.name).toBe('rotating partner');
+    const listed = await keys(['list', '--json']);
+    const record = (JSON.parse(listed.stdout) as { keyId: string; rotatedAt: string; graceUntil: string }[]).find((k) => k.keyId === old.keyId)!;
     const a = await get(old.key);
     expect(a.res.status).toBe(200);
     expect(a.res.headers.get('x-api-key-deprecated')).toBe('true');
+    // RFC 9745: `@` + epoch seconds of the rotation; RFC 8594: the HTTP-date the grace ends.
+    expect(a.res.headers.get('deprecation')).toBe(`@${Math.floor(Date.parse(record.rotatedAt) / 1000)}`);
+    expect(a.res.headers.get('sunset')).toBe(new Date(record.graceUntil).toUTCString());
+    expect(Date.parse(a.res.headers.get('sunset')!)).toBe(Math.floor(Date.parse(record.graceUntil) / 1000) * 1000);
     const b = await get(next.key);
     expect(b.res.status).toBe(200);
     expect(b.res.headers.get('x-api-key-deprecated')).toBeNull();
+    expect(b.res.headers.get('deprecation')).toBeNull();
+    expect(b.res.headers.get('sunset')).toBeNull();
   });
 
   it('no clear key appears in the server log or anywhere in the keys table', async () => {

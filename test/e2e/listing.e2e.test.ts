@@ -2,12 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+import { readFileSync } from 'node:fs';
+import { callApi, OPENAPI_FILE } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 
 /**
  * The listing as a client sees it: `npm start --data FIXTURE`, then plain HTTP. The fixture's dates
  * are relative to today so the expectations below hold on any day; every expectation is computed
- * from the fixture records, not from the service.
+ * from the fixture records, not from the service. Every response is also checked against the
+ * contract, docs/openapi.yaml (callApi).
  */
 const DAY = 86_400_000;
 const today = new Date();
@@ -79,6 +83,9 @@ function fixture(): FixtureLeg[] {
   legs.push({ ...legs[1]!, id: 'hidden-unlisted', listed: false });
   legs.push({ ...legs[2]!, id: 'hidden-expired', startDate: day(-10), endDate: day(-3) });
   legs.push({ ...legs[3]!, id: 'no-airport', depAirportIcao: null, depAirportIata: null, depCityName: 'New York' });
+  // Accents: the city filters ignore them on either side.
+  legs.push({ ...legs[4]!, id: 'accent-sao-paulo', depCityName: 'São Paulo', depAirportIcao: 'SBGR', depAirportIata: 'GRU', depTimezone: 'America/Sao_Paulo', arrCityName: 'Zurich', arrAirportIcao: 'LSZH', arrAirportIata: 'ZRH' });
+  legs.push({ ...legs[5]!, id: 'accent-zurich', depCityName: 'Zürich', depAirportIcao: 'LSZH', depAirportIata: 'ZRH', depTimezone: 'Europe/Zurich' });
   return legs.map((l) => ({ ...base, ...l }));
 }
 
@@ -97,10 +104,9 @@ interface Envelope {
 let service: RunningService;
 
 async function get(query: string, key: string | null = service.apiKey) {
-  const res = await fetch(`${service.baseUrl}/open/v1/empty-legs${query}`, {
+  return callApi<Envelope>(`${service.baseUrl}/open/v1/empty-legs${query}`, {
     headers: key === null ? {} : { 'X-API-Key': key },
   });
-  return { res, body: (await res.json()) as Envelope };
 }
 
 beforeAll(async () => {
@@ -207,9 +213,43 @@ describe('GET /open/v1/empty-legs on the local server', () => {
     expect(res.headers.get('x-trace-id')).toBe(body.traceId);
   });
 
+  it('filters cities ignoring accents on either side, still case-insensitive contains', async () => {
+    const plain = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    const ids = (pick: (l: FixtureLeg) => string, needle: string) =>
+      visible.filter((l) => plain(pick(l)).includes(plain(needle))).map((l) => l.id);
+    for (const [param, needle, pick] of [
+      ['depCityName', 'Sao Paulo', (l: FixtureLeg) => l.depCityName],
+      ['depCityName', 'SÃO PAU', (l: FixtureLeg) => l.depCityName],
+      ['depCityName', 'zurich', (l: FixtureLeg) => l.depCityName],
+      ['arrCityName', 'Zürich', (l: FixtureLeg) => l.arrCityName],
+    ] as const) {
+      const expected = ids(pick, needle);
+      expect(expected.length).toBeGreaterThan(0);
+      const { body } = await get(`?${param}=${encodeURIComponent(needle)}&size=100`);
+      expect(body.data?.records.map((r) => r.id)).toEqual(expected);
+    }
+    expect(ids((l) => l.depCityName, 'Sao Paulo')).toEqual(['accent-sao-paulo']);
+    expect(ids((l) => l.arrCityName, 'Zürich')).toContain('accent-sao-paulo');
+  });
+
+  it('serves the contract at /open/v1/openapi.json without a key: the document of docs/openapi.yaml', async () => {
+    const { res, body } = await callApi(`${service.baseUrl}/open/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(body).toEqual(parse(readFileSync(OPENAPI_FILE, 'utf8')));
+  });
+
+  it('answers a CORS preflight with 404 NOT_FOUND and no CORS header (server-to-server API)', async () => {
+    const { res, body } = await callApi<Envelope>(`${service.baseUrl}/open/v1/empty-legs`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://example.com', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-api-key' },
+    });
+    expect(res.status).toBe(404);
+    expect(body.code).toBe('NOT_FOUND');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
   it('answers an unknown route with 404 NOT_FOUND in the envelope', async () => {
-    const res = await fetch(`${service.baseUrl}/open/v1/nothing-here`);
-    const body = (await res.json()) as Envelope;
+    const { res, body } = await callApi<Envelope>(`${service.baseUrl}/open/v1/nothing-here`);
     expect(res.status).toBe(404);
     expect(body).toMatchObject({ code: 'NOT_FOUND', data: null });
     expect(res.headers.get('x-trace-id')).toBe(body.traceId);

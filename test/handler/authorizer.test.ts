@@ -123,6 +123,21 @@ describe('authorizer handler: verdicts', () => {
     expect(readVerdict(result.context)).toMatchObject({ ok: true, key: { deprecated: true } });
   });
 
+  it('hands the rotation time and the grace deadline of a key in grace to the function, and none for an active key', async () => {
+    const rotatedAt = new Date(T0 - 1000).toISOString();
+    const graceUntil = new Date(T0 + 7 * 86_400_000).toISOString();
+    const f = fixture('test', { status: 'rotated', rotatedAt, graceUntil });
+    store(f);
+    const result = await make()(withKey(f.key));
+    expect(result.context).toMatchObject({ deprecatedAt: rotatedAt, sunsetAt: graceUntil });
+    expect(readVerdict(result.context)).toMatchObject({ ok: true, key: { deprecatedAt: rotatedAt, sunsetAt: graceUntil } });
+    const active = fixture('test');
+    store(active);
+    const fresh = await make()(withKey(active.key));
+    expect(fresh.context).not.toHaveProperty('sunsetAt');
+    expect(fresh.context).not.toHaveProperty('deprecatedAt');
+  });
+
   it.each([
     ['no headers at all', event(undefined)],
     ['no X-API-Key header', event({ accept: 'application/json' })],

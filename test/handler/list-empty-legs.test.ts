@@ -221,6 +221,25 @@ describe('list-empty-legs handler', () => {
     expect(fresh.res.headers?.['x-api-key-deprecated']).toBeUndefined();
   });
 
+  it('adds Deprecation (rotation, @epoch seconds) and Sunset (grace end, HTTP-date) from the verdict, errors too', async () => {
+    serve([]);
+    const deprecated = verifiedContext({
+      ...TEST_KEY,
+      deprecated: true,
+      deprecatedAt: '2026-11-21T19:27:14.969Z',
+      sunsetAt: '2026-11-28T19:27:14.969Z',
+    });
+    for (const params of [undefined, { page: 'x' }]) {
+      const { res } = await call(params, deprecated);
+      expect(res.headers?.deprecation).toBe(`@${Math.floor(Date.UTC(2026, 10, 21, 19, 27, 14, 969) / 1000)}`);
+      expect(res.headers?.sunset).toBe('Sat, 28 Nov 2026 19:27:14 GMT');
+      expect(res.headers?.['x-content-type-options']).toBe('nosniff');
+    }
+    const fresh = await call(undefined);
+    expect(fresh.res.headers?.deprecation).toBeUndefined();
+    expect(fresh.res.headers?.sunset).toBeUndefined();
+  });
+
   it('maps DynamoDB throttling to 503 without the SDK text', async () => {
     ddb.on(QueryCommand).rejects(new ProvisionedThroughputExceededException({ message: 'Rate of requests exceeds the allowed throughput SECRET-DETAIL', $metadata: {} }));
     const { res, body } = await call();

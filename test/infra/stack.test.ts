@@ -10,6 +10,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from '../../lib/nag.js';
 import { FUNCTION_LOGICAL_IDS } from '../../lib/empty-legs-stack.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/http-api.js';
+import { HTTP_METHODS, loadOpenApi } from '../support/contract.js';
 import { BUNDLE_FILE, ESM_REQUIRE_BANNER, entryPath, esbuildOptions, type FunctionName } from '../../lib/bundling.js';
 import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/aws/stage-tables.js';
@@ -49,6 +50,7 @@ afterAll(() => {
 });
 
 const LIST_ROUTE_KEY = 'GET /open/v1/empty-legs';
+const OPENAPI_ROUTE_KEY = 'GET /open/v1/openapi.json';
 
 function tableId(t: Template, def: TableDefinition): string {
   return onlyResource(t, 'AWS::DynamoDB::Table', (r) =>
@@ -114,9 +116,38 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   });
 
   describe('routes', () => {
-    it('has exactly the list route and the $default route', () => {
+    it('has exactly the list route, the contract route and the $default route', () => {
       const keys = Object.values(resourcesOfType(t(), 'AWS::ApiGatewayV2::Route')).map((r) => props(r).RouteKey);
-      expect(keys.sort()).toEqual(['$default', LIST_ROUTE_KEY].sort());
+      expect(keys.sort()).toEqual(['$default', LIST_ROUTE_KEY, OPENAPI_ROUTE_KEY].sort());
+    });
+
+    it('has a route for every path and method of docs/openapi.yaml, behind the authorizer exactly when it needs a key', () => {
+      const doc = loadOpenApi();
+      const routes = Object.values(resourcesOfType(t(), 'AWS::ApiGatewayV2::Route')).map((r) => props(r));
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const method of HTTP_METHODS.filter((m) => item[m])) {
+          const route = routes.find((r) => r.RouteKey === `${method.toUpperCase()} ${path}`);
+          expect(route).toBeDefined();
+          const needsKey = (item[method]!.security ?? doc.security ?? []).length > 0;
+          expect(route!.AuthorizationType).toBe(needsKey ? 'CUSTOM' : 'NONE');
+        }
+      }
+    });
+
+    it('sends GET /open/v1/openapi.json to its own function, without an authorizer, and that function reads no table', () => {
+      const [, route] = onlyResource(t(), 'AWS::ApiGatewayV2::Route', (r) => props(r).RouteKey === OPENAPI_ROUTE_KEY);
+      expect(props(route).AuthorizationType).toBe('NONE');
+      expect(props(route).AuthorizerId).toBeUndefined();
+      expect(integrationTarget(t(), OPENAPI_ROUTE_KEY)).toBe(FUNCTION_LOGICAL_IDS.openApi);
+      const env = (fn(t(), FUNCTION_LOGICAL_IDS.openApi).Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      expect(env).not.toHaveProperty('LEGS_TABLE_NAME');
+      expect(env).not.toHaveProperty('KEYS_TABLE_NAME');
+      const roleId = ((fn(t(), FUNCTION_LOGICAL_IDS.openApi).Properties as { Role: { 'Fn::GetAtt': string[] } }).Role['Fn::GetAtt'])[0]!;
+      const policies = Object.values(resourcesOfType(t(), 'AWS::IAM::Policy')).filter((r) =>
+        JSON.stringify(props(r).Roles).includes(JSON.stringify(ref(roleId))),
+      );
+      expect(policies.length).toBeGreaterThan(0);
+      expect(JSON.stringify(policies)).not.toContain('dynamodb:');
     });
 
     it('sends GET /open/v1/empty-legs to the list function behind the key authorizer', () => {
@@ -349,8 +380,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 3 function log groups + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(4);
+      // 4 function log groups + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(5);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -420,6 +451,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'AuthorizerFunctionThrottles',
           'NotFoundFunctionErrors',
           'NotFoundFunctionThrottles',
+          'OpenApiFunctionErrors',
+          'OpenApiFunctionThrottles',
           'LegsTableThrottles',
           'KeysTableThrottles',
         ]
@@ -466,10 +499,12 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
     it.each([
       ['ListFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.listEmptyLegs, () => a.functionErrors],
       ['NotFoundFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.notFound, () => a.functionErrors],
+      ['OpenApiFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.openApi, () => a.functionErrors],
       ['AuthorizerErrors', 'Errors', FUNCTION_LOGICAL_IDS.authorizer, () => a.authorizerErrors],
       ['ListFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.listEmptyLegs, () => a.functionThrottles],
       ['AuthorizerFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.authorizer, () => a.functionThrottles],
       ['NotFoundFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.notFound, () => a.functionThrottles],
+      ['OpenApiFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.openApi, () => a.functionThrottles],
     ])('%s: Lambda %s of %s, at or above the stage threshold', (suffix, metric, functionId, threshold) => {
       const alarm = alarmsByName()[name(suffix)]!;
       expect(alarm).toMatchObject({
@@ -549,7 +584,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'ListEmptyLegs/Function AwsSolutions-L1',
           'Authorizer/Function AwsSolutions-L1',
           'NotFound/Function AwsSolutions-L1',
+          'OpenApi/Function AwsSolutions-L1',
           'Http/DefaultRoute AwsSolutions-APIG4',
+          'Http/OpenApiDocumentRoute AwsSolutions-APIG4',
         ].sort(),
       );
       for (const x of acknowledged) expect(x.reason.length).toBeGreaterThan(40);
@@ -558,7 +595,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 });
 
 describe('bundles (cdk.out of the synthesized app)', () => {
-  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound'];
+  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound', 'openApi'];
   const logicalIds: Record<FunctionName, string> = FUNCTION_LOGICAL_IDS;
 
   function assetDir(name: FunctionName): string {
@@ -573,7 +610,9 @@ describe('bundles (cdk.out of the synthesized app)', () => {
     expect(code.startsWith(ESM_REQUIRE_BANNER)).toBe(true);
     expect(code).toContain(`//# sourceMappingURL=${BUNDLE_FILE}.map`);
     // The AWS SDK is inside the bundle (its DynamoDB JSON protocol target), not left to the runtime.
-    if (name !== 'notFound') expect(code).toContain('DynamoDB_20120810');
+    if (name !== 'notFound' && name !== 'openApi') expect(code).toContain('DynamoDB_20120810');
+    // The contract is bundled into its function: no file is read at run time.
+    if (name === 'openApi') expect(code).toContain('{"openapi":"3.1.0"');
   });
 
   it('the plain esbuild options of lib/bundling.ts build the same bytes as the stack, importing only Node built-ins', async () => {
@@ -588,7 +627,7 @@ describe('bundles (cdk.out of the synthesized app)', () => {
         const output = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith(BUNDLE_FILE))![1];
         const externals = output.imports.filter((i) => i.external).map((i) => i.path);
         expect(externals.filter((p) => !isBuiltin(p))).toEqual([]);
-        expect(Object.keys(output.inputs).some((i) => i.includes('node_modules/@aws-sdk/'))).toBe(name !== 'notFound');
+        expect(Object.keys(output.inputs).some((i) => i.includes('node_modules/@aws-sdk/'))).toBe(name !== 'notFound' && name !== 'openApi');
       }
     } finally {
       rmSync(out, { recursive: true, force: true });

@@ -66,7 +66,7 @@ function errorsOf(patch: Patch): string[] {
 }
 
 describe('a complete valid record', () => {
-  it('becomes a stored leg with every field, in the order of spec 2.3, plus the listing state', () => {
+  it('becomes a stored leg with every field, in the API field order, plus the listing state', () => {
     const result = validateImportRecord(record(), { today: TODAY });
     expect(result.ok).toBe(true);
     if (!result.ok) return;

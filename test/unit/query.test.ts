@@ -104,9 +104,11 @@ describe('parseListQuery: depDate and offsetDays', () => {
 });
 
 describe('parseListQuery: city names', () => {
-  it('trims, lower-cases and keeps 2 to 100 characters', () => {
+  it('trims, lower-cases, drops accents and keeps 2 to 100 characters', () => {
     expect(parseListQuery({ depCityName: '  New York ' }).depCityName).toBe('new york');
-    expect(parseListQuery({ arrCityName: 'Zürich' }).arrCityName).toBe('zürich');
+    expect(parseListQuery({ arrCityName: 'Zürich' }).arrCityName).toBe('zurich');
+    // The length rule counts the characters as given, before folding.
+    expect(() => parseListQuery({ arrCityName: 'É' })).toThrow(/arrCityName/);
     expect(parseListQuery({ depCityName: 'x'.repeat(100) }).depCityName).toHaveLength(100);
   });
 

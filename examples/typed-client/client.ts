@@ -1,0 +1,53 @@
+/**
+ * A typed client of the API, generated from its contract (README, "A typed client"):
+ *
+ *   npx openapi-typescript docs/openapi.yaml -o examples/typed-client/schema.d.ts
+ *   EMPTY_LEGS_URL=http://localhost:3000 EMPTY_LEGS_KEY=elk_test_... npx tsx examples/typed-client/client.ts
+ *
+ * `schema.d.ts` is generated, not committed. openapi-fetch checks paths, parameters and response
+ * bodies against it at compile time; the test in test/e2e/contract.e2e.test.ts generates it,
+ * type-checks this file with tsc and runs it against the local server.
+ */
+import createClient from 'openapi-fetch';
+import type { components, paths } from './schema.js';
+
+export type EmptyLeg = components['schemas']['EmptyLeg'];
+export type ListQuery = NonNullable<paths['/open/v1/empty-legs']['get']['parameters']['query']>;
+export type ErrorCode = components['schemas']['ErrorCode'];
+
+export function emptyLegsClient(baseUrl: string, apiKey: string) {
+  return createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
+}
+
+/** One page of legs, or the error code the API answered with. */
+export async function listLegs(
+  client: ReturnType<typeof emptyLegsClient>,
+  query: ListQuery,
+): Promise<{ legs: EmptyLeg[]; total: number; deprecated: boolean } | { error: ErrorCode | 'GATEWAY'; message: string; status: number }> {
+  const { data, error, response } = await client.GET('/open/v1/empty-legs', { params: { query } });
+  // An error is the envelope, or API Gateway's own `{message}` (429 throttling, 413, some 5xx).
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return { legs: data.data.records, total: data.data.total, deprecated: response.headers.get('X-API-Key-Deprecated') === 'true' };
+}
+
+async function main(): Promise<void> {
+  const baseUrl = process.env.EMPTY_LEGS_URL ?? 'http://localhost:3000';
+  const client = emptyLegsClient(baseUrl, process.env.EMPTY_LEGS_KEY ?? '');
+  const page = await listLegs(client, { size: 3, depCityName: 'sao paulo' });
+  const invalid = await listLegs(client, { size: 3, offsetDays: 20, depDate: '2030-01-01' });
+  const contract = await createClient<paths>({ baseUrl }).GET('/open/v1/openapi.json');
+  console.log(
+    JSON.stringify({
+      page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
+      invalid,
+      openapi: contract.data?.openapi ?? null,
+    }),
+  );
+}
+
+if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
