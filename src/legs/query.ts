@@ -85,7 +85,7 @@ const cityName = v.pipe(
   v.transform((s) => (s === undefined ? undefined : fold(s))),
 );
 
-// Exactly 3 or 4 ASCII letters (decisions.md section 3); unlike a city name, not trimmed: `EGLF `
+// Exactly 3 or 4 ASCII letters (docs/api.md, "Filters"); unlike a city name, not trimmed: `EGLF `
 // (a stray `+` in a URL) is not a code.
 const airportCode = v.pipe(
   optionalRaw,

@@ -20,8 +20,8 @@ import { storedLeg } from '../support/legs.js';
  * `queryParameters`), then the real handler runs: middy chain, authorizer verdict, parsing,
  * listing, envelope.
  *
- * The expectations come from an oracle written here from the specification's rules (spec 4.1,
- * decisions.md section 3), fed with the *decoded* values the generator knows it encoded, and from a
+ * The expectations come from an oracle written here from the rules of docs/api.md ("Query parameters",
+ * "Filters"), fed with the *decoded* values the generator knows it encoded, and from a
  * plain reference listing over the same fixture (filter, sort, count, slice). FC_NUM_RUNS sets the
  * number of cases (default 2,000); a failure prints fast-check's seed and path (FC_SEED, FC_PATH
  * replay it).

@@ -48,7 +48,7 @@ const legAround = (t: number, anchor: number) =>
       return { start, span: Math.min(span, REF_MAX_DAY - start) };
     });
 
-/** Reference of the listing's date rule (decisions.md section 2): could the leg be on the page? */
+/** Reference of the listing's date rule (docs/api.md, "Date window"): could the leg be on the page? */
 function overlaps(t: number, depDate: number | undefined, k: number, start: number, end: number): boolean {
   // Not expired in at least one time zone: the latest local date anywhere is at most t + 1, the earliest t - 1.
   if (end < t - 1) return false;
@@ -80,7 +80,7 @@ describe('read planner', () => {
         // Nothing can start after the horizon (the loader's rule plus one day of clock slack).
         const horizon = Math.min(t + LISTING_HORIZON_DAYS + 1, REF_MAX_DAY);
         // The earliest start that can still reach the window.
-        // (A depDate window starts today at the earliest, decisions.md section 2; without one, yesterday.)
+        // (A depDate window starts today at the earliest, docs/api.md "Date window"; without one, yesterday.)
         const lowest = Math.max(REF_MIN_DAY, (depDate === undefined ? t - 1 : Math.max(depDate - k, t)) - MAX_BUCKET_SPAN_DAYS);
         const highest = depDate === undefined ? horizon : Math.min(horizon, depDate + k);
         expect(reads.at(-1)!.to).toBe(refDate(highest));
