@@ -1,5 +1,5 @@
 import { App } from 'aws-cdk-lib';
-import { stackName } from '../src/aws/stage-tables.js';
+import { stackName } from '../src/deployment.js';
 import { STAGES } from '../src/config.js';
 import { EmptyLegsStack } from './empty-legs-stack.js';
 import { addNagChecks } from './nag.js';

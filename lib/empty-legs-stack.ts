@@ -1,7 +1,7 @@
 import { Annotations, CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
-import { STACK_OUTPUTS, stackName } from '../src/aws/stage-tables.js';
+import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
 import { FUNCTION_TIMEOUT_SECONDS } from '../src/time-budget.js';
 import { DataTables } from './constructs/data-tables.js';

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { openApiModuleSource } from '../src/contract/source.js';
+import { openApiModuleSource } from './openapi-source.js';
 
 /**
  * `npm run openapi`: regenerates src/contract/openapi-document.ts from docs/openapi.yaml, so the

@@ -1,6 +1,6 @@
 /**
  * The routes the API serves: method, path and the scope a key needs (`null`: no key). The local
- * server (src/local/service.ts) and the CDK stack (lib/constructs/http-api.ts) both take their
+ * server (local/service.ts) and the CDK stack (lib/constructs/http-api.ts) both take their
  * routes from here, and a test checks them against docs/openapi.yaml.
  */
 export interface RouteSpec {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { createEdgeServer, MAX_REQUEST_HEAD_BYTES } from '../../src/local/edges.js';
-import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../src/local/gateway.js';
+import { createEdgeServer, MAX_REQUEST_HEAD_BYTES } from '../../local/edges.js';
+import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../local/gateway.js';
 import { rawRequest, type RawResponse } from '../support/raw-http.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { assertPortFree, freePort } from '../../src/local/dynamodb-local.js';
+import { assertPortFree, freePort } from '../../local/dynamodb-local.js';
 import { startLocalServer } from '../support/local-service.js';
 
 /**

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateKey } from '../../src/keys/format.js';
-import { KEY_RULES, type LoadKeys } from '../../src/load/mix.js';
-import { runLoad, type LoadReport } from '../../src/load/run.js';
+import { KEY_RULES, type LoadKeys } from '../../bench/load/mix.js';
+import { runLoad, type LoadReport } from '../../bench/load/run.js';
 import { runScript } from '../support/commands.js';
 
 /**

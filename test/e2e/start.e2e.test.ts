@@ -4,11 +4,11 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/local/dynamodb-local.js';
+import { freePort } from '../../local/dynamodb-local.js';
 
 /** How `npm start` fails: one clear line and a non-zero status, before anything is left running. */
 function start(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync('node_modules/.bin/tsx', ['scripts/start.ts', ...args], {
+  const r = spawnSync('node_modules/.bin/tsx', ['local/start.ts', ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 60_000,

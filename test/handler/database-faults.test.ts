@@ -7,7 +7,7 @@ import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { DeadlineError, withDeadline } from '../../src/aws/deadline.js';
 import { mapError } from '../../src/http/envelope.js';
 import { generateKey } from '../../src/keys/format.js';
-import { lambdaContext as localLambdaContext } from '../../src/local/lambda-context.js';
+import { lambdaContext as localLambdaContext } from '../../local/lambda-context.js';
 import { DATABASE_DEADLINE_MS, FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
 import { listEvent } from '../support/events.js';
 import { startStalledPeer, type StalledPeer } from '../support/stalled-peer.js';

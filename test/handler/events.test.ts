@@ -11,7 +11,7 @@ import type {
 import { handler as authorizerHandler } from '../../functions/authorizer/handler.js';
 import { handler as listHandler } from '../../functions/list-empty-legs/handler.js';
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
-import { lambdaContext } from '../../src/local/lambda-context.js';
+import { lambdaContext } from '../../local/lambda-context.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { storedLeg } from '../support/legs.js';
 

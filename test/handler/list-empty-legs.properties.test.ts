@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { handler, repository } from '../../functions/list-empty-legs/handler.js';
 import { MAX_BATCH_GET_CALLS, MAX_QUERY_CALLS } from '../../src/legs/limits.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
-import { queryParameters } from '../../src/local/gateway.js';
+import { queryParameters } from '../../local/gateway.js';
 import { lambdaContext, listEvent } from '../support/events.js';
 import { fcParams } from '../support/fast-check.js';
 import { REF_MAX_DAY, REF_MIN_DAY, refDate, refIsDate, refParse } from '../support/gregorian.js';

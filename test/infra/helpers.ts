@@ -2,7 +2,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../lib/app.js';
 import type { EmptyLegsStack } from '../../lib/empty-legs-stack.js';
-import { stackName } from '../../src/aws/stage-tables.js';
+import { stackName } from '../../src/deployment.js';
 import type { Stage } from '../../src/config.js';
 
 /** A CloudFormation resource as found in a synthesized template. */

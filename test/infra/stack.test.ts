@@ -13,7 +13,7 @@ import { ACCESS_LOG_FIELDS } from '../../lib/constructs/http-api.js';
 import { HTTP_METHODS, loadOpenApi } from '../support/contract.js';
 import { BUNDLE_FILE, ESM_REQUIRE_BANNER, entryPath, esbuildOptions, type FunctionName } from '../../lib/bundling.js';
 import { STAGE_CONFIGS } from '../../lib/stage-config.js';
-import { STACK_OUTPUTS, stackName } from '../../src/aws/stage-tables.js';
+import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
 import { DATABASE_DEADLINE_MS, FUNCTION_TIMEOUT_SECONDS } from '../../src/time-budget.js';

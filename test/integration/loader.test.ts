@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { DeleteCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { daysBetween } from '../../src/legs/dates.js';
-import { demoLegs } from '../../src/legs/demo/index.js';
+import { demoLegs } from '../../local/demo/index.js';
 import { parseImportText } from '../../src/legs/import/index.js';
 import { writeLegs } from '../../src/legs/loader.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
-/** Runs one of the project's scripts (`scripts/NAME.ts`) as a user would, and collects its output. */
+/** Runs one of the project's npm scripts (`keys`, `legs:load`, `load`) as a user would, and collects its output. */
 export const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 
@@ -16,6 +17,14 @@ export interface CommandRun {
  * `env` is the command's whole environment besides PATH and HOME, unless `inherit` adds this
  * process's; an `undefined` value removes a variable.
  */
+/** The entry file that `npm run NAME` runs (its script in package.json ends with it). */
+function entryOf(npmScript: string): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const entry = pkg.scripts[npmScript]?.split(' ').find((word) => word.endsWith('.ts'));
+  if (!entry) throw new Error(`package.json has no script ${npmScript} that runs a .ts file`);
+  return entry;
+}
+
 export function runScript(
   script: string,
   args: string[],
@@ -26,7 +35,7 @@ export function runScript(
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...env })) if (v !== undefined) childEnv[k] = v;
   return new Promise((done, fail) => {
-    const child = spawn(TSX, [`scripts/${script}.ts`, ...args], { cwd: ROOT, env: childEnv, timeout: options.timeoutMs ?? 30_000 });
+    const child = spawn(TSX, [entryOf(script), ...args], { cwd: ROOT, env: childEnv, timeout: options.timeoutMs ?? 30_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -4,7 +4,7 @@
 import { tsImport } from 'tsx/esm/api';
 
 export default async function globalSetup() {
-  const { startDynamoDbLocal } = await tsImport('../../src/local/dynamodb-local.ts', import.meta.url);
+  const { startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
   const ddb = await startDynamoDbLocal();
   globalThis.__DYNAMODB_LOCAL__ = ddb;
   process.env.DYNAMODB_TEST_ENDPOINT = ddb.endpoint;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
-import { ensureTables } from '../../src/local/dynamodb-local.js';
+import { ensureTables } from '../../local/dynamodb-local.js';
 
 /**
  * For integration tests: a client on the DynamoDB Local that the global setup started, and a fresh

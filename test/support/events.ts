@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { lambdaContext as localLambdaContext } from '../../src/local/lambda-context.js';
+import { lambdaContext as localLambdaContext } from '../../local/lambda-context.js';
 import { verifiedContext, type AuthorizerContext, type VerifiedKey } from '../../src/auth/verdict.js';
 
 /** API Gateway HTTP API v2 events and Lambda contexts for handler tests. */

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/local/dynamodb-local.js';
+import { freePort } from '../../local/dynamodb-local.js';
 
 /**
- * Starts the real `npm start` entry point (scripts/start.ts) as a child process on free ports, the
+ * Starts the real `npm start` entry point (local/start.ts) as a child process on free ports, the
  * way a user runs it (`node --import tsx`, as package.json does), and reads what it prints: the API
  * key, the DynamoDB endpoint and its process id, the URL.
  * `output()` is everything the server printed so far (stdout and stderr), for log scans.
@@ -39,7 +39,7 @@ export interface StartOptions {
 export async function startLocalServer(options: StartOptions = {}): Promise<RunningService> {
   const port = options.port ?? (await freePort());
   const dynamodbPort = options.dynamodbPort ?? (await freePort());
-  const args = ['--import', 'tsx', ...(options.nodeArgs ?? []), 'scripts/start.ts', '--port', String(port)];
+  const args = ['--import', 'tsx', ...(options.nodeArgs ?? []), 'local/start.ts', '--port', String(port)];
   if (options.dataFile) args.push('--data', options.dataFile);
   if (options.stage) args.push('--stage', options.stage);
   const legsTableName = 'empty-legs';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { OPENAPI_DOCUMENT_JSON } from '../../src/contract/openapi-document.js';
-import { openApiModuleSource } from '../../src/contract/source.js';
+import { openApiModuleSource } from '../../scripts/openapi-source.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { deprecationHeaders } from '../../src/http/middleware.js';
 import { ROUTES } from '../../src/http/routes.js';

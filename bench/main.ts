@@ -1,0 +1,101 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseCommandLine, runCommand } from '../cli/args.js';
+import { ConfigError } from '../src/errors.js';
+import { renderChart } from './chart.js';
+import { renderMarkdown } from './markdown.js';
+import { formatReport } from './report.js';
+import type { BenchResult } from './run.js';
+
+/**
+ * `npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T]
+ *                   [--json] [--out FILE] [--check]`
+ * `npm run bench -- --chart OUT.svg RESULT.json...`
+ * `npm run bench -- --markdown RESULT.json...`  (the result tables of docs/performance.md)
+ *
+ * Runs the benchmark of docs/performance.md. With --json, stdout carries one JSON object and the
+ * progress goes to stderr. Exit status: 1 on an error (or, with --check, a target that does not
+ * hold), 2 on a bad flag.
+ *
+ * Nothing here may import the functions' modules statically: they read their settings at import,
+ * and the benchmark sets them first (bench/run.ts).
+ */
+/** Queries in the mix (bench/mix.ts). */
+const MIX_SIZE = 9;
+
+const USAGE =
+  'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--json] [--out FILE] [--check]\n' +
+  '       npm run bench -- --chart OUT.svg RESULT.json...\n' +
+  '       npm run bench -- --markdown RESULT.json...';
+
+function integer(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(flag, `'${raw}' is not a whole number`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(flag, `${n} is outside ${min}-${max}`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), {
+    legs: { type: 'string' },
+    runs: { type: 'string' },
+    'cold-rounds': { type: 'string' },
+    'import-runs': { type: 'string' },
+    seed: { type: 'string' },
+    ttl: { type: 'string' },
+    json: { type: 'boolean' },
+    out: { type: 'string' },
+    check: { type: 'boolean' },
+    chart: { type: 'string' },
+    markdown: { type: 'boolean' },
+    help: { type: 'boolean' },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (values.chart !== undefined) {
+    if (positionals.length === 0) throw new ConfigError('--chart', 'needs one or more RESULT.json files');
+    const results = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult);
+    writeFileSync(values.chart, renderChart(results));
+    process.stderr.write(`wrote ${values.chart}\n`);
+    return;
+  }
+  if (values.markdown) {
+    if (positionals.length === 0) throw new ConfigError('--markdown', 'needs one or more RESULT.json files');
+    process.stdout.write(renderMarkdown(positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult)));
+    return;
+  }
+  if (positionals.length > 0) throw new ConfigError(positionals[0]!, `unexpected argument\n${USAGE}`);
+
+  const runs = integer('--runs', values.runs, 200, 1, 100_000);
+  const options = {
+    legs: integer('--legs', values.legs, 20_000, 1, 1_000_000),
+    runs,
+    // Empty-cache requests read DynamoDB Local for real (up to a second each at 20,000 legs on two
+    // cores): by default enough rounds of the 9-query mix for at least `runs` requests in all.
+    coldRounds: integer('--cold-rounds', values['cold-rounds'], Math.ceil(runs / MIX_SIZE), 1, 100_000),
+    importRuns: integer('--import-runs', values['import-runs'], 7, 1, 1_000),
+    seed: integer('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
+    cacheTtlSeconds: integer('--ttl', values.ttl, 10, 0, 3600),
+  };
+  const json = values.json === true;
+  const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
+
+  const { runBenchmark } = await import('./run.js');
+  const result = await runBenchmark({ ...options, log });
+  if (values.out !== undefined) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+  if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
+  else process.stdout.write(`\n${formatReport(result)}\n`);
+
+  const failing = result.targets.filter((t) => !t.holds);
+  if (result.errors.length > 0) {
+    process.stderr.write(`${result.errors.length} error(s): ${result.errors.join('; ')}\n`);
+    process.exitCode = 1;
+  } else if (values.check === true && failing.length > 0) {
+    process.stderr.write(`targets not holding: ${failing.map((t) => t.name).join('; ')}\n`);
+    process.exitCode = 1;
+  }
+}
+
+runCommand(main);

@@ -1,0 +1,100 @@
+import { addDays, dateInZone } from '../src/legs/dates.js';
+import type { StoredLeg } from '../src/legs/storage.js';
+import { windowOf, type Window } from './buckets.js';
+
+/**
+ * The benchmark's fixed query mix, and what each query must return, computed straight from the
+ * data set (docs/api.md, "Date window" to "Order and paging") without the listing's code. Pure.
+ */
+export interface MixQuery {
+  name: string;
+  params: Record<string, string>;
+}
+
+/** The mix: `depDate` is two weeks ahead, the usual horizon of an empty-leg search. */
+export function queryMix(todayUtc: string): MixQuery[] {
+  const depDate = addDays(todayUtc, 14);
+  return [
+    { name: 'no filter, page 1', params: {} },
+    { name: 'no filter, page 50', params: { page: '50' } },
+    { name: 'depDate, offset 0', params: { depDate } },
+    { name: 'depDate, offset 3', params: { depDate, offsetDays: '3' } },
+    { name: 'depDate, offset 15', params: { depDate, offsetDays: '15' } },
+    { name: 'city (depCityName=London)', params: { depCityName: 'London' } },
+    { name: 'airport (depAirportCode=KTEB)', params: { depAirportCode: 'KTEB' } },
+    { name: 'matches nothing (depCityName=Atlantis)', params: { depCityName: 'Atlantis' } },
+    { name: 'size=100', params: { size: '100' } },
+  ];
+}
+
+/** A leg of the data set with what was stored for it. */
+export interface DataLeg {
+  leg: StoredLeg;
+  /** Its bucket in the index (`lb`), undefined when it is not in the index. */
+  bucket: string | undefined;
+  /** DynamoDB size of its stored item. */
+  itemBytes: number;
+}
+
+export interface Expected {
+  window: Window | null;
+  total: number;
+  /** Ids of the requested page, in order. */
+  pageIds: string[];
+  /** Buckets holding a leg the request must return (any page). */
+  requiredBuckets: Set<string>;
+}
+
+/** Case and accents ignored (written apart from src/legs/storage.ts fold, as a reference). */
+const fold = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g, '').toLowerCase();
+
+function localToday(now: Date, zone: string, cache: Map<string, string>): string {
+  let d = cache.get(zone);
+  if (d === undefined) {
+    try {
+      d = dateInZone(now, zone);
+    } catch {
+      d = dateInZone(now, 'UTC');
+    }
+    cache.set(zone, d);
+  }
+  return d;
+}
+
+function airportMatches(code: string | undefined, icao: string | null, iata: string | null): boolean {
+  if (code === undefined || code.trim() === '') return true;
+  const c = code.trim().toUpperCase();
+  const value = c.length === 4 ? icao : iata;
+  return value !== null && value.toUpperCase() === c;
+}
+
+function cityMatches(needle: string | undefined, city: string): boolean {
+  if (needle === undefined || needle.trim() === '') return true;
+  return fold(city).includes(fold(needle.trim()));
+}
+
+/** What the listing must answer to `params` at `now` over `data` (params as the mix writes them). */
+export function expectedListing(data: readonly DataLeg[], params: Readonly<Record<string, string>>, now: Date): Expected {
+  const today = now.toISOString().slice(0, 10);
+  const window = windowOf(params.depDate, Number(params.offsetDays ?? 0), today);
+  const page = Math.max(1, Number(params.page ?? 1));
+  const size = Math.min(100, Math.max(1, Number(params.size ?? 20)));
+  const requiredBuckets = new Set<string>();
+  if (window === null) return { window, total: 0, pageIds: [], requiredBuckets };
+  const zones = new Map<string, string>();
+  const hits = data.filter(({ leg, bucket }) => {
+    if (!leg.listed || leg.blocked || bucket === undefined) return false;
+    if (leg.endDate < localToday(now, leg.depTimezone, zones)) return false;
+    if (leg.endDate < window.from || (window.to !== undefined && leg.startDate > window.to)) return false;
+    if (!cityMatches(params.depCityName, leg.depCityName) || !cityMatches(params.arrCityName, leg.arrCityName)) return false;
+    if (!airportMatches(params.depAirportCode, leg.depAirportIcao, leg.depAirportIata)) return false;
+    if (!airportMatches(params.arrAirportCode, leg.arrAirportIcao, leg.arrAirportIata)) return false;
+    return true;
+  });
+  for (const h of hits) requiredBuckets.add(h.bucket!);
+  const ordered = hits
+    .map((h) => h.leg)
+    .sort((a, b) => (a.startDate === b.startDate ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.startDate < b.startDate ? -1 : 1));
+  const start = (page - 1) * size;
+  return { window, total: ordered.length, pageIds: ordered.slice(start, start + size).map((l) => l.id), requiredBuckets };
+}

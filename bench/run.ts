@@ -1,0 +1,555 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+} from 'aws-lambda';
+import { CreateTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand as DocQueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createKey } from '../src/keys/store.js';
+import { addDays, utcDate } from '../src/legs/dates.js';
+import { demoLegs } from '../local/demo/index.js';
+import { writeLegs } from '../src/legs/loader.js';
+import { HORIZON_DAYS } from '../src/legs/limits.js';
+import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../src/legs/storage.js';
+import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
+import { lambdaContext } from '../local/lambda-context.js';
+import { createTableInput, LEGS_INDEX, LEGS_TABLE } from '../src/tables.js';
+import { allowedBuckets, checkBuckets, type BucketCheck } from './buckets.js';
+import { buildAndMeasure, type BundleReport } from './bundle.js';
+import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue } from './capacity.js';
+import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
+import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
+import { summarize, type LatencySummary } from './stats.js';
+import { evaluateTargets, readUnitFraction, type Target } from './targets.js';
+
+/**
+ * The benchmark (docs/performance.md): DynamoDB Local, the real tables, a synthetic data set from the demo
+ * generator, then the real handler chain in-process (authorizer, then the list function) over a
+ * fixed query mix, with an empty cache and with a warm one; read units are DynamoDB's own
+ * ConsumedCapacity. Everything that touches the functions' modules is imported after the
+ * environment is set, because they read their settings once, at import.
+ */
+export interface BenchOptions {
+  legs: number;
+  /** Warm-cache runs of each query. */
+  runs: number;
+  /** Empty-cache rounds of the whole mix. */
+  coldRounds: number;
+  importRuns: number;
+  seed: number;
+  cacheTtlSeconds: number;
+  log: (line: string) => void;
+}
+
+export interface ModeFigures {
+  runs: number;
+  readUnits: number;
+  readUnitsMax: number;
+  calls: number;
+  items: number;
+  itemBytes: number;
+  responseBytes: number;
+  latencyMs: LatencySummary;
+}
+
+export interface QueryResult {
+  name: string;
+  params: Record<string, string>;
+  total: number;
+  records: number;
+  cold: ModeFigures;
+  warm: ModeFigures;
+  reference: {
+    /** The same Query calls replayed on an index projecting whole items (ALL), measured. */
+    wholeItemReadUnits: number;
+    /** The same, computed from the sizes of the items those calls returned, per response page. */
+    wholeItemReadUnitsComputed: number;
+    /** Reading only the page's records by key, computed from their item sizes. */
+    floorReadUnits: number;
+    /** cold read units / whole-item read units. */
+    fraction: number;
+  };
+  /** Query calls of one empty-cache request: bucket, sort-key condition, items, read units. */
+  queryCalls: { bucket: string | undefined; condition: string; items: number; readUnits: number }[];
+  buckets: BucketCheck;
+}
+
+export interface BenchResult {
+  version: 1;
+  startedAt: string;
+  durationSeconds: number;
+  machine: { cpus: number; node: string; platform: string };
+  options: { legs: number; runs: number; coldRounds: number; importRuns: number; seed: number; cacheTtlSeconds: number };
+  data: {
+    today: string;
+    legs: number;
+    indexEntries: number;
+    meanItemBytes: number;
+    /** Mean DynamoDB size of an index entry, as read by an empty-cache request without filter. */
+    meanIndexEntryBytes: number;
+    buckets: Record<string, number>;
+    loadSeconds: number;
+  };
+  queries: QueryResult[];
+  overall: { cold: ModeFigures; warm: ModeFigures; authorizerLatencyMs: LatencySummary };
+  hotBucket: { bucket: string; entries: number; readUnitsPerRead: number; fullReadsPerSecondAt3000: number };
+  bundles: BundleReport;
+  targets: Target[];
+  errors: string[];
+}
+
+
+const ROUTE = 'GET /open/v1/empty-legs';
+
+function requestContext() {
+  return {
+    accountId: '123456789012',
+    apiId: 'bench',
+    domainName: 'bench.example.com',
+    domainPrefix: 'bench',
+    http: { method: 'GET', path: '/open/v1/empty-legs', protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'bench' },
+    requestId: randomUUID(),
+    routeKey: ROUTE,
+    stage: '$default',
+    time: new Date().toUTCString(),
+    timeEpoch: Date.now(),
+  };
+}
+
+function authorizerEvent(key: string, params: Record<string, string>): APIGatewayRequestAuthorizerEventV2 {
+  return {
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: 'arn:aws:execute-api:us-east-1:123456789012:bench/$default/GET/open/v1/empty-legs',
+    identitySource: [],
+    routeKey: ROUTE,
+    rawPath: '/open/v1/empty-legs',
+    rawQueryString: new URLSearchParams(params).toString(),
+    cookies: [],
+    headers: { host: 'bench.example.com', 'user-agent': 'bench', 'x-api-key': key },
+    queryStringParameters: params,
+    requestContext: requestContext(),
+    pathParameters: {},
+    stageVariables: {},
+  } as unknown as APIGatewayRequestAuthorizerEventV2;
+}
+
+function listEvent(params: Record<string, string>, authorizer: unknown): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: ROUTE,
+    rawPath: '/open/v1/empty-legs',
+    rawQueryString: new URLSearchParams(params).toString(),
+    headers: { host: 'bench.example.com', 'user-agent': 'bench' },
+    ...(Object.keys(params).length > 0 ? { queryStringParameters: params } : {}),
+    requestContext: { ...requestContext(), authorizer: { lambda: authorizer } },
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+interface Sample {
+  handlerMs: number;
+  authorizerMs: number;
+  calls: RecordedCall[];
+  responseBytes: number;
+}
+
+function modeFigures(samples: readonly Sample[]): ModeFigures {
+  const n = samples.length || 1;
+  const mean = (f: (s: Sample) => number) => samples.reduce((a, s) => a + f(s), 0) / n;
+  const units = (s: Sample) => s.calls.reduce((a, c) => a + c.readUnits, 0);
+  return {
+    runs: samples.length,
+    readUnits: mean(units),
+    readUnitsMax: Math.max(0, ...samples.map(units)),
+    calls: mean((s) => s.calls.length),
+    items: mean((s) => s.calls.reduce((a, c) => a + c.items, 0)),
+    itemBytes: mean((s) => s.calls.reduce((a, c) => a + c.itemBytes, 0)),
+    responseBytes: mean((s) => s.responseBytes),
+    latencyMs: summarize(samples.map((s) => s.handlerMs)),
+  };
+}
+
+function overallFigures(perQuery: readonly ModeFigures[], allSamples: readonly Sample[]): ModeFigures {
+  const n = perQuery.length || 1;
+  const mean = (f: (m: ModeFigures) => number) => perQuery.reduce((a, m) => a + f(m), 0) / n;
+  return {
+    runs: allSamples.length,
+    readUnits: mean((m) => m.readUnits),
+    readUnitsMax: Math.max(0, ...perQuery.map((m) => m.readUnitsMax)),
+    calls: mean((m) => m.calls),
+    items: mean((m) => m.items),
+    itemBytes: mean((m) => m.itemBytes),
+    responseBytes: mean((m) => m.responseBytes),
+    latencyMs: summarize(allSamples.map((s) => s.handlerMs)),
+  };
+}
+
+/** The sort-key part of a recorded Query's key condition, with the values filled in. */
+function describeCondition(input: Record<string, unknown>, document: boolean): string {
+  const expr = (typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '');
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+  const sortPart = expr.split(/\bAND\b/i).slice(1).join(' AND ').trim();
+  if (sortPart === '') return 'whole bucket';
+  return sortPart
+    .replace(/#\w+/g, (n) => names[n] ?? n)
+    .replace(/:\w+/g, (v) => {
+      const s = stringValue(values[v], document);
+      return s === undefined ? v : JSON.stringify(s);
+    });
+}
+
+/** Keeps only the expression attribute names the key condition uses (DynamoDB refuses unused ones). */
+function keyConditionOnly(input: Record<string, unknown>): Record<string, unknown> {
+  const expr = (typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '');
+  const names = Object.fromEntries(
+    Object.entries((input.ExpressionAttributeNames ?? {}) as Record<string, string>).filter(([n]) => expr.includes(n)),
+  );
+  const values = Object.fromEntries(
+    Object.entries((input.ExpressionAttributeValues ?? {}) as Record<string, unknown>).filter(([v]) =>
+      new RegExp(`${v}\\b`).test(expr),
+    ),
+  );
+  return {
+    KeyConditionExpression: expr,
+    ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+    ExpressionAttributeValues: values,
+  };
+}
+
+export async function runBenchmark(options: BenchOptions): Promise<BenchResult> {
+  const started = Date.now();
+  const log = options.log;
+  const errors: string[] = [];
+  const suffix = randomUUID().slice(0, 8);
+  const port = await freePort();
+  const names = { legsTableName: `bench-legs-${suffix}`, keysTableName: `bench-keys-${suffix}` };
+  const referenceTable = `bench-whole-${suffix}`;
+  const REFERENCE_INDEX = 'wholeItems';
+  Object.assign(process.env, {
+    DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,
+    LEGS_TABLE_NAME: names.legsTableName,
+    KEYS_TABLE_NAME: names.keysTableName,
+    STAGE: 'sandbox',
+    LISTING_CACHE_TTL_SECONDS: String(options.cacheTtlSeconds),
+    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  });
+
+
+  log(`starting DynamoDB Local on port ${port}`);
+  const db = await startDynamoDbLocal({ port });
+  const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'empty-legs-bench-'));
+  try {
+    await ensureTables(db.client, names);
+    // The simple design's index: same keys, whole items (ALL projection), on a table of its own.
+    await db.client.send(
+      new CreateTableCommand(
+        createTableInput(referenceTable, {
+          partitionKey: LEGS_TABLE.partitionKey,
+          indexes: [{ indexName: REFERENCE_INDEX, partitionKey: LEGS_INDEX.partitionKey, sortKey: LEGS_INDEX.sortKey }],
+        }),
+      ),
+    );
+
+    const now = new Date();
+    const today = utcDate(now);
+    log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
+    const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
+    const data: DataLeg[] = legs.map((leg) => {
+      const item = toStorageItem(leg);
+      const bucket = item[BUCKET_ATTR];
+      return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: itemSize(item) };
+    });
+    const sizeById = new Map(data.map((d) => [d.leg.id, d.itemBytes]));
+    const buckets: Record<string, number> = {};
+    for (const d of data) if (d.bucket !== undefined) buckets[d.bucket] = (buckets[d.bucket] ?? 0) + 1;
+
+    log(`loading ${legs.length} legs into ${names.legsTableName} and the whole-item reference table`);
+    const loadStarted = Date.now();
+    let lastShown = 0;
+    await Promise.all([
+      writeLegs(db.client, names.legsTableName, legs, {
+        concurrency: 4,
+        onProgress: (written, total) => {
+          if (written - lastShown >= 10_000 || written === total) {
+            lastShown = written;
+            log(`  ${written}/${total}`);
+          }
+        },
+      }),
+      writeLegs(db.client, referenceTable, legs, { concurrency: 4 }),
+    ]);
+    const loadSeconds = (Date.now() - loadStarted) / 1000;
+    log(`loaded in ${loadSeconds.toFixed(1)} s`);
+
+    const { key } = await createKey(db.client, names.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
+
+    // The functions' modules, in this process, on the functions' own client.
+    const { documentClient } = await import('../src/aws/function-clients.js');
+    const recorder = recordCalls(documentClient);
+    const authorizerModule = await import('../functions/authorizer/handler.js');
+    const listModule = await import('../functions/list-empty-legs/handler.js');
+    const authorize = authorizerModule.handler;
+    const list = listModule.handler;
+    const cache = listModule.repository;
+
+    const mix = queryMix(today);
+    const expected = mix.map((q) => expectedListing(data, q.params, now));
+    const rules = {
+      // The loader's horizon plus the listing's day of clock slack (src/legs/limits.ts).
+      horizonEnd: addDays(today, HORIZON_DAYS),
+      maxSpanDays: MAX_BUCKET_SPAN_DAYS,
+      longBucket: LONG_BUCKET,
+    };
+
+    // Logs go to stdout in Lambda; here they are formatted as usual and dropped.
+    const stdoutWrite = process.stdout.write.bind(process.stdout);
+    const mute = () => {
+      process.stdout.write = () => true;
+    };
+    const unmute = () => {
+      process.stdout.write = stdoutWrite;
+    };
+
+    const reported = new Set<string>();
+    const fail = (message: string) => {
+      if (!reported.has(message)) errors.push(message);
+      reported.add(message);
+    };
+
+    const invoke = async (q: MixQuery, index: number): Promise<Sample> => {
+      const a0 = performance.now();
+      const verdict = await authorize(authorizerEvent(key, q.params), lambdaContext('authorizer'));
+      const a1 = performance.now();
+      const event = listEvent(q.params, verdict.context);
+      const context = lambdaContext('list-empty-legs');
+      recorder.reset();
+      const t0 = performance.now();
+      const res: APIGatewayProxyStructuredResultV2 = await list(event, context);
+      const t1 = performance.now();
+      const calls = recorder.reset().map(summarizeCall);
+      const body = typeof res.body === 'string' ? res.body : '';
+      if (res.statusCode !== 200) {
+        fail(`${q.name}: HTTP ${res.statusCode} ${body.slice(0, 200)}`);
+      } else {
+        const page = (JSON.parse(body) as { data: { total: number; records: { id: string }[] } }).data;
+        const want = expected[index]!;
+        if (page.total !== want.total) fail(`${q.name}: total ${page.total}, expected ${want.total}`);
+        const ids = page.records.map((r) => r.id);
+        if (ids.join(',') !== want.pageIds.join(',')) fail(`${q.name}: the page's records differ from the expected ones`);
+      }
+      return { handlerMs: t1 - t0, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
+    };
+
+    // Empty cache: the listing cache is cleared before every request.
+    log(`empty cache: ${options.coldRounds} rounds of the ${mix.length}-query mix`);
+    const cold: Sample[][] = mix.map(() => []);
+    const authorizerSamples: number[] = [];
+    mute();
+    try {
+      for (let round = 0; round < options.coldRounds; round++) {
+        for (let i = 0; i < mix.length; i++) {
+          cache.clear();
+          const s = await invoke(mix[i]!, i);
+          cold[i]!.push(s);
+          authorizerSamples.push(s.authorizerMs);
+        }
+        if ((round + 1) % 10 === 0) {
+          unmute();
+          log(`  round ${round + 1}/${options.coldRounds}`);
+          mute();
+        }
+      }
+    } finally {
+      unmute();
+    }
+
+    // Warm cache: one request of each query to fill it, then the measured runs.
+    log(`warm cache: ${options.runs} runs of each query (cache TTL ${options.cacheTtlSeconds} s)`);
+    const warm: Sample[][] = mix.map(() => []);
+    mute();
+    try {
+      for (let i = 0; i < mix.length; i++) await invoke(mix[i]!, i);
+      for (let round = 0; round < options.runs; round++) {
+        for (let i = 0; i < mix.length; i++) {
+          const s = await invoke(mix[i]!, i);
+          warm[i]!.push(s);
+          authorizerSamples.push(s.authorizerMs);
+        }
+      }
+    } finally {
+      unmute();
+    }
+
+    // Reference figures: the Query calls of one empty-cache request of each query, replayed on
+    // the whole-item index (each distinct condition once, from its start to its end).
+    log('reference figures: replaying the Query calls on the whole-item index');
+    const queries: QueryResult[] = [];
+    for (let i = 0; i < mix.length; i++) {
+      const q = mix[i]!;
+      const first = cold[i]![0];
+      const queryCalls = (first?.calls ?? []).filter((c) => c.operation === 'Query' && c.queryInput !== undefined);
+      const distinct = new Map<string, { document: boolean; condition: Record<string, unknown> }>();
+      for (const c of queryCalls) {
+        const condition = keyConditionOnly(c.queryInput!);
+        distinct.set(JSON.stringify(condition), { document: c.document, condition });
+      }
+      let whole = 0;
+      let wholeComputed = 0;
+      for (const { document, condition } of distinct.values()) {
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const input = {
+            TableName: referenceTable,
+            IndexName: REFERENCE_INDEX,
+            ...(condition as object),
+            ExclusiveStartKey: startKey as never,
+            ReturnConsumedCapacity: 'TOTAL' as const,
+          };
+          const out = await (document ? db.client.send(new DocQueryCommand(input)) : db.client.send(new QueryCommand(input))).catch(
+            (err: unknown) => {
+              throw new Error(`replaying ${JSON.stringify(input)} failed: ${String(err)}`);
+            },
+          );
+          whole += consumedUnits(out.ConsumedCapacity);
+          const size = (item: unknown) =>
+            document ? itemSize(item as Record<string, unknown>) : wireItemSize(item as Record<string, WireValue>);
+          const bytes = (out.Items ?? []).reduce((a: number, item) => a + size(item), 0);
+          wholeComputed += (out.Items ?? []).length > 0 ? pageReadUnits(bytes) : 0;
+          startKey = out.LastEvaluatedKey;
+        } while (startKey);
+      }
+      const want = expected[i]!;
+      const floor = floorReadUnits(want.pageIds.map((id) => sizeById.get(id) ?? 0));
+      const coldFigures = modeFigures(cold[i]!);
+      const queried = cold[i]!.flatMap((s) => s.calls.filter((c) => c.operation === 'Query').map((c) => c.bucket ?? '?'));
+      const check = checkBuckets(
+        queried,
+        want.window ? allowedBuckets(want.window, rules) : [],
+        want.requiredBuckets,
+      );
+      if (check.missing.length > 0) fail(`${q.name}: buckets holding matching legs were not read: ${check.missing.join(', ')}`);
+      queries.push({
+        name: q.name,
+        params: q.params,
+        total: want.total,
+        records: want.pageIds.length,
+        cold: coldFigures,
+        warm: modeFigures(warm[i]!),
+        reference: {
+          wholeItemReadUnits: whole,
+          wholeItemReadUnitsComputed: wholeComputed,
+          floorReadUnits: floor,
+          fraction: readUnitFraction(coldFigures.readUnits, whole),
+        },
+        queryCalls: queryCalls.map((c) => ({
+          bucket: c.bucket,
+          condition: describeCondition(c.queryInput!, c.document),
+          items: c.items,
+          readUnits: c.readUnits,
+        })),
+        buckets: check,
+      });
+    }
+
+    // The busiest bucket as one empty-cache request without filter reads it.
+    const perBucket = new Map<string, { items: number; bytes: number; units: number }>();
+    for (const c of cold[0]?.[0]?.calls ?? []) {
+      if (c.operation !== 'Query' || c.bucket === undefined) continue;
+      const b = perBucket.get(c.bucket) ?? { items: 0, bytes: 0, units: 0 };
+      b.items += c.items;
+      b.bytes += c.itemBytes;
+      b.units += c.readUnits;
+      perBucket.set(c.bucket, b);
+    }
+    const [hotName, hot] = [...perBucket].sort((a, b) => b[1].units - a[1].units)[0] ?? ['', { items: 0, bytes: 0, units: 0 }];
+    const entriesRead = [...perBucket.values()].reduce((a, b) => a + b.items, 0);
+    const bytesRead = [...perBucket.values()].reduce((a, b) => a + b.bytes, 0);
+
+    log(`bundling the functions with lib/bundling.ts and timing ${options.importRuns} imports of each`);
+    const bundles = await buildAndMeasure({
+      dir: bundleDir,
+      runs: options.importRuns,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LEGS_TABLE_NAME: names.legsTableName,
+        KEYS_TABLE_NAME: names.keysTableName,
+        STAGE: 'sandbox',
+        AWS_REGION: 'us-east-1',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        POWERTOOLS_LOG_LEVEL: 'WARN',
+      },
+      log,
+    });
+    for (const [name, ok] of Object.entries(bundles.checks)) if (!ok) errors.push(`list bundle check failed: ${name}`);
+
+    const targets = evaluateTargets({
+      legs: options.legs,
+      queries: queries.map((q) => ({
+        name: q.name,
+        coldReadUnits: q.cold.readUnits,
+        wholeItemReadUnits: q.reference.wholeItemReadUnits,
+        warmP95Ms: q.warm.latencyMs.p95,
+        excessBuckets: q.buckets.excess,
+      })),
+      listBundleBytes: bundles.list.bytes,
+      listImportMs: bundles.list.importMs,
+      helloImportMs: bundles.hello.importMs,
+    });
+
+    return {
+      version: 1,
+      startedAt: new Date(started).toISOString(),
+      durationSeconds: (Date.now() - started) / 1000,
+      machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` },
+      options: {
+        legs: options.legs,
+        runs: options.runs,
+        coldRounds: options.coldRounds,
+        importRuns: options.importRuns,
+        seed: options.seed,
+        cacheTtlSeconds: options.cacheTtlSeconds,
+      },
+      data: {
+        today,
+        legs: legs.length,
+        indexEntries: Object.values(buckets).reduce((a, b) => a + b, 0),
+        meanItemBytes: data.reduce((a, d) => a + d.itemBytes, 0) / (data.length || 1),
+        meanIndexEntryBytes: entriesRead > 0 ? bytesRead / entriesRead : 0,
+        buckets,
+        loadSeconds,
+      },
+      queries,
+      overall: {
+        cold: overallFigures(
+          queries.map((q) => q.cold),
+          cold.flat(),
+        ),
+        warm: overallFigures(
+          queries.map((q) => q.warm),
+          warm.flat(),
+        ),
+        authorizerLatencyMs: summarize(authorizerSamples),
+      },
+      hotBucket: {
+        bucket: hotName,
+        entries: hot.items,
+        readUnitsPerRead: hot.units,
+        fullReadsPerSecondAt3000: hot.units > 0 ? 3000 / hot.units : Number.POSITIVE_INFINITY,
+      },
+      bundles,
+      targets,
+      errors,
+    };
+  } finally {
+    rmSync(bundleDir, { recursive: true, force: true });
+    await db.stop();
+  }
+}

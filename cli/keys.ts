@@ -1,0 +1,269 @@
+import './quiet-node-notice.js';
+import { parseCommandLine, runCommand } from './args.js';
+import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
+import { parseStage, readConfig, type Stage } from '../src/config.js';
+import { ConfigError } from '../src/errors.js';
+import type { KeyEnvironment } from '../src/auth/verdict.js';
+import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
+import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
+import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
+import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
+
+/**
+ * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys.
+ * By default on DynamoDB Local (DYNAMODB_ENDPOINT, else http://127.0.0.1:$DYNAMODB_PORT; the tables
+ * are created when missing); with `--aws --stage S` on the tables of the deployed stage S.
+ * A bad flag or setting: one line naming it, exit 2. A refusal (unknown key id, key already rotated
+ * or revoked) or an unreachable database: one line, exit 1.
+ */
+const USAGE = `Usage: npm run keys -- <command> [options]
+
+  create --env test|live --scopes S1,S2 [--name N] [--json]   create a key; it is printed once
+  rotate KEY_ID [--grace 7d|24h|30m|0] [--json]               new key, same name and scopes; old key in grace (default 7d)
+  revoke KEY_ID                                               revoke a key at once
+  list [--json]                                               list keys, without secrets
+
+  --aws --stage sandbox|prod   use the deployed stage's tables (AWS account and region of the environment)
+                               instead of DynamoDB Local`;
+
+const OPTIONS = {
+  env: { type: 'string' },
+  scopes: { type: 'string' },
+  name: { type: 'string' },
+  json: { type: 'boolean' },
+  grace: { type: 'string' },
+  aws: { type: 'boolean' },
+  stage: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+type CommandName = 'create' | 'rotate' | 'revoke' | 'list';
+
+const COMMANDS: Readonly<Record<CommandName, { options: readonly OptionName[]; keyId: boolean }>> = {
+  create: { options: ['env', 'scopes', 'name', 'json'], keyId: false },
+  rotate: { options: ['grace', 'json'], keyId: true },
+  revoke: { options: [], keyId: true },
+  list: { options: ['json'], keyId: false },
+};
+const COMMON: readonly OptionName[] = ['aws', 'stage', 'help'];
+
+/** Never echo something that may be a key. */
+function shown(value: string): string {
+  return value.startsWith('elk_') ? '(an API key: not shown)' : `'${value}'`;
+}
+
+interface Target extends CommandTables {
+  /** The stage of the tables: --stage with --aws, else the STAGE setting. */
+  stage: Stage;
+}
+
+async function connect(aws: boolean, stageFlag: string | undefined): Promise<Target> {
+  const config = readConfig(process.env, { defaultToLocal: true });
+  if (aws) {
+    if (stageFlag === undefined) throw new ConfigError('--stage', 'is required with --aws: sandbox or prod');
+    const stage = parseStage('--stage', stageFlag);
+    return { ...(await openStageTables(stage)), stage };
+  }
+  if (stageFlag !== undefined) {
+    throw new ConfigError('--stage', 'only applies with --aws (locally the stage is the STAGE setting)');
+  }
+  return { ...(await openLocalTables(config)), stage: config.stage };
+}
+
+function warn(line: string): void {
+  process.stderr.write(`Warning: ${line}\n`);
+}
+
+function warnEnvironment(environment: KeyEnvironment, target: Target): void {
+  if (target.localEndpoint !== undefined) {
+    if (environment === 'live') {
+      warn(`creating a live key (${KEY_PREFIXES.live}) in the local database at ${target.localEndpoint}; live keys belong to prod`);
+    }
+    return;
+  }
+  if (environmentForStage(target.stage) !== environment) {
+    warn(`creating a ${environment} key in the ${target.stage} tables: ${target.stage} refuses ${environment} keys`);
+  }
+}
+
+function print(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function jsonKey(created: CreatedKey): string {
+  const r = created.record;
+  return JSON.stringify({
+    keyId: r.keyId,
+    key: created.key,
+    environment: r.environment,
+    scopes: r.scopes,
+    name: r.name ?? null,
+  });
+}
+
+function describeKey(created: CreatedKey): string {
+  const r = created.record;
+  return `${r.environment} key ${r.keyId} (${r.name ? `name '${r.name}', ` : ''}scopes ${r.scopes.join(',')})`;
+}
+
+function printSecret(created: CreatedKey): void {
+  print(created.key);
+  print('Store this key now: it is shown only once and cannot be recovered.');
+}
+
+function jsonRecord(k: PublicKeyRecord): Record<string, unknown> {
+  return {
+    keyId: k.keyId,
+    name: k.name ?? null,
+    environment: k.environment,
+    scopes: k.scopes,
+    status: k.status,
+    createdAt: k.createdAt,
+    rotatedAt: k.rotatedAt ?? null,
+    graceUntil: k.graceUntil ?? null,
+    revokedAt: k.revokedAt ?? null,
+    successorKeyId: k.successorKeyId ?? null,
+    predecessorKeyId: k.predecessorKeyId ?? null,
+  };
+}
+
+function printTable(keys: PublicKeyRecord[]): void {
+  if (keys.length === 0) {
+    print('No keys.');
+    return;
+  }
+  const rows = [
+    ['KEY ID', 'ENV', 'STATUS', 'SCOPES', 'NAME', 'CREATED', 'NOTE'],
+    ...keys.map((k) => [
+      k.keyId,
+      k.environment,
+      k.status,
+      k.scopes.join(','),
+      k.name ?? '-',
+      k.createdAt,
+      k.status === 'rotated'
+        ? `in grace until ${k.graceUntil ?? '?'}, successor ${k.successorKeyId ?? '?'}`
+        : k.status === 'expired'
+          ? `grace ended ${k.graceUntil ?? '?'}, successor ${k.successorKeyId ?? '?'}`
+          : k.status === 'revoked'
+            ? `revoked ${k.revokedAt ?? '?'}`
+            : '',
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) print(r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+function keyIdArgument(positionals: string[]): string {
+  const [keyId, ...extra] = positionals;
+  if (keyId === undefined) throw new ConfigError('KEY_ID', 'missing: give the key id (key_...), see `npm run keys -- list`');
+  if (extra.length > 0) throw new ConfigError('arguments', `unexpected argument ${shown(extra[0]!)}`);
+  if (!isKeyId(keyId)) {
+    throw new ConfigError(
+      'KEY_ID',
+      keyId.startsWith('elk_')
+        ? 'this is an API key, not its id: give the public id (key_...) shown by `npm run keys -- list`'
+        : `${shown(keyId)} is not a key id (key_ followed by 20 letters and digits)`,
+    );
+  }
+  return keyId;
+}
+
+function parseName(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const name = raw.trim();
+  if (name === '') return undefined;
+  if (name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new ConfigError('--name', 'at most 100 printable characters');
+  }
+  if (name.startsWith('elk_')) throw new ConfigError('--name', 'must not look like an API key');
+  return name;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine(argv, OPTIONS);
+  if (values.help) {
+    print(USAGE);
+    return;
+  }
+  const [commandWord, ...args] = positionals;
+  if (commandWord === undefined) throw new ConfigError('command', 'missing: expected create, rotate, revoke or list (see --help)');
+  if (!Object.hasOwn(COMMANDS, commandWord)) {
+    throw new ConfigError('command', `${shown(commandWord)} is not one of create, rotate, revoke, list`);
+  }
+  const command = commandWord as CommandName;
+  const spec = COMMANDS[command];
+  for (const name of Object.keys(values) as OptionName[]) {
+    if (!spec.options.includes(name) && !COMMON.includes(name)) {
+      throw new ConfigError(`--${name}`, `is not an option of ${command}`);
+    }
+  }
+  const keyId = spec.keyId ? keyIdArgument(args) : undefined;
+  if (!spec.keyId && args.length > 0) throw new ConfigError('arguments', `unexpected argument ${shown(args[0]!)}`);
+
+  // Validate every flag before touching the database.
+  let environment: KeyEnvironment | undefined;
+  let scopes: string[] = [];
+  let name: string | undefined;
+  let graceMs = DEFAULT_GRACE_MS;
+  if (command === 'create') {
+    if (values.env === undefined) throw new ConfigError('--env', 'is required: test or live');
+    if (values.env !== 'test' && values.env !== 'live') throw new ConfigError('--env', `${shown(values.env)} must be test or live`);
+    environment = values.env;
+    if (values.scopes === undefined) throw new ConfigError('--scopes', 'is required, e.g. --scopes empty_leg:read');
+    scopes = parseScopes(values.scopes);
+    name = parseName(values.name);
+  }
+  if (command === 'rotate' && values.grace !== undefined) graceMs = parseGrace(values.grace);
+
+  const target = await connect(values.aws === true, values.stage);
+  try {
+    switch (command) {
+      case 'create': {
+        warnEnvironment(environment!, target);
+        const unknown = unknownScopes(scopes);
+        if (unknown.length > 0) {
+          warn(`no endpoint requires ${unknown.join(', ')} yet (known scopes: ${KNOWN_SCOPES.join(', ')})`);
+        }
+        const created = await createKey(target.client, target.keysTableName, { environment: environment!, scopes, name });
+        if (values.json) print(jsonKey(created));
+        else {
+          print(`Created ${describeKey(created)}`);
+          printSecret(created);
+        }
+        return;
+      }
+      case 'rotate': {
+        const rotated = await rotateKey(target.client, target.keysTableName, keyId!, { graceMs });
+        if (values.json) {
+          print(jsonKey(rotated));
+          return;
+        }
+        print(`Rotated key ${keyId!}: new ${describeKey(rotated)}`);
+        printSecret(rotated);
+        print(
+          graceMs === 0
+            ? `The old key ${keyId!} is expired as of now (a container that has it cached accepts it for at most 60 s more).`
+            : `The old key ${keyId!} keeps working until ${rotated.previous.graceUntil ?? '?'} (grace ${formatGrace(graceMs)}); its responses carry X-API-Key-Deprecated: true.`,
+        );
+        return;
+      }
+      case 'revoke': {
+        await revokeKey(target.client, target.keysTableName, keyId!);
+        print(`Revoked key ${keyId!}: it stops working within 60 seconds.`);
+        return;
+      }
+      case 'list': {
+        const keys = await listKeys(target.client, target.keysTableName);
+        if (values.json) print(JSON.stringify(keys.map(jsonRecord)));
+        else printTable(keys);
+        return;
+      }
+    }
+  } finally {
+    target.client.destroy();
+  }
+}
+
+runCommand(() => main(process.argv.slice(2)));

@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  Context,
+} from 'aws-lambda';
+import { AppError } from '../src/errors.js';
+import { redactSecrets } from '../src/redact.js';
+import { gatewayHeaders, INVALID_TARGET_MESSAGE, requestTarget, writeEnvelope } from './edges.js';
+import { lambdaContext } from './lambda-context.js';
+
+/**
+ * Local emulation of API Gateway HTTP API (payload 2.0): turns an HTTP request into the v2 event,
+ * runs the route's Lambda authorizer (simple responses, no identity source, no cache) and then
+ * the route's function, and writes back the function's status, headers and body. Unknown routes
+ * go to the `$default` function, as in the deployed API.
+ *
+ * It fails the way HTTP APIs do: each function runs under its Lambda timeout (the stack's values,
+ * src/time-budget.ts), and an authorizer or a function that throws or runs out of time gets API
+ * Gateway's own bare answer, 500 `{"message":"Internal Server Error"}` (a Lambda timeout is a
+ * function error; the functions' timeouts are all below the HTTP API's 30 s integration timeout).
+ * Locally the late invocation is left to finish in the background; on Lambda it is stopped.
+ */
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type AuthorizerHandler = (
+  event: APIGatewayRequestAuthorizerEventV2,
+  context: Context,
+) => Promise<{ isAuthorized: boolean; context?: Record<string, unknown> }>;
+
+export interface Route {
+  method: string;
+  path: string;
+  handler: HttpHandler;
+  authorizer?: AuthorizerHandler;
+  /** Lambda timeouts, ms (default DEFAULT_TIMEOUT_MS). */
+  timeoutMs?: number;
+  authorizerTimeoutMs?: number;
+}
+
+export interface GatewayOptions {
+  routes: Route[];
+  defaultRoute: HttpHandler;
+  defaultRouteTimeoutMs?: number;
+  /** Called with one line per request (method, path, status, ms; keys redacted); never with headers. */
+  onRequest?: (line: string) => void;
+}
+
+const MAX_BODY_BYTES = 1_000_000;
+/** Lambda's default function timeout. */
+export const DEFAULT_TIMEOUT_MS = 3_000;
+
+class FunctionTimeout extends Error {
+  override name = 'FunctionTimeout';
+}
+
+/**
+ * Runs a handler the way Lambda does: with a context whose deadline is `timeoutMs` away, and an
+ * error once it has passed without an answer.
+ */
+async function invoke<E, R>(
+  handler: (event: E, context: Context) => Promise<R>,
+  event: E,
+  functionName: string,
+  timeoutMs: number,
+): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new FunctionTimeout(`${functionName} timed out after ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([handler(event, lambdaContext(functionName, timeoutMs)), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+/** Query parameters the way API Gateway v2 gives them: decoded, repeated names joined by commas. */
+export function queryParameters(rawQueryString: string): Record<string, string> | undefined {
+  if (rawQueryString === '') return undefined;
+  const params: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(rawQueryString)) {
+    params[name] = name in params ? `${params[name]},${value}` : value;
+  }
+  return params;
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    chunks.push(chunk);
+  }
+  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
+}
+
+function writeGatewayError(res: ServerResponse, status: number, message: string, traceId: string): void {
+  // What API Gateway itself answers when an authorizer denies or fails (with our edge headers).
+  res.writeHead(status, gatewayHeaders(traceId));
+  res.end(JSON.stringify({ message }));
+}
+
+export function createGateway(options: GatewayOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const started = Date.now();
+    const method = (req.method ?? 'GET').toUpperCase();
+    const target = requestTarget(req.url);
+    if (!target) {
+      const status = writeEnvelope(res, new AppError('INVALID_PARAMETER', INVALID_TARGET_MESSAGE), randomUUID());
+      options.onRequest?.(`${method} (invalid URL) -> ${status} (${Date.now() - started} ms)`);
+      return;
+    }
+    const { rawPath, rawQueryString } = target;
+    const route = options.routes.find((r) => r.method === method && r.path === rawPath);
+    const routeKey = route ? `${route.method} ${route.path}` : '$default';
+    const headers = headersOf(req);
+    const requestId = randomUUID();
+    const now = new Date();
+    const requestContext: APIGatewayProxyEventV2['requestContext'] = {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey,
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    };
+    const cookies = headers.cookie?.split(';').map((c) => c.trim());
+    const queryStringParameters = queryParameters(rawQueryString);
+    let status = 500;
+    try {
+      const body = await readBody(req);
+      const event: APIGatewayProxyEventV2 = {
+        version: '2.0',
+        routeKey,
+        rawPath,
+        rawQueryString,
+        ...(cookies ? { cookies } : {}),
+        headers,
+        ...(queryStringParameters ? { queryStringParameters } : {}),
+        requestContext,
+        ...(body !== undefined ? { body, isBase64Encoded: false } : { isBase64Encoded: false }),
+      };
+
+      if (route?.authorizer) {
+        const authorizerEvent: APIGatewayRequestAuthorizerEventV2 = {
+          version: '2.0',
+          type: 'REQUEST',
+          routeArn: `arn:aws:execute-api:local:000000000000:local/$default/${method}${rawPath}`,
+          identitySource: [],
+          routeKey,
+          rawPath,
+          rawQueryString,
+          cookies: cookies ?? [],
+          headers,
+          ...(queryStringParameters ? { queryStringParameters } : {}),
+          requestContext,
+        };
+        let verdict: Awaited<ReturnType<AuthorizerHandler>>;
+        try {
+          verdict = await invoke(route.authorizer, authorizerEvent, 'authorizer', route.authorizerTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+        } catch {
+          status = 500;
+          writeGatewayError(res, 500, 'Internal Server Error', requestId);
+          return;
+        }
+        if (!verdict.isAuthorized) {
+          status = 403;
+          writeGatewayError(res, 403, 'Forbidden', requestId);
+          return;
+        }
+        (event.requestContext as APIGatewayProxyEventV2['requestContext'] & { authorizer?: unknown }).authorizer = {
+          lambda: verdict.context ?? {},
+        };
+      }
+
+      const handler = route?.handler ?? options.defaultRoute;
+      const timeoutMs = (route ? route.timeoutMs : options.defaultRouteTimeoutMs) ?? DEFAULT_TIMEOUT_MS;
+      const result = await invoke(handler, event, route ? 'list-empty-legs' : 'not-found', timeoutMs);
+      status = result.statusCode ?? 200;
+      const responseHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
+      if (result.cookies?.length) res.setHeader('set-cookie', result.cookies);
+      res.writeHead(status, responseHeaders);
+      res.end(result.isBase64Encoded && result.body ? Buffer.from(result.body, 'base64') : (result.body ?? ''));
+    } catch {
+      status = 500;
+      if (!res.headersSent) writeGatewayError(res, 500, 'Internal Server Error', requestId);
+      else res.end();
+    } finally {
+      options.onRequest?.(redactSecrets(`${method} ${rawPath}${rawQueryString ? `?${rawQueryString}` : ''} -> ${status} (${Date.now() - started} ms)`));
+    }
+  };
+}

@@ -1,0 +1,79 @@
+import '../cli/quiet-node-notice.js';
+import { parseIntegerSetting, parseStage, readConfig } from '../src/config.js';
+import { parseCommandLine } from '../cli/args.js';
+import { ConfigError } from '../src/errors.js';
+import { DynamoDbLocalError } from './dynamodb-local.js';
+import { LIST_PATH, LocalServiceError, startLocalService, type LocalService } from './service.js';
+
+/**
+ * `npm start [-- --port N] [--data FILE] [--stage sandbox|prod]`: the service on this machine.
+ * Ctrl-C (SIGINT), SIGTERM, SIGHUP, or the end of the parent process stop the server and DynamoDB
+ * Local; a crash or SIGKILL is covered by local/dynamodb-local.ts (an exit hook and a
+ * watchdog), so DynamoDB Local never outlives this process.
+ */
+let service: LocalService | undefined;
+let stopping = false;
+
+function stop(reason: string): void {
+  if (stopping) return;
+  stopping = true;
+  console.log(`${reason}: stopping`);
+  // During start-up there is nothing to close yet: exiting ends DynamoDB Local (exit hook).
+  if (!service) process.exit(1);
+  // A stop that does not finish in time still ends the process (and so DynamoDB Local).
+  setTimeout(() => process.exit(1), 10_000).unref();
+  service.stop().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+}
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+// A parent that dies without a signal reaching us (kill -9 of a wrapper) re-parents this process.
+const parentPid = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentPid) stop('parent process ended');
+}, 500).unref();
+
+async function main(): Promise<void> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
+  const { values } = parseCommandLine(
+    process.argv.slice(2),
+    { port: { type: 'string' }, data: { type: 'string' }, stage: { type: 'string' } },
+    false,
+  );
+  const config = readConfig(process.env, { defaultToLocal: true });
+  const port = parseIntegerSetting(values.port !== undefined ? '--port' : 'PORT', values.port ?? process.env.PORT, 3000, 1, 65535);
+  const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
+  if (values.data !== undefined && values.data.trim() === '') throw new ConfigError('--data', 'needs a file path');
+
+  service = await startLocalService({
+    port,
+    dynamodbPort: config.dynamodbPort,
+    stage,
+    legsTableName: config.legsTableName,
+    keysTableName: config.keysTableName,
+    dataFile: values.data,
+    say: (line) => console.log(line),
+  });
+
+  const env = stage === 'prod' ? 'live' : 'test';
+  console.log(`Stage ${stage}: accepts only elk_${env}_ keys.`);
+  console.log(`API key (${env}, scope empty_leg:read), shown once:\n  ${service.apiKey}`);
+  console.log(`Try:\n  curl -s -H "X-API-Key: ${service.apiKey}" "${service.url}${LIST_PATH}?size=2"`);
+  console.log(`Reference page: ${service.url}/docs (the contract as JSON: ${service.url}/open/v1/openapi.json)`);
+  console.log(`Listening on ${service.url}`);
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
+  if (err instanceof DynamoDbLocalError || err instanceof LocalServiceError) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  console.error(`npm start failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

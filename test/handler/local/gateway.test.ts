@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, test } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../../local/gateway.js';
+import { FUNCTION_TIMEOUT_SECONDS } from '../../../src/time-budget.js';
+
+/**
+ * The local gateway fails the way an HTTP API does: an authorizer or a function that throws, or
+ * that runs past its Lambda timeout, gets API Gateway's bare 500 `{"message":"Internal Server
+ * Error"}`, never a hang. Timeouts here are short stand-ins; the server runs with the stack's.
+ */
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+const ok: HttpHandler = () => Promise.resolve({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"code":"OK"}' });
+const allow: AuthorizerHandler = () => Promise.resolve({ isAuthorized: true, context: { verdict: 'ok' } });
+
+let server: Server | undefined;
+afterEach(async () => {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server!.close(() => resolve()));
+  server = undefined;
+});
+
+async function serve(handler: HttpHandler, authorizer: AuthorizerHandler | undefined, timeouts: { fn: number; auth: number }) {
+  const gateway = createGateway({
+    routes: [{ method: 'GET', path: '/x', handler, authorizer, timeoutMs: timeouts.fn, authorizerTimeoutMs: timeouts.auth }],
+    defaultRoute: ok,
+  });
+  server = createServer((req, res) => void gateway(req, res));
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+}
+
+async function timedGet(url: string): Promise<{ status: number; body: string; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  const body = await res.text();
+  return { status: res.status, body, ms: performance.now() - started };
+}
+
+const GATEWAY_500 = '{"message":"Internal Server Error"}';
+
+describe('local gateway failures', () => {
+  test('a healthy chain answers with the function result', async () => {
+    const r = await timedGet(await serve(ok, allow, { fn: 500, auth: 500 }));
+    expect(r).toMatchObject({ status: 200, body: '{"code":"OK"}' });
+  });
+
+  test('an authorizer that throws: 500 Internal Server Error, the function never runs', async () => {
+    let ran = false;
+    const fn: HttpHandler = async () => ((ran = true), ok({} as never, {} as never));
+    const r = await timedGet(await serve(fn, () => Promise.reject(new Error('boom')), { fn: 500, auth: 500 }));
+    expect(r).toMatchObject({ status: 500, body: GATEWAY_500 });
+    expect(ran).toBe(false);
+  });
+
+  test('an authorizer that never answers: 500 at its timeout, not a hang', async () => {
+    const r = await timedGet(await serve(ok, never, { fn: 2_000, auth: 300 }));
+    expect(r).toMatchObject({ status: 500, body: GATEWAY_500 });
+    expect(r.ms).toBeGreaterThanOrEqual(290);
+    expect(r.ms).toBeLessThan(2_000);
+  });
+
+  test('a function that throws: 500 Internal Server Error, no stack, no message', async () => {
+    const r = await timedGet(await serve(() => Promise.reject(new Error('secret detail')), allow, { fn: 500, auth: 500 }));
+    expect(r).toMatchObject({ status: 500, body: GATEWAY_500 });
+  });
+
+  test('a function that never answers: 500 at its timeout', async () => {
+    const r = await timedGet(await serve(never, allow, { fn: 300, auth: 2_000 }));
+    expect(r).toMatchObject({ status: 500, body: GATEWAY_500 });
+    expect(r.ms).toBeGreaterThanOrEqual(290);
+    expect(r.ms).toBeLessThan(2_000);
+  });
+
+  test('a handler sees the remaining time of its own timeout in its context', async () => {
+    let seen = { fn: 0, auth: 0 };
+    const fn: HttpHandler = async (_e, context) => ((seen.fn = context.getRemainingTimeInMillis()), ok({} as never, {} as never));
+    const auth: AuthorizerHandler = async (_e, context) => ((seen.auth = context.getRemainingTimeInMillis()), allow({} as never, {} as never));
+    await timedGet(await serve(fn, auth, { fn: 7_000, auth: 4_000 }));
+    expect(seen.fn).toBeGreaterThan(6_000);
+    expect(seen.fn).toBeLessThanOrEqual(7_000);
+    expect(seen.auth).toBeGreaterThan(3_000);
+    expect(seen.auth).toBeLessThanOrEqual(4_000);
+    seen = { fn: 0, auth: 0 };
+  });
+
+  test('the stack and the local server share one set of timeouts, each above its database deadline', async () => {
+    const { DATABASE_DEADLINE_MS, ANSWER_MARGIN_MS } = await import('../../../src/time-budget.js');
+    expect(DATABASE_DEADLINE_MS.authorizer + ANSWER_MARGIN_MS).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.authorizer * 1000);
+    expect(DATABASE_DEADLINE_MS.listEmptyLegs + ANSWER_MARGIN_MS).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000);
+    expect(DATABASE_DEADLINE_MS.authorizer + DATABASE_DEADLINE_MS.listEmptyLegs).toBeLessThan(5_000);
+  });
+});

@@ -1,0 +1,161 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { freePort } from '../../../local/dynamodb-local.js';
+import { ROOT, runScript, type CommandRun } from '../../support/commands.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+
+/** `npm run legs:load` as a child process against the test DynamoDB Local. */
+const fixture = (name: string) => join(ROOT, 'test', 'fixtures', name);
+const TIMEOUT = 60_000;
+
+type Run = CommandRun;
+
+function run(args: string[], env: Record<string, string | undefined>): Promise<Run> {
+  return runScript('legs:load', args, env, { inherit: true });
+}
+
+/** The non-blank lines of an output. */
+const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
+
+async function count(t: TestTables): Promise<number> {
+  const out = await t.client.send(new ScanCommand({ TableName: t.legsTableName, Select: 'COUNT' }));
+  return out.Count ?? 0;
+}
+
+describe('npm run legs:load', () => {
+  let t: TestTables;
+  let dir: string;
+  const envFor = (tables: TestTables) => ({
+    DYNAMODB_ENDPOINT: tables.endpoint,
+    LEGS_TABLE_NAME: tables.legsTableName,
+    KEYS_TABLE_NAME: tables.keysTableName,
+  });
+  const valid = JSON.parse(readFileSync(fixture('legs-valid.json'), 'utf8')) as { id: string }[];
+  const oneBad = JSON.parse(readFileSync(fixture('legs-one-bad.json'), 'utf8')) as { id: string; depAirportIcao?: string }[];
+  const badIndex = oneBad.findIndex((r) => typeof r.depAirportIcao === 'string' && r.depAirportIcao.length !== 4);
+
+  beforeAll(async () => {
+    t = await createTestTables();
+    dir = mkdtempSync(join(tmpdir(), 'legs-load-'));
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await t.drop();
+  });
+
+  it(
+    'loads a valid file: exit 0 and one line naming the count and the table',
+    async () => {
+      const r = await run([fixture('legs-valid.json')], envFor(t));
+      expect(lines(r.stderr)).toEqual([]);
+      expect(r.stdout).toBe(`Loaded ${valid.length} legs into ${t.legsTableName}\n`);
+      expect(r.code).toBe(0);
+      expect(await count(t)).toBe(valid.length);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'refuses a file with one bad record: prints it, writes nothing, exit 1; --skip-invalid loads the rest',
+    async () => {
+      const fresh = await createTestTables();
+      try {
+        const refused = await run([fixture('legs-one-bad.json')], envFor(fresh));
+        const err = lines(refused.stderr);
+        expect(err[0]).toBe(`index ${badIndex}: depAirportIcao: must be 4 letters (ICAO), got "${oneBad[badIndex]!.depAirportIcao}"`);
+        expect(err[err.length - 1]).toContain('1 invalid record of 5; nothing was written');
+        expect(refused.stdout).toBe('');
+        expect(refused.code).toBe(1);
+        expect(await count(fresh)).toBe(0);
+
+        const skipped = await run([fixture('legs-one-bad.json'), '--skip-invalid'], envFor(fresh));
+        expect(lines(skipped.stderr)).toEqual([expect.stringMatching(new RegExp(`^warning: index ${badIndex}: depAirportIcao:`))]);
+        expect(skipped.stdout).toBe(`Loaded ${oneBad.length - 1} legs into ${fresh.legsTableName} (1 invalid records skipped)\n`);
+        expect(skipped.code).toBe(0);
+        expect(await count(fresh)).toBe(oneBad.length - 1);
+      } finally {
+        await fresh.drop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'prints every error of an NDJSON file with its line, and caps a long list',
+    async () => {
+      const bad = await run([fixture('legs-bad.ndjson')], envFor(t));
+      expect(bad.code).toBe(1);
+      const err = lines(bad.stderr);
+      expect(err.filter((l) => /^line \d+: /.test(l)).length).toBeGreaterThanOrEqual(5);
+      expect(err).toContainEqual(expect.stringMatching(/^line 2: invalid JSON at column \d+/));
+
+      const many = join(dir, 'many-bad.ndjson');
+      writeFileSync(many, Array.from({ length: 60 }, (_, i) => JSON.stringify({ id: `bad-${i}` })).join('\n'));
+      const capped = await run([many], envFor(t));
+      const cappedLines = lines(capped.stderr);
+      // 4 errors per record (endDate, depCityName, arrCityName, startDate): 240 in all
+      expect(cappedLines.filter((l) => l.startsWith('line '))).toHaveLength(50);
+      expect(cappedLines).toContain('... and 190 more');
+      expect(capped.code).toBe(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'exits 2 with one line on an unreadable file, a bad flag, a bad setting, --stage without --aws, no file',
+    async () => {
+      const cases: [string[], Record<string, string>, RegExp][] = [
+        [[join(dir, 'missing.json')], {}, /^Cannot read .*missing\.json: ENOENT/],
+        [[fixture('legs-valid.json'), '--frobnicate'], {}, /--frobnicate/],
+        [[fixture('legs-valid.json')], { LEGS_TABLE_NAME: 'x' }, /^Invalid setting LEGS_TABLE_NAME: /],
+        [[fixture('legs-valid.json'), '--stage', 'prod'], {}, /^Invalid setting --stage: only applies with --aws/],
+        [[fixture('legs-valid.json'), '--aws', '--stage', 'staging'], {}, /^Invalid setting --stage: 'staging' must be one of sandbox, prod/],
+        [[], {}, /^Invalid setting FILE: missing/],
+      ];
+      const results = await Promise.all(cases.map(([args, env]) => run(args, { ...envFor(t), ...env })));
+      results.forEach((r, i) => {
+        expect([cases[i]![0], r.code]).toEqual([cases[i]![0], 2]);
+        const err = lines(r.stderr);
+        expect(err).toHaveLength(1);
+        expect(err[0]).toMatch(cases[i]![2]);
+      });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'says in one line when DynamoDB Local is not reachable, naming the endpoint and npm start',
+    async () => {
+      const endpoint = `http://127.0.0.1:${await freePort()}`;
+      const r = await run([fixture('legs-valid.json')], { ...envFor(t), DYNAMODB_ENDPOINT: endpoint });
+      expect(lines(r.stderr)).toEqual([`DynamoDB Local is not reachable at ${endpoint}: start it with \`npm start\` (or set DYNAMODB_ENDPOINT)`]);
+      expect(r.code).toBe(1);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'with --aws and no credentials, surfaces the SDK message in one line',
+    async () => {
+      const r = await run([fixture('legs-valid.json'), '--aws', '--stage', 'sandbox'], {
+        AWS_ACCESS_KEY_ID: undefined,
+        AWS_SECRET_ACCESS_KEY: undefined,
+        AWS_SESSION_TOKEN: undefined,
+        AWS_PROFILE: undefined,
+        AWS_REGION: 'us-east-1',
+        AWS_EC2_METADATA_DISABLED: 'true',
+        AWS_CONFIG_FILE: join(dir, 'no-config'),
+        AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-credentials'),
+        DYNAMODB_ENDPOINT: undefined,
+      });
+      const err = lines(r.stderr);
+      expect(err).toHaveLength(1);
+      expect(err[0]).toMatch(/^AWS \(stage sandbox\): .*credentials/i);
+      expect(r.code).toBe(1);
+    },
+    TIMEOUT,
+  );
+});

@@ -1,0 +1,146 @@
+import { describe, expect, it } from '@jest/globals';
+import { AppError } from '../../../src/errors.js';
+import { parseListQuery, type ListQuery } from '../../../src/legs/query.js';
+
+function invalid(params: Record<string, string>): AppError {
+  try {
+    parseListQuery(params);
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error(`expected INVALID_PARAMETER for ${JSON.stringify(params)}`);
+}
+
+describe('parseListQuery: defaults', () => {
+  it('gives page 1, size 20, offset 0 and no filters without parameters', () => {
+    const expected: ListQuery = {
+      page: 1,
+      size: 20,
+      depDate: undefined,
+      offsetDays: 0,
+      depCityName: undefined,
+      arrCityName: undefined,
+      depAirportCode: undefined,
+      arrAirportCode: undefined,
+    };
+    expect(parseListQuery(undefined)).toEqual(expected);
+    expect(parseListQuery({})).toEqual(expected);
+  });
+
+  it('treats empty values as absent and ignores unknown parameters', () => {
+    const q = parseListQuery({ page: '', size: '', depDate: '', offsetDays: '', depCityName: '', foo: 'bar' });
+    expect([q.page, q.size, q.depDate, q.offsetDays, q.depCityName]).toEqual([1, 20, undefined, 0, undefined]);
+  });
+});
+
+describe('parseListQuery: page and size are clamped integers', () => {
+  it.each([
+    ['page', '0', 1],
+    ['page', '-3', 1],
+    ['page', '+2', 2],
+    ['page', '007', 7],
+    ['page', '99999999999999999999999999', Number.MAX_SAFE_INTEGER],
+    ['size', '1000', 100],
+    ['size', '100', 100],
+    ['size', '0', 1],
+    ['size', '-1', 1],
+    ['size', '1', 1],
+    ['size', '55', 55],
+    ['size', '123456789012345678901234567890', 100],
+  ])('%s=%s -> %d', (name, value, expected) => {
+    expect(parseListQuery({ [name]: value })[name as 'page' | 'size']).toBe(expected);
+  });
+
+  it.each([
+    ['page', 'abc'],
+    ['page', '1.5'],
+    ['page', '1e3'],
+    ['page', ' 2'],
+    ['page', '1,2'],
+    ['size', 'abc'],
+    ['size', '10.0'],
+    ['size', '-'],
+  ])('%s=%s is INVALID_PARAMETER naming the parameter', (name, value) => {
+    const err = invalid({ [name]: value });
+    expect(err.code).toBe('INVALID_PARAMETER');
+    expect(err.status).toBe(400);
+    expect(err.message).toContain(`'${name}'`);
+    expect(err.message).toContain('integer');
+  });
+});
+
+describe('parseListQuery: depDate and offsetDays', () => {
+  it('accepts a real date and an offset from 0 to 15', () => {
+    const q = parseListQuery({ depDate: '2026-12-01', offsetDays: '15' });
+    expect(q.depDate).toBe('2026-12-01');
+    expect(q.offsetDays).toBe(15);
+  });
+
+  it.each(['2026-02-30', '2026-13-01', '26-12-01', '2026/12/01', '2026-12-1', 'tomorrow', '2026-12-01T00:00:00Z'])(
+    'depDate=%s is a bad format',
+    (value) => {
+      const err = invalid({ depDate: value });
+      expect(err.message).toContain("'depDate'");
+      expect(err.message).toContain('yyyy-MM-dd');
+    },
+  );
+
+  it.each(['16', '-1', '100', 'abc', '1.5'])('offsetDays=%s is outside 0-15', (value) => {
+    const err = invalid({ depDate: '2026-12-01', offsetDays: value });
+    expect(err.message).toContain("'offsetDays'");
+    expect(err.message).toContain('0 to 15');
+  });
+
+  it('rejects a non-zero offset without depDate, naming offsetDays and the rule', () => {
+    const err = invalid({ offsetDays: '3' });
+    expect(err.message).toContain("'offsetDays'");
+    expect(err.message).toContain('depDate');
+  });
+
+  it('accepts offsetDays=0 without depDate', () => {
+    expect(parseListQuery({ offsetDays: '0' }).offsetDays).toBe(0);
+  });
+});
+
+describe('parseListQuery: city names', () => {
+  it('trims, lower-cases, drops accents and keeps 2 to 100 characters', () => {
+    expect(parseListQuery({ depCityName: '  New York ' }).depCityName).toBe('new york');
+    expect(parseListQuery({ arrCityName: 'Zürich' }).arrCityName).toBe('zurich');
+    // The length rule counts the characters as given, before folding.
+    expect(() => parseListQuery({ arrCityName: 'É' })).toThrow(/arrCityName/);
+    expect(parseListQuery({ depCityName: 'x'.repeat(100) }).depCityName).toHaveLength(100);
+  });
+
+  it('ignores a blank city name', () => {
+    expect(parseListQuery({ depCityName: '   ' }).depCityName).toBeUndefined();
+  });
+
+  it.each([
+    ['depCityName', 'L'],
+    ['depCityName', '  L  '],
+    ['arrCityName', 'y'.repeat(101)],
+  ])('%s=%s has a bad length', (name, value) => {
+    const err = invalid({ [name]: value });
+    expect(err.message).toContain(`'${name}'`);
+    expect(err.message).toContain('2 to 100');
+  });
+});
+
+describe('parseListQuery: airport codes', () => {
+  it('reads 4 letters as ICAO and 3 as IATA, case-insensitively', () => {
+    expect(parseListQuery({ depAirportCode: 'kTeB' }).depAirportCode).toEqual({ kind: 'icao', code: 'kteb' });
+    expect(parseListQuery({ arrAirportCode: 'TEB' }).arrAirportCode).toEqual({ kind: 'iata', code: 'teb' });
+  });
+
+  it.each([
+    ['depAirportCode', 'KTEBX'],
+    ['depAirportCode', 'TE'],
+    ['arrAirportCode', 'K1EB'],
+    ['arrAirportCode', 'ÅLES'],
+  ])('%s=%s is not a 3- or 4-letter code', (name, value) => {
+    const err = invalid({ [name]: value });
+    expect(err.message).toContain(`'${name}'`);
+    expect(err.message).toContain('ICAO');
+  });
+});
