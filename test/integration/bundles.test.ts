@@ -31,7 +31,9 @@ async function bundle(name: FunctionName): Promise<string> {
 
 function invoke(bundleFile: string, event: unknown): unknown {
   const script = `const { handler } = await import(${JSON.stringify(pathToFileURL(bundleFile).href)});
-const result = await handler(JSON.parse(process.env.EVENT), JSON.parse(process.env.CONTEXT));
+const started = Date.now();
+const context = { ...JSON.parse(process.env.CONTEXT), getRemainingTimeInMillis: () => 10000 - (Date.now() - started) };
+const result = await handler(JSON.parse(process.env.EVENT), context);
 process.stdout.write(JSON.stringify(result));`;
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: {
