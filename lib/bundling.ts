@@ -97,6 +97,7 @@ export const FUNCTION_ENTRIES = {
   listEmptyLegs: 'functions/list-empty-legs/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
   notFound: 'functions/not-found/handler.ts',
+  ingestFeed: 'functions/ingest-feed/handler.ts',
 } as const;
 
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;

@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/aws/stage-tables.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
 import { DataTables } from './constructs/data-tables.js';
+import { FeedIngestion, INGEST_FUNCTION_LOGICAL_ID } from './constructs/feed-ingestion.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
@@ -20,6 +21,7 @@ export const FUNCTION_LOGICAL_IDS = {
   listEmptyLegs: 'ListEmptyLegsFunction',
   authorizer: 'AuthorizerFunction',
   notFound: 'NotFoundFunction',
+  ingestFeed: INGEST_FUNCTION_LOGICAL_ID,
 } as const;
 
 /**
@@ -33,6 +35,7 @@ export class EmptyLegsStack extends Stack {
   readonly notFoundFunction: ServiceFunction;
   readonly httpApi: EmptyLegsHttpApi;
   readonly operations: Operations;
+  readonly feeds: FeedIngestion;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -127,6 +130,18 @@ export class EmptyLegsStack extends Stack {
       ],
     });
 
+    this.feeds = new FeedIngestion(this, 'Feeds', {
+      ...common,
+      legsTable: this.tables.legs,
+      alarmTopic: this.operations.topic,
+      alarmNamePrefix: stackName(config.stage),
+      settings: config.feeds,
+    });
+    new CfnOutput(this, 'FeedsBucketName', {
+      value: this.feeds.bucketName,
+      description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',
+    });
+
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
       value: this.httpApi.url,
       description: 'Base URL of the API',
@@ -149,7 +164,7 @@ export class EmptyLegsStack extends Stack {
 
   /** cdk-nag AwsSolutions findings that are accepted, each with its reason. */
   private suppressNagFindings(): void {
-    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction]) {
+    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction, this.feeds.ingest]) {
       acknowledge(fn.function, {
         id: 'AwsSolutions-L1',
         reason:

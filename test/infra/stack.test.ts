@@ -339,8 +339,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 3 function log groups + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(4);
+      // 4 function log groups (list, authorizer, not-found, ingest) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(5);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -523,7 +523,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
     });
 
-    it('acknowledges only L1 (runtime pinned) on the functions and APIG4 on the $default route, with reasons', () => {
+    it('acknowledges only L1 (runtime pinned) on the functions, APIG4 on the $default route, S1 on the access-log bucket and the two prefix grants of the ingest function, with reasons', () => {
       const acknowledged = stack()
         .node.findAll()
         .flatMap((c) =>
@@ -537,6 +537,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'ListEmptyLegs/Function AwsSolutions-L1',
           'Authorizer/Function AwsSolutions-L1',
           'NotFound/Function AwsSolutions-L1',
+          'Feeds/Ingest/Function AwsSolutions-L1',
+          'Feeds/AccessLogs AwsSolutions-S1',
+          `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,
+          `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/reports/*]`,
           'Http/DefaultRoute AwsSolutions-APIG4',
         ].sort(),
       );
@@ -546,7 +550,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 });
 
 describe('bundles (cdk.out of the synthesized app)', () => {
-  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound'];
+  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound', 'ingestFeed'];
   const logicalIds: Record<FunctionName, string> = FUNCTION_LOGICAL_IDS;
 
   function assetDir(name: FunctionName): string {
