@@ -11,6 +11,8 @@ export interface ScanLegsOptions {
   segments?: number;
   /** Strongly consistent reads (twice the read units). Default true. */
   consistent?: boolean;
+  /** Items per Scan request. Default 500: short requests (about 0.5 MB), well inside the client's request time-out. */
+  pageSize?: number;
   /** Which leg items to keep (all by default). */
   keep?: (item: StoredItem) => boolean;
 }
@@ -27,6 +29,7 @@ export async function scanLegItems(client: DynamoDBDocumentClient, tableName: st
           new ScanCommand({
             TableName: tableName,
             ConsistentRead: options.consistent ?? true,
+            Limit: options.pageSize ?? 500,
             ExclusiveStartKey,
             ...(segments > 1 ? { Segment: segment, TotalSegments: segments } : {}),
           }),
