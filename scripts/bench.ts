@@ -5,6 +5,7 @@ import { renderChart } from '../src/bench/chart.js';
 import { renderMarkdown } from '../src/bench/markdown.js';
 import { formatReport } from '../src/bench/report.js';
 import type { BenchResult } from '../src/bench/run.js';
+import { DEFAULT_TRAFFIC, type TrafficOptions } from '../src/bench/traffic.js';
 
 /**
  * `npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T]
@@ -23,7 +24,7 @@ import type { BenchResult } from '../src/bench/run.js';
 const MIX_SIZE = 9;
 
 const USAGE =
-  'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--json] [--out FILE] [--check]\n' +
+  'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--traffic] [--traffic-seconds S] [--json] [--out FILE] [--check]\n' +
   '       npm run bench -- --chart OUT.svg RESULT.json...\n' +
   '       npm run bench -- --markdown RESULT.json...';
 
@@ -33,6 +34,10 @@ function integer(flag: string, raw: string | undefined, fallback: number, min: n
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(flag, `${n} is outside ${min}-${max}`);
   return n;
+}
+
+function trafficOptions(seconds: number): TrafficOptions | undefined {
+  return seconds === 0 ? undefined : { ...DEFAULT_TRAFFIC, seconds };
 }
 
 async function main(): Promise<void> {
@@ -46,6 +51,8 @@ async function main(): Promise<void> {
     json: { type: 'boolean' },
     out: { type: 'string' },
     check: { type: 'boolean' },
+    traffic: { type: 'boolean' },
+    'traffic-seconds': { type: 'string' },
     chart: { type: 'string' },
     markdown: { type: 'boolean' },
     help: { type: 'boolean' },
@@ -78,6 +85,8 @@ async function main(): Promise<void> {
     importRuns: integer('--import-runs', values['import-runs'], 7, 1, 1_000),
     seed: integer('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
     cacheTtlSeconds: integer('--ttl', values.ttl, 10, 0, 3600),
+    // The traffic simulation runs by default (--traffic says so explicitly); --traffic-seconds 0 skips it.
+    traffic: trafficOptions(integer('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
   };
   const json = values.json === true;
   const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);

@@ -8,7 +8,8 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
 } from 'aws-lambda';
 import { CreateTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { QueryCommand as DocQueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand as DocQueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../aws/dynamodb.js';
 import { createKey } from '../keys/store.js';
 import { addDays, utcDate } from '../legs/dates.js';
 import { demoLegs } from '../legs/demo/index.js';
@@ -24,6 +25,7 @@ import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCa
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
 import { evaluateTargets, readUnitFraction, type Target } from './targets.js';
+import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 
 /**
  * The benchmark (issue 5): DynamoDB Local, the real tables, a synthetic data set from the demo
@@ -41,6 +43,8 @@ export interface BenchOptions {
   importRuns: number;
   seed: number;
   cacheTtlSeconds: number;
+  /** The traffic simulation's settings; undefined skips it. */
+  traffic?: TrafficOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -97,6 +101,8 @@ export interface BenchResult {
   overall: { cold: ModeFigures; warm: ModeFigures; authorizerLatencyMs: LatencySummary };
   hotBucket: { bucket: string; entries: number; readUnitsPerRead: number; fullReadsPerSecondAt3000: number };
   bundles: BundleReport;
+  /** The traffic simulation, both designs (absent when skipped). */
+  traffic?: TrafficResult;
   targets: Target[];
   errors: string[];
 }
@@ -470,6 +476,31 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const entriesRead = [...perBucket.values()].reduce((a, b) => a + b.items, 0);
     const bytesRead = [...perBucket.values()].reduce((a, b) => a + b.bytes, 0);
 
+    let traffic: TrafficResult | undefined;
+    if (options.traffic) {
+      traffic = await runTraffic({
+        options: options.traffic,
+        tableName: names.legsTableName,
+        data,
+        mix,
+        today,
+        newClient: () => createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, region: 'local' }),
+        scanLegs: async () => {
+          const items = new Map<string, Record<string, unknown>>();
+          let startKey: Record<string, unknown> | undefined;
+          do {
+            const out = await db.client.send(new ScanCommand({ TableName: names.legsTableName, ExclusiveStartKey: startKey }));
+            for (const item of out.Items ?? []) if (typeof item.id === 'string' && !item.id.startsWith('~')) items.set(item.id, item);
+            startKey = out.LastEvaluatedKey;
+          } while (startKey);
+          return items;
+        },
+        log,
+      });
+      for (const d of traffic.designs) log(`  ${d.design}: ${d.readUnitsPerRequest.toFixed(3)} RU/request, staleness p99 ${d.staleness.p99Ms} ms, inconsistent ${d.inconsistent}`);
+      if (traffic.oracleMismatches > 0) errors.push(`traffic: the oracle's model differs from the table in ${traffic.oracleMismatches} legs`);
+    }
+
     log(`bundling the functions with lib/bundling.ts and timing ${options.importRuns} imports of each`);
     const bundles = await buildAndMeasure({
       dir: bundleDir,
@@ -543,6 +574,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         fullReadsPerSecondAt3000: hot.units > 0 ? 3000 / hot.units : Number.POSITIVE_INFINITY,
       },
       bundles,
+      ...(traffic ? { traffic } : {}),
       targets,
       errors,
     };

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ChangeSet, JournalHead, JournalSource, LegChange } from './journal.js';
+import { RESET_ID, type ChangeSet, type JournalHead, type JournalSource, type LegChange } from './journal.js';
 import { MAX_CACHED_RECORDS, type LegsRepository, type StartDateRange } from './repository.js';
 import { IndexEntryReader, type IndexEntry } from './storage.js';
 
@@ -14,7 +14,7 @@ import { IndexEntryReader, type IndexEntry } from './storage.js';
  *   missed to the cached reads (each touched read becomes a new, sorted array, so the match memo sees
  *   the change) and drops the changed legs' records. The recent change sets ride in the head itself;
  *   older ones come from the journal's slots in one BatchGetItem; when they are gone (more than 100
- *   behind, or overwritten) it drops everything;
+ *   behind, or overwritten), or when a change set says "reset" (a large load), it drops everything;
  * - at the latest `ceilingMs` after it was filled, it drops everything anyway: a write that bypasses
  *   the journal (a hand-made PutItem) is seen within the ceiling;
  * - a bucket read that completes re-applies the head's recent change sets, so an index read that
@@ -159,7 +159,7 @@ export function withChangeAwareCache(
         stats.slotReads += 1;
         sets = await journal.changeSets(from, head.version).catch(() => undefined);
       }
-      if (sets) apply(sets);
+      if (sets && !sets.some((set) => set.changes.some((c) => c.id === RESET_ID))) apply(sets);
       else {
         stats.fullReloads += 1;
         dropAll(now);

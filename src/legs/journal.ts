@@ -30,6 +30,12 @@ export function slotId(version: number): string {
   return `${JOURNAL_HEAD_ID}#${version % JOURNAL_SLOTS}`;
 }
 
+/**
+ * The id of the change that stands for "anything may have changed": a reader re-reads everything.
+ * A large load appends this one change instead of thousands (writeLegs).
+ */
+export const RESET_ID = '*';
+
 /** One leg's change: what the listing index holds for it now, or only its id when nothing. */
 export interface LegChange {
   id: string;

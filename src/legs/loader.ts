@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep as waitMs } from '../aws/backoff.js';
-import { appendChanges, changeOfItem, type LegChange } from './journal.js';
+import { appendChanges, changeOfItem, RESET_ID, type LegChange } from './journal.js';
 import { toStorageItem, type StoredLeg } from './storage.js';
 
 /**
@@ -14,9 +14,12 @@ import { toStorageItem, type StoredLeg } from './storage.js';
  * After each batch is written, its changes are appended to the table's change journal
  * (src/legs/journal.ts), so that warm list functions pick them up within about a second. Appends are
  * made one at a time; batches that finish while one is in flight go into the next change set
- * together (at most JOURNAL_SET_MAX legs each).
+ * together (at most JOURNAL_SET_MAX legs each). A load of more than JOURNAL_RESET_ABOVE legs appends
+ * one "reset" change set at the end instead: the functions re-read everything, which is cheaper for
+ * them than following thousands of changes (and much faster for the loader).
  */
 export const JOURNAL_SET_MAX = 100;
+export const JOURNAL_RESET_ABOVE = 1_000;
 
 export const BATCH_SIZE = 25;
 
@@ -102,7 +105,16 @@ export async function writeLegs(
     byId.set(leg.id, leg);
   }
   const requests: WriteRequest[] = [...byId.values()].map((leg) => ({ PutRequest: { Item: toStorageItem(leg) } }));
+  const bulk = requests.length > JOURNAL_RESET_ABOVE;
   const appendToJournal = journalAppender(client, tableName);
+  const journalError = (err: unknown): LoadError => {
+    const message = err instanceof Error ? err.message : String(err);
+    return new LoadError(
+      `Writing the change journal of ${tableName} failed: ${message}; ${result.written} legs were written, and ` +
+        `running functions may not show them until their cache ceiling passes. Loading the file again is safe.`,
+      { cause: err },
+    );
+  };
   const batches: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += BATCH_SIZE) batches.push(requests.slice(i, i + BATCH_SIZE));
 
@@ -146,14 +158,9 @@ export async function writeLegs(
       const index = next++;
       try {
         await writeBatch(batches[index]!, index + 1);
-        if (!failed) {
+        if (!failed && !bulk) {
           await appendToJournal(batches[index]!.map((r) => changeOfItem(r.PutRequest.Item))).catch((err: unknown) => {
-            const message = err instanceof Error ? err.message : String(err);
-            throw new LoadError(
-              `Writing the change journal of ${tableName} failed: ${message}; ${result.written} legs were written, and ` +
-                `running functions may not show them until their cache ceiling passes. Loading the file again is safe.`,
-              { cause: err },
-            );
+            throw journalError(err);
           });
         }
       } catch (err) {
@@ -166,6 +173,12 @@ export async function writeLegs(
   };
 
   await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, () => worker()));
+  if (bulk && result.written > 0) {
+    // Also after a failed bulk load: what was written must be seen.
+    await appendToJournal([{ id: RESET_ID }]).catch((err: unknown) => {
+      firstError ??= journalError(err);
+    });
+  }
   if (firstError) throw firstError;
   return result;
 }
