@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { documentClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
+import { gzipResponse } from '../../src/http/compression.js';
 import { successResponse } from '../../src/http/envelope.js';
 import { httpEnvelope, requireApiKey, traceIdOf } from '../../src/http/middleware.js';
 import { withChangeAwareCache } from '../../src/legs/change-aware-cache.js';
@@ -30,6 +31,7 @@ export const repository =
 const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(gzipResponse())
   .use(httpEnvelope())
   .use(requireApiKey(REQUIRED_SCOPE))
   .handler(async (event, context) => {
