@@ -24,7 +24,8 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { evaluateTargets, readUnitFraction, type Target } from './targets.js';
+import { evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { compressResponse } from '../http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 
 /**
@@ -57,6 +58,8 @@ export interface ModeFigures {
   itemBytes: number;
   responseBytes: number;
   latencyMs: LatencySummary;
+  /** CPU time of the handler per request (process.cpuUsage), ms. */
+  cpuMs: LatencySummary;
 }
 
 export interface QueryResult {
@@ -158,6 +161,8 @@ function listEvent(params: Record<string, string>, authorizer: unknown): APIGate
 
 interface Sample {
   handlerMs: number;
+  /** The handler's CPU time (user + system, process.cpuUsage), ms. */
+  cpuMs: number;
   authorizerMs: number;
   calls: RecordedCall[];
   responseBytes: number;
@@ -176,6 +181,7 @@ function modeFigures(samples: readonly Sample[]): ModeFigures {
     itemBytes: mean((s) => s.calls.reduce((a, c) => a + c.itemBytes, 0)),
     responseBytes: mean((s) => s.responseBytes),
     latencyMs: summarize(samples.map((s) => s.handlerMs)),
+    cpuMs: summarize(samples.map((s) => s.cpuMs)),
   };
 }
 
@@ -191,6 +197,7 @@ function overallFigures(perQuery: readonly ModeFigures[], allSamples: readonly S
     itemBytes: mean((m) => m.itemBytes),
     responseBytes: mean((m) => m.responseBytes),
     latencyMs: summarize(allSamples.map((s) => s.handlerMs)),
+    cpuMs: summarize(allSamples.map((s) => s.cpuMs)),
   };
 }
 
@@ -327,6 +334,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       reported.add(message);
     };
 
+    let lastPage100 = '';
     const invoke = async (q: MixQuery, index: number): Promise<Sample> => {
       const a0 = performance.now();
       const verdict = await authorize(authorizerEvent(key, q.params), lambdaContext('authorizer'));
@@ -334,9 +342,11 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const event = listEvent(q.params, verdict.context);
       const context = lambdaContext('list-empty-legs');
       recorder.reset();
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       const res: APIGatewayProxyStructuredResultV2 = await list(event, context);
       const t1 = performance.now();
+      const cpu = process.cpuUsage(cpu0);
       const calls = recorder.reset().map(summarizeCall);
       const body = typeof res.body === 'string' ? res.body : '';
       if (res.statusCode !== 200) {
@@ -348,7 +358,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         const ids = page.records.map((r) => r.id);
         if (ids.join(',') !== want.pageIds.join(',')) fail(`${q.name}: the page's records differ from the expected ones`);
       }
-      return { handlerMs: t1 - t0, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
+      if (q.params.size === '100' && res.statusCode === 200) lastPage100 = body;
+      return { handlerMs: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
     };
 
     // Empty cache: the listing cache is cleared before every request.
@@ -481,6 +492,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       traffic = await runTraffic({
         options: options.traffic,
         tableName: names.legsTableName,
+        keysTableName: names.keysTableName,
         data,
         mix,
         today,
@@ -525,13 +537,30 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         name: q.name,
         coldReadUnits: q.cold.readUnits,
         wholeItemReadUnits: q.reference.wholeItemReadUnits,
-        warmP95Ms: q.warm.latencyMs.p95,
+        warmP95Ms: q.warm.cpuMs.p95,
         excessBuckets: q.buckets.excess,
       })),
       listBundleBytes: bundles.list.bytes,
       listImportMs: bundles.list.importMs,
       helloImportMs: bundles.hello.importMs,
     });
+    const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
+    targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
+    if (traffic) {
+      const [before, after] = traffic.designs;
+      targets.push(
+        ...trafficTargets({
+          before: { readUnitsPerRequest: before!.readUnitsPerRequest, busiestBucketRps: before!.busiestBucket.requestsPerSecond },
+          after: {
+            readUnitsPerRequest: after!.readUnitsPerRequest,
+            busiestBucketRps: after!.busiestBucket.requestsPerSecond,
+            stalenessP99Ms: after!.staleness.p99Ms,
+            inconsistent: after!.inconsistent,
+          },
+          keysSeenWithinMs: Math.max(traffic.keys.revokedSeenMs, traffic.keys.rotatedSeenMs),
+        }),
+      );
+    }
 
     return {
       version: 1,

@@ -1,5 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { successResponse } from '../http/envelope.js';
+import { createKeyAuthorizer } from '../keys/authorizer.js';
+import { createKey, getKeyByHash, revokeKey, rotateKey } from '../keys/store.js';
+import { readKeysVersion } from '../keys/version.js';
 import { withChangeAwareCache } from '../legs/change-aware-cache.js';
 import { addDays } from '../legs/dates.js';
 import { mulberry32 } from '../legs/demo/generator.js';
@@ -82,6 +85,11 @@ export interface TrafficResult {
   designs: DesignFigures[];
   /** The oracle's model against a Scan of the table at the end: legs that differ. */
   oracleMismatches: number;
+  /**
+   * Keys: simulated ms from a revocation (a rotation) until every authorizer container refuses the
+   * key (marks it deprecated), each container asked every 100 ms.
+   */
+  keys: { revokedSeenMs: number; rotatedSeenMs: number };
 }
 
 interface Container {
@@ -116,6 +124,7 @@ const QUARTER_HOUR = 15 * 60_000;
 export async function runTraffic(input: {
   options: TrafficOptions;
   tableName: string;
+  keysTableName: string;
   data: readonly DataLeg[];
   mix: readonly MixQuery[];
   today: string;
@@ -327,9 +336,56 @@ export async function runTraffic(input: {
       inconsistent: d.inconsistent,
     };
   });
+  // Keys: authorizer containers on the simulated clock; a key command changes a key; each container
+  // is asked every 100 simulated ms until all of them answer the new way.
+  const keysClient = input.newClient();
+  const authorizers = Array.from({ length: options.containers }, () =>
+    createKeyAuthorizer({
+      stage: 'sandbox',
+      now: clock,
+      lookup: (hash) => getKeyByHash(keysClient, input.keysTableName, hash),
+      keysVersion: () => readKeysVersion(keysClient, input.keysTableName),
+    }),
+  );
+  const seenWithin = async (key: string, change: () => Promise<unknown>, done: (v: Record<string, unknown>) => boolean) => {
+    for (const a of authorizers) await a.authorize(key);
+    simNow += 5_000;
+    for (const a of authorizers) await a.authorize(key);
+    const changedAt = simNow;
+    await change();
+    for (let step = 0; step < 100; step++) {
+      simNow = changedAt + step * 100;
+      const verdicts = await Promise.all(authorizers.map((a) => a.authorize(key)));
+      if (verdicts.every((v) => done(v as unknown as Record<string, unknown>))) return simNow - changedAt;
+    }
+    return Number.POSITIVE_INFINITY;
+  };
+  simNow = start + spanMs;
+  const first = await createKey(keysClient, input.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], now: simNow });
+  const revokedSeenMs = await seenWithin(
+    first.key,
+    () => revokeKey(keysClient, input.keysTableName, first.record.keyId, { now: simNow }),
+    (v) => v.verdict === 'error' && v.errorCode === 'API_KEY_INVALID',
+  );
+  const second = await createKey(keysClient, input.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], now: simNow });
+  const rotatedSeenMs = await seenWithin(
+    second.key,
+    () => rotateKey(keysClient, input.keysTableName, second.record.keyId, { now: simNow }),
+    (v) => v.verdict === 'ok' && v.deprecated === true,
+  );
+  keysClient.destroy();
+
   for (const d of designs) d.client.destroy();
   writer.destroy();
-  return { options, startIso: new Date(start).toISOString(), writes: writes.length, legsWritten, designs: figures, oracleMismatches };
+  return {
+    options,
+    startIso: new Date(start).toISOString(),
+    writes: writes.length,
+    legsWritten,
+    designs: figures,
+    oracleMismatches,
+    keys: { revokedSeenMs, rotatedSeenMs },
+  };
 }
 
 function dataLeg(leg: StoredLeg): DataLeg {
