@@ -23,11 +23,7 @@ import { buildAndMeasure, type BundleReport } from './bundle.js';
 import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue } from './capacity.js';
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
-import { median, summarize, type LatencySummary } from './stats.js';
-import { withDocumentBucketReader } from './document-reader.js';
-import { createLegsRepository } from '../legs/repository.js';
-import { listEmptyLegs } from '../legs/list-legs.js';
-import { parseListQuery } from '../legs/query.js';
+import { summarize, type LatencySummary } from './stats.js';
 import { evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { compressResponse } from '../http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
@@ -108,8 +104,6 @@ export interface BenchResult {
   overall: { cold: ModeFigures; warm: ModeFigures; authorizerLatencyMs: LatencySummary };
   hotBucket: { bucket: string; entries: number; readUnitsPerRead: number; fullReadsPerSecondAt3000: number };
   bundles: BundleReport;
-  /** CPU ms (median) of a request without filter on an empty cache, per bucket reader. */
-  coldCpuMs?: { wire: number; document: number };
   /** The traffic simulation, both designs (absent when skipped). */
   traffic?: TrafficResult;
   targets: Target[];
@@ -408,30 +402,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       unmute();
     }
 
-    // Cold-cache CPU: a request without filter on an empty cache (every bucket read), with the
-    // bucket reader of the functions (wire form) and with the document-client reader it replaced,
-    // alternately, in the same run.
-    const coldCpuRounds = Math.max(3, Math.min(10, options.coldRounds));
-    log(`cold-cache CPU: ${coldCpuRounds} rounds of a request without filter, wire-form reader and document-client reader`);
-    const wireRepo = createLegsRepository(documentClient, names.legsTableName);
-    const docRepo = withDocumentBucketReader(wireRepo, documentClient, names.legsTableName);
-    const coldCpu = { wire: [] as number[], document: [] as number[] };
-    for (let round = 0; round < coldCpuRounds; round++) {
-      for (const [name, repository] of (round % 2 === 0 ? [['wire', wireRepo], ['document', docRepo]] : [['document', docRepo], ['wire', wireRepo]]) as [
-        'wire' | 'document',
-        typeof wireRepo,
-      ][]) {
-        const cpu0 = process.cpuUsage();
-        const page = await listEmptyLegs(parseListQuery({}), { repository, now });
-        const cpu = process.cpuUsage(cpu0);
-        if (page.total !== expected[0]!.total) fail(`cold-cache CPU (${name} reader): total ${page.total}, expected ${expected[0]!.total}`);
-        coldCpu[name].push((cpu.user + cpu.system) / 1000);
-      }
-    }
-    recorder.reset();
-    const coldCpuMs = { wire: median(coldCpu.wire), document: median(coldCpu.document) };
-    log(`  median CPU ms: wire ${coldCpuMs.wire.toFixed(1)}, document client ${coldCpuMs.document.toFixed(1)}`);
-
     // Reference figures: the Query calls of one empty-cache request of each query, replayed on
     // the whole-item index (each distinct condition once, from its start to its end).
     log('reference figures: replaying the Query calls on the whole-item index');
@@ -574,13 +544,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       listImportMs: bundles.list.importMs,
       helloImportMs: bundles.hello.importMs,
     });
-    targets.push({
-      name: `cold-cache handler CPU time at ${options.legs} legs, wire-form reader / document-client reader (median, request without filter)`,
-      value: Number((coldCpuMs.wire / coldCpuMs.document).toFixed(4)),
-      limit: 0.5,
-      unit: 'ratio',
-      holds: coldCpuMs.wire / coldCpuMs.document <= 0.5,
-    });
     const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
     targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
     if (traffic) {
@@ -640,7 +603,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         fullReadsPerSecondAt3000: hot.units > 0 ? 3000 / hot.units : Number.POSITIVE_INFINITY,
       },
       bundles,
-      coldCpuMs,
       ...(traffic ? { traffic } : {}),
       targets,
       errors,

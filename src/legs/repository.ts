@@ -1,8 +1,8 @@
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { AppError } from '../errors.js';
-import type { IndexEntry } from './storage.js';
-import { queryBucketWire } from './wire-query.js';
+import { LEGS_INDEX } from '../tables.js';
+import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
 /**
  * Reads of the legs table. The listing reads index buckets (compact entries, in index order) and
@@ -50,9 +50,31 @@ export function keyCondition(
 
 export function createLegsRepository(client: DynamoDBDocumentClient, tableName: string): LegsRepository {
   return {
-    queryBucket(bucket, range) {
-      // Straight from the wire form: no document-client conversion of each entry (src/legs/wire-query.ts).
-      return queryBucketWire(client, tableName, keyCondition(bucket, range));
+    async queryBucket(bucket, range) {
+      const entries: IndexEntry[] = [];
+      const reader = new IndexEntryReader();
+      const condition = keyCondition(bucket, range);
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const out = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: LEGS_INDEX.indexName,
+            KeyConditionExpression: condition.expression,
+            ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+            ExpressionAttributeValues: condition.values,
+            // Leaves the bucket name out of each returned entry (read units are the same).
+            ProjectionExpression: 'id, #s, #f',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of out.Items ?? []) {
+          const entry = reader.read(item);
+          if (entry) entries.push(entry);
+        }
+        startKey = out.LastEvaluatedKey;
+      } while (startKey);
+      return entries;
     },
 
     async getLegs(ids) {

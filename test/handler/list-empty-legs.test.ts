@@ -1,7 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-// The index is read in wire form (src/legs/wire-query.ts): the low-level Query, through the same client.
-import { ProvisionedThroughputExceededException, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler, repository } from '../../functions/list-empty-legs/handler.js';
@@ -45,17 +44,16 @@ function leg(id: string, startDate: string, endDate: string, over: Partial<Store
 /** Serves Query and BatchGet from `legs` as DynamoDB would (index order, sparse index). */
 function serve(legs: StoredLeg[], pageSize = 1000) {
   const items = legs.map(toStorageItem);
-  const S = (v: unknown) => ({ S: String(v) });
-  ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, { S: string }>; ExclusiveStartKey?: { ls: { S: string } } }) => {
-    const bucket = input.ExpressionAttributeValues[':b']!.S;
+  ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string>; ExclusiveStartKey?: { ls: string } }) => {
+    const bucket = input.ExpressionAttributeValues[':b'];
     const inBucket = items
       .filter((i) => i.lb === bucket)
       .sort((a, b) => ((a.ls as string) < (b.ls as string) ? -1 : 1))
-      .filter((i) => !input.ExclusiveStartKey || (i.ls as string) > input.ExclusiveStartKey.ls.S);
+      .filter((i) => !input.ExclusiveStartKey || (i.ls as string) > input.ExclusiveStartKey.ls);
     const page = inBucket.slice(0, pageSize);
     return {
-      Items: page.map((i) => ({ id: S(i.id), ls: S(i.ls), lf: S(i.lf), lb: S(i.lb) })),
-      LastEvaluatedKey: inBucket.length > pageSize ? { id: S(page.at(-1)!.id), lb: S(bucket), ls: S(page.at(-1)!.ls) } : undefined,
+      Items: page.map((i) => ({ id: i.id, ls: i.ls, lf: i.lf, lb: i.lb })),
+      LastEvaluatedKey: inBucket.length > pageSize ? { id: page.at(-1)!.id, lb: bucket, ls: page.at(-1)!.ls } : undefined,
     };
   });
   ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => {
@@ -118,7 +116,7 @@ describe('list-empty-legs handler', () => {
   it('queries only the buckets the window needs, through the index, and never scans', async () => {
     serve([leg('x', '2026-12-10', '2026-12-11')]);
     await call({ depDate: '2026-12-10', offsetDays: '3' });
-    const buckets = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':b']?.S as string);
+    const buckets = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':b'] as string);
     expect(buckets.sort()).toEqual(['2026-11', '2026-12', 'long']);
     for (const c of ddb.commandCalls(QueryCommand)) expect(c.args[0].input.IndexName).toBe('byDepartureBucket');
     // Besides the reads of the listing, only the change journal's head (one GetItem).
@@ -134,7 +132,7 @@ describe('list-empty-legs handler', () => {
     const { body } = await call({ size: '100' });
     expect(body.data?.total).toBe(7);
     expect(body.data?.records.map((r) => r.id)).toEqual(legs.map((l) => l.id));
-    expect(ddb.commandCalls(QueryCommand).filter((c) => c.args[0].input.ExpressionAttributeValues?.[':b']?.S === '2026-12')).toHaveLength(4);
+    expect(ddb.commandCalls(QueryCommand).filter((c) => c.args[0].input.ExpressionAttributeValues?.[':b'] === '2026-12')).toHaveLength(4);
   });
 
   it('reads only the page records in one BatchGetItem and retries unprocessed keys', async () => {
