@@ -73,8 +73,8 @@ describe('trafficTargets and gzipTarget', () => {
     expect(trafficTargets(good).every((t) => t.holds)).toBe(true);
     expect(trafficTargets(good)).toHaveLength(6);
     const bad = (over: Partial<typeof good.after>) => trafficTargets({ ...good, after: { ...good.after, ...over } }).filter((t) => !t.holds).map((t) => t.name);
-    expect(bad({ readUnitsPerRequest: 0.6 })).toHaveLength(2);
-    expect(bad({ readUnitsPerRequest: 0.9 })[0]).toMatch(/read units per request, change-aware cache/);
+    expect(bad({ readUnitsPerRequest: 0.6 })).toEqual(['traffic: read units per request, change-aware cache']);
+    expect(bad({ readUnitsPerRequest: 0.81 })).toHaveLength(2); // and above 1/10 of the TTL cache's 8
     expect(bad({ busiestBucketRps: 3.1 })).toEqual(['traffic: requests to the busiest bucket partition, change-aware / TTL cache']);
     expect(bad({ stalenessP99Ms: 2_001 })).toEqual(['traffic: staleness p99, change-aware cache']);
     expect(bad({ inconsistent: 1 })).toHaveLength(1);
