@@ -3,6 +3,7 @@ import { parseCommandLine, runCommand } from '../src/cli/args.js';
 import { ConfigError } from '../src/errors.js';
 import { renderChart } from '../src/bench/chart.js';
 import { renderMarkdown } from '../src/bench/markdown.js';
+import { renderTrafficChart } from '../src/bench/traffic-chart.js';
 import { formatReport } from '../src/bench/report.js';
 import type { BenchResult } from '../src/bench/run.js';
 import { DEFAULT_TRAFFIC, type TrafficOptions } from '../src/bench/traffic.js';
@@ -26,7 +27,8 @@ const MIX_SIZE = 9;
 const USAGE =
   'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--traffic] [--traffic-seconds S] [--json] [--out FILE] [--check]\n' +
   '       npm run bench -- --chart OUT.svg RESULT.json...\n' +
-  '       npm run bench -- --markdown RESULT.json...';
+  '       npm run bench -- --markdown RESULT.json...\n' +
+  '       npm run bench -- --traffic-chart OUT.svg RESULT.json';
 
 function integer(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
   if (raw === undefined) return fallback;
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
     traffic: { type: 'boolean' },
     'traffic-seconds': { type: 'string' },
     chart: { type: 'string' },
+    'traffic-chart': { type: 'string' },
     markdown: { type: 'boolean' },
     help: { type: 'boolean' },
   });
@@ -66,6 +69,15 @@ async function main(): Promise<void> {
     const results = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult);
     writeFileSync(values.chart, renderChart(results));
     process.stderr.write(`wrote ${values.chart}\n`);
+    return;
+  }
+  if (values['traffic-chart'] !== undefined) {
+    const file = positionals[0];
+    if (file === undefined) throw new ConfigError('--traffic-chart', 'needs a RESULT.json file with a traffic simulation');
+    const result = JSON.parse(readFileSync(file, 'utf8')) as BenchResult;
+    if (!result.traffic) throw new ConfigError('--traffic-chart', `${file} has no traffic simulation`);
+    writeFileSync(values['traffic-chart'], renderTrafficChart(result.traffic));
+    process.stderr.write(`wrote ${values['traffic-chart']}\n`);
     return;
   }
   if (values.markdown) {
