@@ -41,7 +41,7 @@ export interface StageConfig {
   readonly logRetention: RetentionDays;
   /** Stage-wide throttling of the HTTP API (steady rate in requests per second, burst in requests). */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
-  /** LISTING_CACHE_TTL_SECONDS of the list function (per-container cache; 0 turns it off). */
+  /** LISTING_CACHE_TTL_SECONDS of the list function: the ceiling of its change-aware cache (0 turns it off). */
   readonly listingCacheTtlSeconds: number;
   readonly alarms: AlarmThresholds;
   /** The feeds bucket and ingest function (lib/constructs/feed-ingestion.ts). */
@@ -57,7 +57,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     logLevel: 'DEBUG',
     logRetention: RetentionDays.ONE_WEEK,
     throttling: { rateLimit: 20, burstLimit: 40 },
-    listingCacheTtlSeconds: 10,
+    listingCacheTtlSeconds: 900,
     alarms: {
       period: Duration.minutes(5),
       evaluationPeriods: 1,
@@ -77,7 +77,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     logLevel: 'INFO',
     logRetention: RetentionDays.THREE_MONTHS,
     throttling: { rateLimit: 200, burstLimit: 400 },
-    listingCacheTtlSeconds: 30,
+    listingCacheTtlSeconds: 900,
     alarms: {
       period: Duration.minutes(5),
       evaluationPeriods: 1,

@@ -117,14 +117,15 @@ export class FeedIngestion extends Construct {
       (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = s.reservedConcurrency;
     }
     // Least privilege: read feeds (any version) under incoming/, write reports under reports/; on
-    // the legs table, Scan (what a sync reads) and BatchWriteItem (every write of the loader).
+    // the legs table, Scan (what a sync reads), BatchWriteItem (every write of the loader), and
+    // GetItem and PutItem for the change journal the loader appends to (src/legs/journal.ts).
     const role = this.ingest.role;
     role.addToPrincipalPolicy(
       new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [`${bucketArn}/${INCOMING_PREFIX}*`] }),
     );
     role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:PutObject'], resources: [`${bucketArn}/${REPORTS_PREFIX}*`] }));
     role.addToPrincipalPolicy(
-      new PolicyStatement({ effect: Effect.ALLOW, actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem'], resources: [props.legsTable.tableArn] }),
+      new PolicyStatement({ effect: Effect.ALLOW, actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], resources: [props.legsTable.tableArn] }),
     );
     fn.addEnvironment('LEGS_TABLE_NAME', props.legsTable.tableName);
     const nagBucketArn = `arn:<AWS::Partition>:s3:::empty-legs-${props.stage}-feeds-<AWS::AccountId>-<AWS::Region>`;
