@@ -1,10 +1,16 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 
 /**
  * `npm test`: every check in one command. Type-check, lint, the OpenAPI lint, every jest project
  * (unit, handler, integration, infra, e2e), the CDK synth of both stages and a small benchmark run. Each non-jest
  * step counts as one test; the last line is `N passed, M failed` over all of them.
+ *
+ * The checks run in three phases, the steps of a phase side by side (the machine has two cores, and
+ * tsc and eslint each type-check the whole tree on one): the static checks; jest (two workers: the
+ * integration and end-to-end files mostly wait on DynamoDB Local and child processes); the synth and
+ * the benchmark smoke run (which only has to run: its figures are for the full benchmark). A step's
+ * output is printed whole when it ends, so the log stays readable.
  */
 interface Step {
   name: string;
@@ -48,25 +54,46 @@ let passed = 0;
 let failed = 0;
 const summary: string[] = [];
 
-function run(name: string, command: string, args: string[]): boolean {
+/**
+ * Runs one step. `live`: its output goes straight through (a step alone in its phase); otherwise
+ * it is captured and printed whole when the step ends.
+ */
+function run(name: string, command: string, args: string[], live = false): Promise<boolean> {
   const started = Date.now();
-  console.log(`\n=== ${name}`);
-  const r = spawnSync(command, args, { stdio: 'inherit', env });
-  const ok = r.status === 0;
-  summary.push(`${ok ? 'ok  ' : 'FAIL'} ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  return ok;
+  if (live) console.log(`\n=== ${name}`);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const output: Buffer[] = [];
+    child.stdout?.on('data', (d: Buffer) => output.push(d));
+    child.stderr?.on('data', (d: Buffer) => output.push(d));
+    const finish = (ok: boolean, extra = '') => {
+      if (!live) console.log(`\n=== ${name}`);
+      process.stdout.write(Buffer.concat(output));
+      if (extra) console.log(extra);
+      summary.push(`${ok ? 'ok  ' : 'FAIL'} ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      resolve(ok);
+    };
+    child.on('error', (err) => finish(false, `could not start: ${err.message}`));
+    child.on('close', (code) => finish(code === 0));
+  });
 }
 
-for (const step of steps.slice(0, 3)) {
-  if (run(step.name, step.command, step.args)) passed++;
-  else failed++;
+async function phase(list: readonly Step[]): Promise<void> {
+  const wanted = list.filter((step) => !step.needsScript || pkg.scripts?.[step.needsScript]);
+  const results = await Promise.all(wanted.map((step) => run(step.name, step.command, step.args)));
+  for (const ok of results) {
+    if (ok) passed++;
+    else failed++;
+  }
 }
+
+await phase(steps.slice(0, 3));
 
 // Jest: every project, counted test by test.
 mkdirSync('.tmp', { recursive: true });
 const report = '.tmp/jest-results.json';
 rmSync(report, { force: true });
-const jestOk = run('jest: unit, handler, integration, infra, e2e', 'npx', ['jest', '--json', `--outputFile=${report}`]);
+const jestOk = await run('jest: unit, handler, integration, infra, e2e', 'npx', ['jest', '--maxWorkers=2', '--json', `--outputFile=${report}`], true);
 if (existsSync(report)) {
   const results = JSON.parse(readFileSync(report, 'utf8')) as {
     numPassedTests: number;
@@ -81,11 +108,7 @@ if (existsSync(report)) {
   failed++;
 }
 
-for (const step of steps.slice(3)) {
-  if (step.needsScript && !pkg.scripts?.[step.needsScript]) continue;
-  if (run(step.name, step.command, step.args)) passed++;
-  else failed++;
-}
+await phase(steps.slice(3));
 
 console.log('\n=== summary');
 for (const line of summary) console.log(line);
