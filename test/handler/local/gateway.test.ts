@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../../local/gateway.js';
-import { FUNCTION_TIMEOUT_SECONDS } from '../../../src/time-budget.js';
+import { FUNCTIONS } from '../../../src/routes.js';
 
 /**
  * The local gateway fails the way an HTTP API does: an authorizer or a function that throws, or
@@ -87,8 +87,8 @@ describe('local gateway failures', () => {
 
   test('the stack and the local server share one set of timeouts, each above its database deadline', async () => {
     const { DATABASE_DEADLINE_MS, ANSWER_MARGIN_MS } = await import('../../../src/time-budget.js');
-    expect(DATABASE_DEADLINE_MS.authorizer + ANSWER_MARGIN_MS).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.authorizer * 1000);
-    expect(DATABASE_DEADLINE_MS.listEmptyLegs + ANSWER_MARGIN_MS).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000);
+    expect(DATABASE_DEADLINE_MS.authorizer + ANSWER_MARGIN_MS).toBeLessThan(FUNCTIONS.authorizer.timeoutSeconds * 1000);
+    expect(DATABASE_DEADLINE_MS.listEmptyLegs + ANSWER_MARGIN_MS).toBeLessThan(FUNCTIONS.listEmptyLegs.timeoutSeconds * 1000);
     expect(DATABASE_DEADLINE_MS.authorizer + DATABASE_DEADLINE_MS.listEmptyLegs).toBeLessThan(5_000);
   });
 });

@@ -1,0 +1,45 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withDeadline } from '../aws/deadline.js';
+import type { Config } from '../config.js';
+import { successResponse } from '../http/envelope.js';
+import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { ROUTES } from '../routes.js';
+import { invocationDeadlineMs } from '../time-budget.js';
+import { listEmptyLegs } from './list-legs.js';
+import { MatchMemo } from './match-memo.js';
+import { parseListQuery } from './query.js';
+import { createLegsRepository, withBucketCache, type LegsRepository } from './repository.js';
+
+/** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
+export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
+
+export interface ListHandlerDependencies {
+  repository: LegsRepository;
+  config: ListConfig;
+  /** The request's clock (default: the system clock). */
+  clock?: () => Date;
+}
+
+/** The functions' legs repository: the table, with the per-container bucket cache of `config`. */
+export function createListRepository(
+  client: DynamoDBDocumentClient,
+  config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'>,
+): LegsRepository & { clear(): void } {
+  return withBucketCache(createLegsRepository(client, config.legsTableName), config.listingCacheTtlSeconds * 1000);
+}
+
+export function createListHandler({ repository, config, clock = () => new Date() }: ListHandlerDependencies): HttpHandler {
+  /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
+  const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
+  return httpFunction()
+    .use(requireApiKey(ROUTES.listEmptyLegs.scope))
+    .handler(async (event, context) => {
+      const query = parseListQuery(event.queryStringParameters);
+      // Every DynamoDB call of the listing shares the function's database deadline; a missed one
+      // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
+      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
+        listEmptyLegs(query, { repository, now: clock(), memo }),
+      );
+      return successResponse(page, traceIdOf({ context }));
+    });
+}
