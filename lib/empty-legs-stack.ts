@@ -3,8 +3,9 @@ import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
-import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, type FunctionName, type StageSetting } from '../src/routes.js';
+import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
+import { FeedIngestion } from './constructs/feed-ingestion.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
@@ -27,10 +28,11 @@ export const FUNCTION_LOGICAL_IDS = Object.fromEntries(
  */
 export class EmptyLegsStack extends Stack {
   readonly tables: DataTables;
-  /** One per function of src/routes.ts, by name. */
-  readonly functions: { readonly [N in FunctionName]: ServiceFunction };
+  /** One per function of src/routes.ts, by name (the ingest function is `feeds.ingest`). */
+  readonly functions: Readonly<Record<FunctionName, ServiceFunction>>;
   readonly httpApi: EmptyLegsHttpApi;
   readonly operations: Operations;
+  readonly feeds: FeedIngestion;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -61,28 +63,30 @@ export class EmptyLegsStack extends Stack {
       samLocal: props.samLocal ?? false,
     };
 
-    // The values of the per-stage settings a function of the table may declare.
-    const stageSettings: Readonly<Record<StageSetting, string>> = {
+    // The values of the per-stage settings an API function of the table may declare.
+    const stageSettings: Readonly<Partial<Record<FunctionSetting, string>>> = {
       [ENV.listingCacheTtlSeconds]: String(config.listingCacheTtlSeconds),
     };
     const tables = { legs: this.tables.legs, keys: this.tables.keys };
-    const functions = {} as Record<FunctionName, ServiceFunction>;
-    for (const name of FUNCTION_NAMES) {
-      const spec = FUNCTIONS[name];
+    // The functions the HTTP API invokes; the feeds construct creates the ingest function below.
+    const functions: Partial<Record<FunctionName, ServiceFunction>> = {};
+    for (const name of API_FUNCTION_NAMES) {
+      const spec: FunctionSpec = FUNCTIONS[name];
       functions[name] = new ServiceFunction(this, constructIdOf(name), {
         ...common,
         name,
-        environment: Object.fromEntries(spec.environment.map((setting) => [setting, stageSettings[setting]])),
+        environment: Object.fromEntries(spec.environment.map((setting) => [setting, stageSettings[setting] ?? ''])),
       }).grant(spec.access, tables);
     }
-    this.functions = functions;
+    const apiFunction = (name: FunctionName): ServiceFunction => {
+      const fn = functions[name];
+      if (!fn) throw new Error(`${name} is not a function of the HTTP API (src/routes.ts invokedBy)`);
+      return fn;
+    };
 
     this.httpApi = new EmptyLegsHttpApi(this, 'Http', {
       apiName: stackName(config.stage),
-      functions: Object.fromEntries(FUNCTION_NAMES.map((name) => [name, functions[name].function])) as Record<
-        FunctionName,
-        ServiceFunction['function']
-      >,
+      functionOf: (name) => apiFunction(name).function,
       throttling: config.throttling,
       logRetention: config.logRetention,
       removalPolicy: config.removalPolicy,
@@ -94,12 +98,12 @@ export class EmptyLegsStack extends Stack {
       thresholds: config.alarms,
       api: this.httpApi.api,
       removalPolicy: config.removalPolicy,
-      functions: FUNCTION_NAMES.map((name) => {
-        const { alarm } = FUNCTIONS[name] as { alarm: { name: string; errorsAlarmName?: string } };
+      functions: API_FUNCTION_NAMES.map((name) => {
+        const alarm = (FUNCTIONS[name] as FunctionSpec).alarm ?? { name: constructIdOf(name) };
         const isAuthorizer = name === AUTHORIZER_FUNCTION;
         return {
           name: alarm.name,
-          function: functions[name].function,
+          function: apiFunction(name).function,
           errorThreshold: isAuthorizer ? config.alarms.authorizerErrors : config.alarms.functionErrors,
           ...(alarm.errorsAlarmName ? { errorsAlarmName: alarm.errorsAlarmName } : {}),
         };
@@ -108,6 +112,19 @@ export class EmptyLegsStack extends Stack {
         { name: 'LegsTable', table: this.tables.legs, definition: LEGS_TABLE },
         { name: 'KeysTable', table: this.tables.keys, definition: KEYS_TABLE },
       ],
+    });
+
+    this.feeds = new FeedIngestion(this, 'Feeds', {
+      ...common,
+      legsTable: this.tables.legs,
+      alarmTopic: this.operations.topic,
+      alarmNamePrefix: stackName(config.stage),
+      settings: config.feeds,
+    });
+    this.functions = { ...functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
+    new CfnOutput(this, 'FeedsBucketName', {
+      value: this.feeds.bucketName,
+      description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',
     });
 
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {

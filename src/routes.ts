@@ -1,8 +1,9 @@
 /**
  * The service in one table: its functions and the routes that reach them. Everything that needs to
  * know a function or a route reads it from here:
- * - the CDK stack (lib/empty-legs-stack.ts, lib/constructs/http-api.ts): one Lambda function per
- *   entry of FUNCTIONS with its settings and, from `access`, its least-privilege table grants; one
+ * - the CDK stack (lib/empty-legs-stack.ts, lib/constructs/http-api.ts,
+ *   lib/constructs/feed-ingestion.ts): one Lambda function per entry of FUNCTIONS with its settings
+ *   and, from `access`, its least-privilege table grants; one
  *   HTTP API route per entry of ROUTES, behind the key authorizer when `authorizer` is true; the
  *   `$default` route to DEFAULT_ROUTE's function;
  * - the bundling (lib/bundling.ts) and the benchmark's bundle measurements: the entry files;
@@ -19,13 +20,28 @@
 export type TableAccess =
   /** Legs table: Query on the listing index, GetItem and BatchGetItem on the table. */
   | 'legs:read'
+  /**
+   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and
+   * PutItem (the change journal the loader appends to).
+   */
+  | 'legs:load'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read';
 
-/** Environment settings a function gets beyond the common ones, valued per stage by the stack. */
-export type StageSetting = 'LISTING_CACHE_TTL_SECONDS';
+/**
+ * Environment settings a function gets beyond the common ones and its tables' names: the stack
+ * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
+ * bucket's name).
+ */
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME';
 
 export interface FunctionSpec {
+  /**
+   * What invokes it: `api` (the HTTP API: a route, the authorizer or `$default`; the stack creates
+   * it and its alarms) or `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
+   * creates it with the bucket, its notification and its alarms).
+   */
+  readonly invokedBy: 'api' | 'feeds';
   /** The handler file, relative to the repository root (its folder names the function locally). */
   readonly entry: string;
   /** Stable CloudFormation logical id (sam local, events/env.json, docs/deploy.md use it). */
@@ -38,13 +54,17 @@ export interface FunctionSpec {
   /** Table access, granted by the stack (and each table's name in the environment). */
   readonly access: readonly TableAccess[];
   /** Extra environment settings. */
-  readonly environment: readonly StageSetting[];
-  /** Alarm names of the function (docs/deploy.md, "Alarms"): `<alarm>Errors`, `<alarm>Throttles`. */
-  readonly alarm: { readonly name: string; readonly errorsAlarmName?: string };
+  readonly environment: readonly FunctionSetting[];
+  /**
+   * Alarm names of an `api` function (docs/deploy.md, "Alarms"): `<alarm>Errors`, `<alarm>Throttles`
+   * (the feeds construct names its function's alarms itself).
+   */
+  readonly alarm?: { readonly name: string; readonly errorsAlarmName?: string };
 }
 
 export const FUNCTIONS = {
   listEmptyLegs: {
+    invokedBy: 'api',
     entry: 'functions/list-empty-legs/handler.ts',
     logicalId: 'ListEmptyLegsFunction',
     description: 'GET /open/v1/empty-legs: lists empty legs',
@@ -55,6 +75,7 @@ export const FUNCTIONS = {
     alarm: { name: 'ListFunction' },
   },
   authorizer: {
+    invokedBy: 'api',
     entry: 'functions/authorizer/handler.ts',
     logicalId: 'AuthorizerFunction',
     description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict',
@@ -65,6 +86,7 @@ export const FUNCTIONS = {
     alarm: { name: 'AuthorizerFunction', errorsAlarmName: 'AuthorizerErrors' },
   },
   notFound: {
+    invokedBy: 'api',
     entry: 'functions/not-found/handler.ts',
     logicalId: 'NotFoundFunction',
     description: '$default route: answers NOT_FOUND in the envelope',
@@ -75,6 +97,7 @@ export const FUNCTIONS = {
     alarm: { name: 'NotFoundFunction' },
   },
   openApi: {
+    invokedBy: 'api',
     entry: 'functions/openapi/handler.ts',
     logicalId: 'OpenApiFunction',
     description: 'GET /open/v1/openapi.json: the OpenAPI document, no key',
@@ -83,6 +106,16 @@ export const FUNCTIONS = {
     access: [],
     environment: [],
     alarm: { name: 'OpenApiFunction' },
+  },
+  ingestFeed: {
+    invokedBy: 'feeds',
+    entry: 'functions/ingest-feed/handler.ts',
+    logicalId: 'IngestFeedFunction',
+    description: 'Feeds bucket: validates and loads files put under incoming/, writes reports/',
+    memorySize: 1024,
+    timeoutSeconds: 600,
+    access: ['legs:load'],
+    environment: ['FEEDS_BUCKET_NAME'],
   },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 
@@ -158,4 +191,7 @@ export function constructIdOf(name: string): string {
 }
 
 export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
+
+/** The functions the HTTP API invokes (the stack creates them, with their alarms). */
+export const API_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'api');
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

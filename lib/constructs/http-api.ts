@@ -54,8 +54,8 @@ export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
 
 export interface EmptyLegsHttpApiProps {
   readonly apiName: string;
-  /** The functions of src/routes.ts, by name. */
-  readonly functions: Readonly<Record<FunctionName, IFunction>>;
+  /** The function of src/routes.ts of that name (routes, the authorizer, `$default`). */
+  readonly functionOf: (name: FunctionName) => IFunction;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -116,7 +116,7 @@ export class EmptyLegsHttpApi extends Construct {
       },
     });
 
-    const authorizer = new HttpLambdaAuthorizer('KeyAuthorizer', props.functions[AUTHORIZER_FUNCTION], {
+    const authorizer = new HttpLambdaAuthorizer('KeyAuthorizer', props.functionOf(AUTHORIZER_FUNCTION), {
       authorizerName: 'api-key',
       responseTypes: [HttpLambdaResponseType.SIMPLE],
       identitySource: [],
@@ -131,7 +131,7 @@ export class EmptyLegsHttpApi extends Construct {
       routes[name] = new HttpRoute(this, `${id}Route`, {
         httpApi: this.api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration(`${id}Integration`, props.functions[route.function]),
+        integration: new HttpLambdaIntegration(`${id}Integration`, props.functionOf(route.function)),
         ...(route.authorizer ? { authorizer } : {}),
       });
       if (!route.authorizer) publicReasons[name] = route.publicReason;
@@ -142,7 +142,7 @@ export class EmptyLegsHttpApi extends Construct {
     this.defaultRoute = new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration('NotFoundIntegration', props.functions[DEFAULT_ROUTE.function]),
+      integration: new HttpLambdaIntegration('NotFoundIntegration', props.functionOf(DEFAULT_ROUTE.function)),
     });
 
     // The authorizer is created when the route binds it; drop the identity source it always sets.

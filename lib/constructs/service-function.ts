@@ -8,7 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_INDEX } from '../../src/tables.js';
-import { FUNCTIONS, type FunctionName, type TableAccess } from '../../src/routes.js';
+import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, BUNDLING, PROJECT_ROOT, RUNTIME, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
 
@@ -59,7 +59,11 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-    const spec = FUNCTIONS[props.name];
+    const spec: FunctionSpec = FUNCTIONS[props.name];
+    const given = Object.keys(props.environment ?? {}).sort();
+    if (given.join(',') !== [...spec.environment].sort().join(',')) {
+      throw new Error(`${props.name}: environment ${given.join(', ') || '(none)'} differs from src/routes.ts (${spec.environment.join(', ') || 'none'})`);
+    }
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention,
@@ -106,17 +110,41 @@ export class ServiceFunction extends Construct {
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
-  grant(access: readonly TableAccess[], tables: { legs: ITable; keys: ITable }): this {
+  grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable }): this {
+    const table = (t: ITable | undefined, a: TableAccess): ITable => {
+      if (!t) throw new Error(`${this.node.path}: '${a}' needs its table`);
+      return t;
+    };
     for (const a of access) {
       switch (a) {
         case 'legs:read':
-          this.readLegs(tables.legs);
+          this.readLegs(table(tables.legs, a));
+          break;
+        case 'legs:load':
+          this.loadLegs(table(tables.legs, a));
           break;
         case 'keys:read':
-          this.readKeys(tables.keys);
+          this.readKeys(table(tables.keys, a));
           break;
       }
     }
+    return this;
+  }
+
+  /**
+   * The ingest function's access to the legs table: Scan (what a sync reads), BatchWriteItem (every
+   * write of the loader), GetItem and PutItem for the change journal the loader appends to
+   * (src/legs/journal.ts). Nothing on the indexes, no DeleteItem.
+   */
+  loadLegs(table: ITable): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [table.tableArn],
+      }),
+    );
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
 

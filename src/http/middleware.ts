@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { AppError } from '../errors.js';
 import { readVerdict, type VerifiedKey } from '../auth/verdict.js';
 import { logger } from '../logger.js';
+import { gzipResponse } from './compression.js';
 import { errorResponse, mapError } from './envelope.js';
 
 /**
@@ -98,11 +99,12 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
 }
 
 /**
- * The start of every HTTP function's middy chain: the Lambda context in the logs, then the
- * envelope. Add `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
+ * The start of every HTTP function's middy chain: the Lambda context in the logs, with `gzip` the
+ * compression of the finished response (src/http/compression.ts), then the envelope. Add
+ * `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
  */
-export function httpFunction(): middy.MiddyfiedHandler<Event, Result> {
-  return middy<Event, Result>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(httpEnvelope());
+export function httpFunction(options: { gzip?: boolean } = {}): middy.MiddyfiedHandler<Event, Result> {
+  const chain = middy<Event, Result>().use(injectLambdaContext(logger, { resetKeys: true }));
+  if (options.gzip) chain.use(gzipResponse());
+  return chain.use(httpEnvelope());
 }

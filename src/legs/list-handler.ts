@@ -5,6 +5,8 @@ import { successResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
+import { withChangeAwareCache } from './change-aware-cache.js';
+import { createJournalSource } from './journal.js';
 import { listEmptyLegs } from './list-legs.js';
 import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';
@@ -20,18 +22,27 @@ export interface ListHandlerDependencies {
   clock?: () => Date;
 }
 
-/** The functions' legs repository: the table, with the per-container bucket cache of `config`. */
+/**
+ * The functions' legs repository: the table, behind the change-aware listing cache
+ * (src/legs/change-aware-cache.ts), which checks the change journal at most once a second and
+ * re-reads everything at the latest every LISTING_CACHE_TTL_SECONDS; 0 turns it off.
+ */
 export function createListRepository(
   client: DynamoDBDocumentClient,
   config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'>,
 ): LegsRepository & { clear(): void } {
-  return withBucketCache(createLegsRepository(client, config.legsTableName), config.listingCacheTtlSeconds * 1000);
+  const table = createLegsRepository(client, config.legsTableName);
+  return config.listingCacheTtlSeconds > 0
+    ? withChangeAwareCache(table, createJournalSource(client, config.legsTableName), {
+        ceilingMs: config.listingCacheTtlSeconds * 1000,
+      })
+    : withBucketCache(table, 0);
 }
 
 export function createListHandler({ repository, config, clock = () => new Date() }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
-  return httpFunction()
+  return httpFunction({ gzip: true })
     .use(requireApiKey(ROUTES.listEmptyLegs.scope))
     .handler(async (event, context) => {
       const query = parseListQuery(event.queryStringParameters);

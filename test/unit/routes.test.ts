@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import {
+  API_FUNCTION_NAMES,
   AUTHORIZER_FUNCTION,
   DEFAULT_ROUTE,
   FUNCTION_NAMES,
@@ -8,6 +9,7 @@ import {
   ROUTES,
   localFunctionName,
   routeKeyOf,
+  type FunctionSpec,
 } from '../../src/routes.js';
 
 /** The table of src/routes.ts is consistent: what the stack and the local server build from it exists. */
@@ -48,7 +50,13 @@ describe('src/routes.ts', () => {
     }
   });
 
-  it('timeouts stay below the HTTP API integration timeout (30 s)', () => {
-    for (const name of FUNCTION_NAMES) expect(FUNCTIONS[name].timeoutSeconds).toBeLessThan(30);
+  it('the API invokes only its functions: routes, the authorizer and $default go to `api` functions, with alarms and timeouts below the HTTP API integration timeout (30 s)', () => {
+    const invoked = new Set([...Object.values(ROUTES).map((r) => r.function), AUTHORIZER_FUNCTION, DEFAULT_ROUTE.function]);
+    expect([...invoked].sort()).toEqual(API_FUNCTION_NAMES.slice().sort());
+    for (const name of API_FUNCTION_NAMES) {
+      const spec: FunctionSpec = FUNCTIONS[name];
+      expect(spec.timeoutSeconds).toBeLessThan(30);
+      expect(spec.alarm?.name).toMatch(/^[A-Z][A-Za-z]+$/);
+    }
   });
 });
