@@ -60,8 +60,15 @@ const CSP = [
  * Serves `/docs` and its bundle; returns false for any other path (the API gateway handles it).
  */
 export function serveDocs(req: IncomingMessage, res: ServerResponse): boolean {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  // The gateway answers a target that is no URL (e.g. `http://[::1`) in the envelope; here it
+  // must not throw, or the request handler's error would take the whole server down.
+  let path: string;
+  try {
+    path = new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return false;
+  }
   if (path === DOCS_PATH || path === `${DOCS_PATH}/`) {
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
