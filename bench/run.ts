@@ -10,7 +10,11 @@ import type {
 import { CreateTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { QueryCommand as DocQueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../src/aws/dynamodb.js';
+import { createFunctionClient } from '../src/aws/function-clients.js';
+import { readConfig } from '../src/config.js';
+import { createAuthorizerHandler } from '../src/keys/authorizer.js';
 import { createKey } from '../src/keys/store.js';
+import { createListHandler, createListRepository } from '../src/legs/list-handler.js';
 import { addDays, utcDate } from '../src/legs/dates.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/legs/loader.js';
@@ -244,12 +248,15 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const names = { legsTableName: `bench-legs-${suffix}`, keysTableName: `bench-keys-${suffix}` };
   const referenceTable = `bench-whole-${suffix}`;
   const REFERENCE_INDEX = 'wholeItems';
-  Object.assign(process.env, {
+  // The functions' configuration, handed to their factories (no environment variables to set first).
+  const functionSettings = readConfig({
     DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`,
     LEGS_TABLE_NAME: names.legsTableName,
     KEYS_TABLE_NAME: names.keysTableName,
     STAGE: 'sandbox',
     LISTING_CACHE_TTL_SECONDS: String(options.cacheTtlSeconds),
+  });
+  Object.assign(process.env, {
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
@@ -303,14 +310,17 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
 
     const { key } = await createKey(db.client, names.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
 
-    // The functions' modules, in this process, on the functions' own client.
-    const { documentClient } = await import('../src/aws/function-clients.js');
+    // The functions' handlers, built by their factories as their handler files build them, in
+    // this process, on a client made the functions' way (their time budget).
+    const documentClient = createFunctionClient(functionSettings);
     const recorder = recordCalls(documentClient);
-    const authorizerModule = await import('../functions/authorizer/handler.js');
-    const listModule = await import('../functions/list-empty-legs/handler.js');
-    const authorize = authorizerModule.handler;
-    const list = listModule.handler;
-    const cache = listModule.repository;
+    const authorize = createAuthorizerHandler({
+      client: documentClient,
+      tableName: functionSettings.keysTableName,
+      stage: functionSettings.stage,
+    });
+    const cache = createListRepository(documentClient, functionSettings);
+    const list = createListHandler({ repository: cache, config: functionSettings });
 
     const mix = queryMix(today);
     const expected = mix.map((q) => expectedListing(data, q.params, now));

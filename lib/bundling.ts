@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import { Runtime, Architecture } from 'aws-cdk-lib/aws-lambda';
 import { OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { FUNCTIONS, type FunctionName } from '../src/routes.js';
 
 /**
  * The one place that says how a function is bundled. The stack (`BUNDLING` for NodejsFunction) and
@@ -92,19 +93,7 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions & { 
   };
 }
 
-/** The functions of the service: construct id and entry file (relative to the repository root). */
-export const FUNCTION_ENTRIES = {
-  listEmptyLegs: 'functions/list-empty-legs/handler.ts',
-  authorizer: 'functions/authorizer/handler.ts',
-  notFound: 'functions/not-found/handler.ts',
-  openApi: 'functions/openapi/handler.ts',
-  ingestFeed: 'functions/ingest-feed/handler.ts',
-} as const;
-
-export type FunctionName = keyof typeof FUNCTION_ENTRIES;
-
-
-/** Absolute path of a function's entry file. */
+/** Absolute path of a function's entry file (src/routes.ts FUNCTIONS). */
 export function entryPath(name: FunctionName): string {
-  return path.join(PROJECT_ROOT, FUNCTION_ENTRIES[name]);
+  return path.join(PROJECT_ROOT, FUNCTIONS[name].entry);
 }

@@ -1,11 +1,11 @@
-import { Annotations, CfnOutput, Duration, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
 import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
-import { FUNCTION_TIMEOUT_SECONDS } from '../src/time-budget.js';
+import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
-import { FeedIngestion, INGEST_FUNCTION_LOGICAL_ID } from './constructs/feed-ingestion.js';
+import { FeedIngestion } from './constructs/feed-ingestion.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
@@ -17,14 +17,10 @@ export interface EmptyLegsStackProps extends StackProps {
   readonly samLocal?: boolean;
 }
 
-/** Stable logical ids of the functions (sam local, events/env.json, docs/deploy.md). */
-export const FUNCTION_LOGICAL_IDS = {
-  listEmptyLegs: 'ListEmptyLegsFunction',
-  authorizer: 'AuthorizerFunction',
-  notFound: 'NotFoundFunction',
-  openApi: 'OpenApiFunction',
-  ingestFeed: INGEST_FUNCTION_LOGICAL_ID,
-} as const;
+/** Stable logical ids of the functions (sam local, events/env.json, docs/deploy.md), from src/routes.ts. */
+export const FUNCTION_LOGICAL_IDS = Object.fromEntries(
+  FUNCTION_NAMES.map((name) => [name, FUNCTIONS[name].logicalId]),
+) as { readonly [N in FunctionName]: (typeof FUNCTIONS)[N]['logicalId'] };
 
 /**
  * One stage of the service. Environment-agnostic (no account or region, no lookups), so it
@@ -32,10 +28,8 @@ export const FUNCTION_LOGICAL_IDS = {
  */
 export class EmptyLegsStack extends Stack {
   readonly tables: DataTables;
-  readonly listFunction: ServiceFunction;
-  readonly authorizerFunction: ServiceFunction;
-  readonly notFoundFunction: ServiceFunction;
-  readonly openApiFunction: ServiceFunction;
+  /** One per function of src/routes.ts, by name (the ingest function is `feeds.ingest`). */
+  readonly functions: Readonly<Record<FunctionName, ServiceFunction>>;
   readonly httpApi: EmptyLegsHttpApi;
   readonly operations: Operations;
   readonly feeds: FeedIngestion;
@@ -69,49 +63,30 @@ export class EmptyLegsStack extends Stack {
       samLocal: props.samLocal ?? false,
     };
 
-    this.listFunction = new ServiceFunction(this, 'ListEmptyLegs', {
-      ...common,
-      name: 'listEmptyLegs',
-      logicalId: FUNCTION_LOGICAL_IDS.listEmptyLegs,
-      description: 'GET /open/v1/empty-legs: lists empty legs',
-      memorySize: 1024,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs),
-      environment: { [ENV.listingCacheTtlSeconds]: String(config.listingCacheTtlSeconds) },
-    }).readLegs(this.tables.legs);
-
-    this.authorizerFunction = new ServiceFunction(this, 'Authorizer', {
-      ...common,
-      name: 'authorizer',
-      logicalId: FUNCTION_LOGICAL_IDS.authorizer,
-      description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict',
-      memorySize: 512,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.authorizer),
-    }).readKeys(this.tables.keys);
-
-    this.notFoundFunction = new ServiceFunction(this, 'NotFound', {
-      ...common,
-      name: 'notFound',
-      logicalId: FUNCTION_LOGICAL_IDS.notFound,
-      description: '$default route: answers NOT_FOUND in the envelope',
-      memorySize: 256,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.notFound),
-    });
-
-    this.openApiFunction = new ServiceFunction(this, 'OpenApi', {
-      ...common,
-      name: 'openApi',
-      logicalId: FUNCTION_LOGICAL_IDS.openApi,
-      description: 'GET /open/v1/openapi.json: the OpenAPI document, no key',
-      memorySize: 256,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS.openApi),
-    });
+    // The values of the per-stage settings an API function of the table may declare.
+    const stageSettings: Readonly<Partial<Record<FunctionSetting, string>>> = {
+      [ENV.listingCacheTtlSeconds]: String(config.listingCacheTtlSeconds),
+    };
+    const tables = { legs: this.tables.legs, keys: this.tables.keys };
+    // The functions the HTTP API invokes; the feeds construct creates the ingest function below.
+    const functions: Partial<Record<FunctionName, ServiceFunction>> = {};
+    for (const name of API_FUNCTION_NAMES) {
+      const spec: FunctionSpec = FUNCTIONS[name];
+      functions[name] = new ServiceFunction(this, constructIdOf(name), {
+        ...common,
+        name,
+        environment: Object.fromEntries(spec.environment.map((setting) => [setting, stageSettings[setting] ?? ''])),
+      }).grant(spec.access, tables);
+    }
+    const apiFunction = (name: FunctionName): ServiceFunction => {
+      const fn = functions[name];
+      if (!fn) throw new Error(`${name} is not a function of the HTTP API (src/routes.ts invokedBy)`);
+      return fn;
+    };
 
     this.httpApi = new EmptyLegsHttpApi(this, 'Http', {
       apiName: stackName(config.stage),
-      listFunction: this.listFunction.function,
-      authorizerFunction: this.authorizerFunction.function,
-      notFoundFunction: this.notFoundFunction.function,
-      openApiFunction: this.openApiFunction.function,
+      functionOf: (name) => apiFunction(name).function,
       throttling: config.throttling,
       logRetention: config.logRetention,
       removalPolicy: config.removalPolicy,
@@ -123,25 +98,16 @@ export class EmptyLegsStack extends Stack {
       thresholds: config.alarms,
       api: this.httpApi.api,
       removalPolicy: config.removalPolicy,
-      functions: [
-        { name: 'ListFunction', function: this.listFunction.function, errorThreshold: config.alarms.functionErrors },
-        {
-          name: 'AuthorizerFunction',
-          function: this.authorizerFunction.function,
-          errorThreshold: config.alarms.authorizerErrors,
-          errorsAlarmName: 'AuthorizerErrors',
-        },
-        {
-          name: 'NotFoundFunction',
-          function: this.notFoundFunction.function,
-          errorThreshold: config.alarms.functionErrors,
-        },
-        {
-          name: 'OpenApiFunction',
-          function: this.openApiFunction.function,
-          errorThreshold: config.alarms.functionErrors,
-        },
-      ],
+      functions: API_FUNCTION_NAMES.map((name) => {
+        const alarm = (FUNCTIONS[name] as FunctionSpec).alarm ?? { name: constructIdOf(name) };
+        const isAuthorizer = name === AUTHORIZER_FUNCTION;
+        return {
+          name: alarm.name,
+          function: apiFunction(name).function,
+          errorThreshold: isAuthorizer ? config.alarms.authorizerErrors : config.alarms.functionErrors,
+          ...(alarm.errorsAlarmName ? { errorsAlarmName: alarm.errorsAlarmName } : {}),
+        };
+      }),
       tables: [
         { name: 'LegsTable', table: this.tables.legs, definition: LEGS_TABLE },
         { name: 'KeysTable', table: this.tables.keys, definition: KEYS_TABLE },
@@ -155,6 +121,7 @@ export class EmptyLegsStack extends Stack {
       alarmNamePrefix: stackName(config.stage),
       settings: config.feeds,
     });
+    this.functions = { ...functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
     new CfnOutput(this, 'FeedsBucketName', {
       value: this.feeds.bucketName,
       description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',
@@ -182,22 +149,17 @@ export class EmptyLegsStack extends Stack {
 
   /** cdk-nag AwsSolutions findings that are accepted, each with its reason. */
   private suppressNagFindings(): void {
-    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction, this.openApiFunction, this.feeds.ingest]) {
-      acknowledge(fn.function, {
+    for (const name of FUNCTION_NAMES) {
+      acknowledge(this.functions[name].function, {
         id: 'AwsSolutions-L1',
         reason:
           'The runtime is pinned to nodejs22.x (lib/bundling.ts RUNTIME, the runtime the service is built and tested for); moving to a newer runtime is a deliberate upgrade, not drift.',
       });
     }
-    acknowledge(this.httpApi.defaultRoute, {
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'The $default route serves no data: it only answers NOT_FOUND in the envelope for unknown paths and methods, so it needs no API key.',
-    });
-    acknowledge(this.httpApi.openApiRoute, {
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'GET /open/v1/openapi.json serves the public API contract (the OpenAPI document), no data: integrators read it before they have a key, so it needs none.',
-    });
+    acknowledge(this.httpApi.defaultRoute, { id: 'AwsSolutions-APIG4', reason: DEFAULT_ROUTE.publicReason });
+    for (const name of ROUTE_NAMES) {
+      const reason = this.httpApi.publicReasons[name];
+      if (reason) acknowledge(this.httpApi.routes[name], { id: 'AwsSolutions-APIG4', reason });
+    }
   }
 }

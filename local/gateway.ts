@@ -31,9 +31,14 @@ export type AuthorizerHandler = (
 
 export interface Route {
   method: string;
+  /** Path template as API Gateway writes it: `{name}` matches one whole, non-empty segment. */
   path: string;
+  /** The function's name in its Lambda context (default `function`). */
+  functionName?: string;
   handler: HttpHandler;
   authorizer?: AuthorizerHandler;
+  /** The authorizer's name in its Lambda context (default `authorizer`). */
+  authorizerFunctionName?: string;
   /** Lambda timeouts, ms (default DEFAULT_TIMEOUT_MS). */
   timeoutMs?: number;
   authorizerTimeoutMs?: number;
@@ -42,6 +47,8 @@ export interface Route {
 export interface GatewayOptions {
   routes: Route[];
   defaultRoute: HttpHandler;
+  /** The `$default` function's name in its Lambda context (default `not-found`). */
+  defaultRouteFunctionName?: string;
   defaultRouteTimeoutMs?: number;
   /** Called with one line per request (method, path, status, ms; keys redacted); never with headers. */
   onRequest?: (line: string) => void;
@@ -96,6 +103,49 @@ export function queryParameters(rawQueryString: string): Record<string, string> 
   return params;
 }
 
+/**
+ * Matches a raw path against a route's path template. Returns the path parameters (decoded, as API
+ * Gateway gives them; `{}` for a template without any) or undefined when the path does not match.
+ */
+export function matchPathTemplate(template: string, rawPath: string): Record<string, string> | undefined {
+  const want = template.split('/');
+  const got = rawPath.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = got[i]!;
+    const param = /^\{([A-Za-z0-9_]+)\}$/.exec(w);
+    if (!param) {
+      if (w !== g) return undefined;
+      continue;
+    }
+    if (g === '') return undefined;
+    let value: string;
+    try {
+      value = decodeURIComponent(g);
+    } catch {
+      value = g;
+    }
+    params[param[1]!] = value;
+  }
+  return params;
+}
+
+/** The first route whose method and path template match, with its path parameters. */
+export function findRoute(
+  routes: readonly Route[],
+  method: string,
+  rawPath: string,
+): { route: Route; pathParameters: Record<string, string> } | undefined {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const pathParameters = matchPathTemplate(route.path, rawPath);
+    if (pathParameters) return { route, pathParameters };
+  }
+  return undefined;
+}
+
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -124,7 +174,9 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
       return;
     }
     const { rawPath, rawQueryString } = target;
-    const route = options.routes.find((r) => r.method === method && r.path === rawPath);
+    const matched = findRoute(options.routes, method, rawPath);
+    const route = matched?.route;
+    const pathParameters = matched && Object.keys(matched.pathParameters).length > 0 ? matched.pathParameters : undefined;
     const routeKey = route ? `${route.method} ${route.path}` : '$default';
     const headers = headersOf(req);
     const requestId = randomUUID();
@@ -160,6 +212,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
         ...(cookies ? { cookies } : {}),
         headers,
         ...(queryStringParameters ? { queryStringParameters } : {}),
+        ...(pathParameters ? { pathParameters } : {}),
         requestContext,
         ...(body !== undefined ? { body, isBase64Encoded: false } : { isBase64Encoded: false }),
       };
@@ -176,11 +229,12 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
           cookies: cookies ?? [],
           headers,
           ...(queryStringParameters ? { queryStringParameters } : {}),
+          ...(pathParameters ? { pathParameters } : {}),
           requestContext,
         };
         let verdict: Awaited<ReturnType<AuthorizerHandler>>;
         try {
-          verdict = await invoke(route.authorizer, authorizerEvent, 'authorizer', route.authorizerTimeoutMs ?? DEFAULT_TIMEOUT_MS);
+          verdict = await invoke(route.authorizer, authorizerEvent, route.authorizerFunctionName ?? 'authorizer', route.authorizerTimeoutMs ?? DEFAULT_TIMEOUT_MS);
         } catch {
           status = 500;
           writeGatewayError(res, 500, 'Internal Server Error', requestId);
@@ -198,7 +252,8 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
 
       const handler = route?.handler ?? options.defaultRoute;
       const timeoutMs = (route ? route.timeoutMs : options.defaultRouteTimeoutMs) ?? DEFAULT_TIMEOUT_MS;
-      const result = await invoke(handler, event, route ? 'list-empty-legs' : 'not-found', timeoutMs);
+      const functionName = route ? (route.functionName ?? 'function') : (options.defaultRouteFunctionName ?? 'not-found');
+      const result = await invoke(handler, event, functionName, timeoutMs);
       status = result.statusCode ?? 200;
       const responseHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);

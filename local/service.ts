@@ -11,15 +11,22 @@ import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
-import { ROUTES } from '../src/http/routes.js';
+import {
+  AUTHORIZER_FUNCTION,
+  DEFAULT_ROUTE,
+  FUNCTIONS,
+  ROUTES,
+  localFunctionName,
+  type FunctionName,
+} from '../src/routes.js';
 import { serveDocs } from './docs-page.js';
-import { createGateway } from './gateway.js';
-import { FUNCTION_TIMEOUT_SECONDS } from '../src/time-budget.js';
+import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } from './gateway.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
  * data (or a file), a fresh API key for the stage, and an HTTP server that runs the real authorizer
- * and the real functions the way API Gateway chains them (routes from src/http/routes.ts). The
+ * and the real functions the way API Gateway chains them (routes and functions from src/routes.ts,
+ * each function imported from its entry file after the environment is set, as Lambda does). The
  * server also serves the reference page at `/docs` (local/docs-page.ts), which the deployed
  * API does not have.
  */
@@ -49,6 +56,41 @@ export interface LocalService {
 
 export class LocalServiceError extends Error {
   override name = 'LocalServiceError';
+}
+
+/** The repository root: the table's entry paths are relative to it. */
+const ROOT = new URL('../', import.meta.url);
+
+/** Imports a function's entry file (functions/<name>/handler.ts) and returns its `handler`. */
+export async function importHandler<H>(name: FunctionName): Promise<H> {
+  const mod = (await import(new URL(FUNCTIONS[name].entry, ROOT).href)) as { handler?: unknown };
+  if (typeof mod.handler !== 'function') {
+    throw new LocalServiceError(`${FUNCTIONS[name].entry} does not export a handler function`);
+  }
+  return mod.handler as H;
+}
+
+/** The gateway's routes, from the table: each route's function, its authorizer, their timeouts. */
+export async function gatewayRoutes(): Promise<Route[]> {
+  const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_FUNCTION);
+  const routes: Route[] = [];
+  for (const route of Object.values(ROUTES)) {
+    routes.push({
+      method: route.method,
+      path: route.path,
+      functionName: localFunctionName(route.function),
+      handler: await importHandler<HttpHandler>(route.function),
+      timeoutMs: FUNCTIONS[route.function].timeoutSeconds * 1000,
+      ...(route.authorizer
+        ? {
+            authorizer,
+            authorizerFunctionName: localFunctionName(AUTHORIZER_FUNCTION),
+            authorizerTimeoutMs: FUNCTIONS[AUTHORIZER_FUNCTION].timeoutSeconds * 1000,
+          }
+        : {}),
+    });
+  }
+  return routes;
 }
 
 /** The legs to load: the file's (all valid, or an error listing what is wrong) or the demo's. */
@@ -94,29 +136,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       name: 'local npm start',
     });
 
-    const list = (await import('../functions/list-empty-legs/handler.js')).handler;
-    const authorizer = (await import('../functions/authorizer/handler.js')).handler;
-    const notFound = (await import('../functions/not-found/handler.js')).handler;
-    const openApi = (await import('../functions/openapi/handler.js')).handler;
     const gateway = createGateway({
-      routes: [
-        {
-          method: ROUTES.listEmptyLegs.method,
-          path: ROUTES.listEmptyLegs.path,
-          handler: list,
-          authorizer,
-          timeoutMs: FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000,
-          authorizerTimeoutMs: FUNCTION_TIMEOUT_SECONDS.authorizer * 1000,
-        },
-        {
-          method: ROUTES.openApiDocument.method,
-          path: ROUTES.openApiDocument.path,
-          handler: openApi,
-          timeoutMs: FUNCTION_TIMEOUT_SECONDS.openApi * 1000,
-        },
-      ],
-      defaultRoute: notFound,
-      defaultRouteTimeoutMs: FUNCTION_TIMEOUT_SECONDS.notFound * 1000,
+      routes: await gatewayRoutes(),
+      defaultRoute: await importHandler<HttpHandler>(DEFAULT_ROUTE.function),
+      defaultRouteFunctionName: localFunctionName(DEFAULT_ROUTE.function),
+      defaultRouteTimeoutMs: FUNCTIONS[DEFAULT_ROUTE.function].timeoutSeconds * 1000,
     });
     server = createEdgeServer((req, res) => {
       if (!serveDocs(req, res)) void gateway(req, res);

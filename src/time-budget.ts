@@ -1,19 +1,9 @@
 /**
- * How long each part of the service may take, in one place: the Lambda timeouts of the functions
- * (the CDK stack sets them, the local gateway enforces them) and the time budget of every DynamoDB
- * call the functions make (src/aws/dynamodb.ts, src/aws/deadline.ts). docs/faults.md explains the
+ * How long each part of the service may take: the Lambda timeouts of the functions are in the
+ * table of src/routes.ts (the CDK stack sets them, the local gateway enforces them); here, the
+ * time budget of every DynamoDB call the functions make (src/aws/dynamodb.ts, src/aws/deadline.ts). docs/faults.md explains the
  * numbers and shows what a caller gets when the database stalls or is down.
  */
-export type ServiceFunctionName = 'listEmptyLegs' | 'authorizer' | 'notFound' | 'openApi';
-
-/** Lambda timeout of each function, in seconds. */
-export const FUNCTION_TIMEOUT_SECONDS: Readonly<Record<ServiceFunctionName, number>> = {
-  listEmptyLegs: 10,
-  authorizer: 5,
-  notFound: 5,
-  openApi: 5,
-};
-
 export interface DynamoDbCallBudget {
   /** TCP connect, per attempt. */
   connectionTimeoutMs: number;

@@ -1,16 +1,12 @@
-import { documentClient } from '../../src/aws/function-clients.js';
+import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
 
 /**
  * Lambda authorizer of the HTTP API (simple responses, no identity source, no gateway cache): it
- * never denies and hands its verdict on a key to the function in the context (docs/api.md, "How keys are checked").
- * The logic, and the per-container cache, live in src/keys/authorizer.ts.
+ * never denies and hands its verdict on a key to the function in the context (docs/api.md, "How
+ * keys are checked"). The logic, and the per-container cache, live in src/keys/authorizer.ts.
  */
 const config = functionConfig();
-
-export const handler = createAuthorizerHandler({
-  client: documentClient,
-  tableName: config.keysTableName,
-  stage: config.stage,
-});
+const client = createFunctionClient(config);
+export const handler = createAuthorizerHandler({ client, tableName: config.keysTableName, stage: config.stage });

@@ -1,11 +1,4 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AppError } from '../../src/errors.js';
-import { httpEnvelope } from '../../src/http/middleware.js';
+import { createNotFoundHandler } from '../../src/http/not-found.js';
 
-/** The `$default` route: any path or method the API does not have answers NOT_FOUND in the envelope. */
-export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpEnvelope())
-  .handler((event) => {
-    throw new AppError('NOT_FOUND', `No route for ${event.requestContext.http.method} ${event.rawPath}`);
-  });
+/** The `$default` route (src/routes.ts): NOT_FOUND in the envelope; built by src/http/not-found.ts. */
+export const handler = createNotFoundHandler();

@@ -12,6 +12,7 @@ import type { Stage } from '../../src/config.js';
 import { FEEDS_BUCKET_ENV } from '../../src/feeds/config.js';
 import { INCOMING_PREFIX, REPORTS_PREFIX } from '../../src/feeds/keys.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
+import { FUNCTIONS } from '../../src/routes.js';
 import { acknowledge } from '../nag.js';
 import type { LogLevel } from '../stage-config.js';
 import { ServiceFunction } from './service-function.js';
@@ -40,8 +41,8 @@ export interface FeedIngestionProps {
   readonly settings: FeedIngestionSettings;
 }
 
-/** Stable logical id of the ingest function (sam local, events/env.json). */
-export const INGEST_FUNCTION_LOGICAL_ID = 'IngestFeedFunction';
+/** Stable logical id of the ingest function (sam local, events/env.json), from src/routes.ts. */
+export const INGEST_FUNCTION_LOGICAL_ID = FUNCTIONS.ingestFeed.logicalId;
 
 /**
  * The feeds bucket and its ingest function (docs/deploy.md, "Feeds"). A file put under `incoming/`
@@ -99,17 +100,14 @@ export class FeedIngestion extends Construct {
       ],
     });
 
+    // Entry, logical id, description, memory, timeout and table access: src/routes.ts.
     this.ingest = new ServiceFunction(this, 'Ingest', {
       name: 'ingestFeed',
-      logicalId: INGEST_FUNCTION_LOGICAL_ID,
-      description: 'Feeds bucket: validates and loads files put under incoming/, writes reports/',
       stage: props.stage,
       logLevel: props.logLevel,
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       samLocal: props.samLocal,
-      memorySize: 1024,
-      timeout: Duration.minutes(10),
       environment: { [FEEDS_BUCKET_ENV]: this.bucketName },
     });
     const fn = this.ingest.function;
@@ -124,10 +122,7 @@ export class FeedIngestion extends Construct {
       new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [`${bucketArn}/${INCOMING_PREFIX}*`] }),
     );
     role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:PutObject'], resources: [`${bucketArn}/${REPORTS_PREFIX}*`] }));
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ effect: Effect.ALLOW, actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], resources: [props.legsTable.tableArn] }),
-    );
-    fn.addEnvironment('LEGS_TABLE_NAME', props.legsTable.tableName);
+    this.ingest.grant(FUNCTIONS.ingestFeed.access, { legs: props.legsTable });
     const nagBucketArn = `arn:<AWS::Partition>:s3:::empty-legs-${props.stage}-feeds-<AWS::AccountId>-<AWS::Region>`;
     for (const prefix of [INCOMING_PREFIX, REPORTS_PREFIX]) {
       acknowledge(role, {

@@ -14,9 +14,16 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ROUTES } from '../../src/http/routes.js';
-
-export const LIST_ROUTE_PATH = ROUTES.listEmptyLegs.path;
+import {
+  AUTHORIZER_FUNCTION,
+  constructIdOf,
+  DEFAULT_ROUTE,
+  ROUTE_NAMES,
+  ROUTES,
+  type FunctionName,
+  type RouteName,
+  type RouteSpec,
+} from '../../src/routes.js';
 
 /**
  * One JSON object per request in the access log. `$context.authorizer.*` are the authorizer's
@@ -47,10 +54,8 @@ export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
 
 export interface EmptyLegsHttpApiProps {
   readonly apiName: string;
-  readonly listFunction: IFunction;
-  readonly authorizerFunction: IFunction;
-  readonly notFoundFunction: IFunction;
-  readonly openApiFunction: IFunction;
+  /** The function of src/routes.ts of that name (routes, the authorizer, `$default`). */
+  readonly functionOf: (name: FunctionName) => IFunction;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
@@ -63,10 +68,11 @@ export interface EmptyLegsHttpApiProps {
 }
 
 /**
- * The HTTP API (routes from src/http/routes.ts): `GET /open/v1/empty-legs` behind the key
- * authorizer, `GET /open/v1/openapi.json` (the contract, no key) to its own small function,
- * `$default` (any other method or path) to the not-found function without an authorizer; one
- * `$default` stage, auto-deployed, with throttling and JSON access logs.
+ * The HTTP API, its routes from the table in src/routes.ts: each route to its function, behind the
+ * key authorizer when the table says so (`GET /open/v1/empty-legs`), without it otherwise
+ * (`GET /open/v1/openapi.json`, the contract); `$default` (any other method or path) to the
+ * not-found function without an authorizer; one `$default` stage, auto-deployed, with throttling
+ * and JSON access logs.
  *
  * The authorizer (docs/api.md, "How keys are checked") has simple responses (payload 2.0), no identity source and
  * no cache: API Gateway then invokes it for every request, even one without `X-API-Key`, and it is
@@ -78,8 +84,10 @@ export class EmptyLegsHttpApi extends Construct {
   readonly api: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogGroup: LogGroup;
-  readonly listRoute: HttpRoute;
-  readonly openApiRoute: HttpRoute;
+  /** One per route of src/routes.ts, by name. */
+  readonly routes: Readonly<Record<RouteName, HttpRoute>>;
+  /** Why a route without the authorizer needs no key (for cdk-nag), by route name. */
+  readonly publicReasons: Readonly<Partial<Record<RouteName, string>>>;
   readonly defaultRoute: HttpRoute;
   readonly cfnAuthorizer: CfnAuthorizer;
 
@@ -108,30 +116,33 @@ export class EmptyLegsHttpApi extends Construct {
       },
     });
 
-    const authorizer = new HttpLambdaAuthorizer('KeyAuthorizer', props.authorizerFunction, {
+    const authorizer = new HttpLambdaAuthorizer('KeyAuthorizer', props.functionOf(AUTHORIZER_FUNCTION), {
       authorizerName: 'api-key',
       responseTypes: [HttpLambdaResponseType.SIMPLE],
       identitySource: [],
       resultsCacheTtl: Duration.seconds(0),
     });
 
-    this.listRoute = new HttpRoute(this, 'ListEmptyLegsRoute', {
-      httpApi: this.api,
-      routeKey: HttpRouteKey.with(ROUTES.listEmptyLegs.path, HttpMethod[ROUTES.listEmptyLegs.method]),
-      integration: new HttpLambdaIntegration('ListEmptyLegsIntegration', props.listFunction),
-      authorizer,
-    });
-
-    this.openApiRoute = new HttpRoute(this, 'OpenApiDocumentRoute', {
-      httpApi: this.api,
-      routeKey: HttpRouteKey.with(ROUTES.openApiDocument.path, HttpMethod[ROUTES.openApiDocument.method]),
-      integration: new HttpLambdaIntegration('OpenApiDocumentIntegration', props.openApiFunction),
-    });
+    const routes = {} as Record<RouteName, HttpRoute>;
+    const publicReasons: Partial<Record<RouteName, string>> = {};
+    for (const name of ROUTE_NAMES) {
+      const route: RouteSpec = ROUTES[name];
+      const id = constructIdOf(name);
+      routes[name] = new HttpRoute(this, `${id}Route`, {
+        httpApi: this.api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${id}Integration`, props.functionOf(route.function)),
+        ...(route.authorizer ? { authorizer } : {}),
+      });
+      if (!route.authorizer) publicReasons[name] = route.publicReason;
+    }
+    this.routes = routes;
+    this.publicReasons = publicReasons;
 
     this.defaultRoute = new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,
       routeKey: HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration('NotFoundIntegration', props.notFoundFunction),
+      integration: new HttpLambdaIntegration('NotFoundIntegration', props.functionOf(DEFAULT_ROUTE.function)),
     });
 
     // The authorizer is created when the route binds it; drop the identity source it always sets.

@@ -8,7 +8,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_INDEX } from '../../src/tables.js';
-import { ARCHITECTURE, BUNDLING, PROJECT_ROOT, RUNTIME, entryPath, type FunctionName } from '../bundling.js';
+import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
+import { ARCHITECTURE, BUNDLING, PROJECT_ROOT, RUNTIME, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
 
 /** The environment every function reads (src/config.ts, src/logger.ts). */
@@ -27,17 +28,15 @@ export const ENV = {
 export const SERVICE_NAME = 'empty-legs';
 
 export interface ServiceFunctionProps {
-  /** Which function of lib/bundling.ts FUNCTION_ENTRIES this is. */
+  /**
+   * Which function of the table (src/routes.ts FUNCTIONS) this is: its entry, logical id,
+   * description, memory and timeout come from there.
+   */
   readonly name: FunctionName;
-  readonly description: string;
   readonly stage: Stage;
   readonly logLevel: LogLevel;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
-  /** Stable CloudFormation logical id of the function (sam local and events/env.json use it). */
-  readonly logicalId: string;
-  readonly memorySize?: number;
-  readonly timeout?: Duration;
   readonly environment?: Readonly<Record<string, string>>;
   /**
    * Only for `cdk synth -c samLocal=true`: declares DYNAMODB_ENDPOINT (empty, which the functions
@@ -60,6 +59,11 @@ export class ServiceFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
+    const spec: FunctionSpec = FUNCTIONS[props.name];
+    const given = Object.keys(props.environment ?? {}).sort();
+    if (given.join(',') !== [...spec.environment].sort().join(',')) {
+      throw new Error(`${props.name}: environment ${given.join(', ') || '(none)'} differs from src/routes.ts (${spec.environment.join(', ') || 'none'})`);
+    }
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention,
@@ -68,7 +72,7 @@ export class ServiceFunction extends Construct {
 
     this.role = new Role(this, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `${props.description} (${props.stage})`,
+      description: `${spec.description} (${props.stage})`,
     });
     // Instead of the managed AWSLambdaBasicExecutionRole (logs on every log group of the account):
     // write to this function's own log group only.
@@ -87,9 +91,9 @@ export class ServiceFunction extends Construct {
       depsLockFilePath: path.join(PROJECT_ROOT, 'package-lock.json'),
       runtime: RUNTIME,
       architecture: ARCHITECTURE,
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
-      description: props.description,
+      memorySize: spec.memorySize,
+      timeout: Duration.seconds(spec.timeoutSeconds),
+      description: spec.description,
       role: this.role,
       logGroup: this.logGroup,
       bundling: BUNDLING,
@@ -102,7 +106,46 @@ export class ServiceFunction extends Construct {
         ...(props.samLocal ? { [ENV.dynamodbEndpoint]: '' } : {}),
       },
     });
-    (this.function.node.defaultChild as CfnFunction).overrideLogicalId(props.logicalId);
+    (this.function.node.defaultChild as CfnFunction).overrideLogicalId(spec.logicalId);
+  }
+
+  /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
+  grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable }): this {
+    const table = (t: ITable | undefined, a: TableAccess): ITable => {
+      if (!t) throw new Error(`${this.node.path}: '${a}' needs its table`);
+      return t;
+    };
+    for (const a of access) {
+      switch (a) {
+        case 'legs:read':
+          this.readLegs(table(tables.legs, a));
+          break;
+        case 'legs:load':
+          this.loadLegs(table(tables.legs, a));
+          break;
+        case 'keys:read':
+          this.readKeys(table(tables.keys, a));
+          break;
+      }
+    }
+    return this;
+  }
+
+  /**
+   * The ingest function's access to the legs table: Scan (what a sync reads), BatchWriteItem (every
+   * write of the loader), GetItem and PutItem for the change journal the loader appends to
+   * (src/legs/journal.ts). Nothing on the indexes, no DeleteItem.
+   */
+  loadLegs(table: ITable): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+        resources: [table.tableArn],
+      }),
+    );
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
   }
 
   /**

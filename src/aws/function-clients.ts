@@ -1,15 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { functionConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { FUNCTION_DYNAMODB_BUDGET } from '../time-budget.js';
 import { createDocumentClient } from './dynamodb.js';
 
 /**
- * The functions' DynamoDB client: created once per container, at module scope, from the validated
- * configuration (real AWS unless DYNAMODB_ENDPOINT is set). Only the functions import this module,
- * so local tooling that sets the environment first (npm start, the benchmark) gets a client for it.
- * Its calls have the functions' time budget (src/time-budget.ts).
+ * The functions' DynamoDB client, from the configuration it is given (real AWS unless
+ * `dynamodbEndpoint` is set), with the functions' time budget (src/time-budget.ts). A function's
+ * handler file creates it once, at module scope, from the configuration it read; tooling (the
+ * benchmark, tests) calls it with a configuration of its own, no environment variables needed.
  */
-export const documentClient: DynamoDBDocumentClient = createDocumentClient({
-  endpoint: functionConfig().dynamodbEndpoint,
-  budget: FUNCTION_DYNAMODB_BUDGET,
-});
+export function createFunctionClient(config: Pick<Config, 'dynamodbEndpoint'>): DynamoDBDocumentClient {
+  return createDocumentClient({ endpoint: config.dynamodbEndpoint, budget: FUNCTION_DYNAMODB_BUDGET });
+}

@@ -213,3 +213,10 @@ export async function ingestS3Event(event: S3Event, deps: IngestDeps & { bucket:
   }
   return reports;
 }
+
+/** The ingest function's handler (functions/ingest-feed/handler.ts builds it once, at module scope). */
+export function createIngestHandler(deps: IngestDeps & { bucket: string }): (event: S3Event) => Promise<void> {
+  return async (event) => {
+    await ingestS3Event(event, deps);
+  };
+}

@@ -1,18 +1,26 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { AppError } from '../errors.js';
 import { readVerdict, type VerifiedKey } from '../auth/verdict.js';
 import { logger } from '../logger.js';
+import { gzipResponse } from './compression.js';
 import { errorResponse, mapError } from './envelope.js';
 
 /**
- * The middy middlewares every HTTP function uses:
- *   httpEnvelope()       outermost: trace id, structured logs, the one error-to-envelope mapping,
+ * The middy middlewares every HTTP function uses, chained by `httpFunction()`:
+ *   injectLambdaContext  outermost (Powertools): the Lambda context in every log line (function
+ *                        name, version, ARN, memory, request id, cold start); the request's keys
+ *                        are dropped after the invocation
+ *   httpEnvelope()       trace id, structured logs, the one error-to-envelope mapping,
  *                        X-Trace-Id on every response, and for a key in grace after a rotation
  *                        X-API-Key-Deprecated, Deprecation and Sunset (deprecationHeaders)
  *   requireApiKey(scope) refuses to run the handler without a verified key holding `scope`
  */
 type Event = APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda?: unknown } } };
+
+/** An HTTP function's handler, as Lambda calls it. */
+export type HttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type Result = APIGatewayProxyStructuredResultV2;
 type Request = middy.Request<Event, Result>;
 
@@ -88,4 +96,15 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
       }
     },
   };
+}
+
+/**
+ * The start of every HTTP function's middy chain: the Lambda context in the logs, with `gzip` the
+ * compression of the finished response (src/http/compression.ts), then the envelope. Add
+ * `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
+ */
+export function httpFunction(options: { gzip?: boolean } = {}): middy.MiddyfiedHandler<Event, Result> {
+  const chain = middy<Event, Result>().use(injectLambdaContext(logger, { resetKeys: true }));
+  if (options.gzip) chain.use(gzipResponse());
+  return chain.use(httpEnvelope());
 }

@@ -260,6 +260,11 @@ export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lo
   tableName: string;
 }
 
+/** A whole Lambda context (tests may call the handler with less, or none). */
+function isLambdaContext(context: HandlerContext | undefined): context is Context {
+  return context !== undefined && typeof (context as Partial<Context>).invokedFunctionArn === 'string';
+}
+
 function remainingTime(context: HandlerContext | undefined): { getRemainingTimeInMillis(): number } | undefined {
   const remaining = context?.getRemainingTimeInMillis;
   return remaining ? { getRemainingTimeInMillis: () => remaining.call(context) } : undefined;
@@ -289,6 +294,9 @@ export function createAuthorizerHandler(options: AuthorizerHandlerOptions): Auth
   const handler = async (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext): Promise<AuthorizerResult> => {
     // Its own trace id, plus API Gateway's request id, which the list function's logs carry too.
     logger.resetKeys();
+    // The Lambda context in every log line (function name, version, ARN, memory, request id, cold
+    // start), as injectLambdaContext gives the HTTP functions (src/http/middleware.ts).
+    if (isLambdaContext(context)) logger.addContext(context);
     logger.appendKeys({ traceId: context?.awsRequestId, apiRequestId: event.requestContext?.requestId });
     try {
       return { isAuthorized: true, context: await authorizeWithin(invocationDeadlineMs('authorizer', remainingTime(context)), event) };

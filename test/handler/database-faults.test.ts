@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import type * as AuthorizerModule from '../../functions/authorizer/handler.js';
-import type * as ListModule from '../../functions/list-empty-legs/handler.js';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { DeadlineError, withDeadline } from '../../src/aws/deadline.js';
 import { mapError } from '../../src/http/envelope.js';
@@ -10,23 +8,26 @@ import { generateKey } from '../../src/keys/format.js';
 import { lambdaContext as localLambdaContext } from '../../local/lambda-context.js';
 import { DATABASE_DEADLINE_MS, FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
 import { listEvent } from '../support/events.js';
+import { buildAuthorizerHandler, buildListHandler, createFunctionClient, testConfig } from '../support/handlers.js';
 import { startStalledPeer, type StalledPeer } from '../support/stalled-peer.js';
 
 /**
  * Database faults against a real TCP peer, not a mocked error: the functions' own DynamoDB client
- * (src/aws/function-clients.ts), the real authorizer and the real list handler, pointed at a socket
+ * (src/aws/function-clients.ts), the real authorizer and the real list handler (built by their
+ * factories), pointed at a socket
  * on 127.0.0.1 that accepts and never answers, then at a port that refuses connections. Every
  * answer must be SERVICE_UNAVAILABLE well within 5 s; the upper bounds are generous for a loaded
  * machine but far below a hang, the lower bounds show that a timeout really was waited for.
  */
 const UPPER_MS = 4_500;
 
-type Authorizer = typeof AuthorizerModule.handler;
-type List = typeof ListModule.handler;
+type Authorizer = ReturnType<typeof buildAuthorizerHandler>;
+type List = ReturnType<typeof buildListHandler>['handler'];
 
 let peer: StalledPeer;
 let authorize: Authorizer;
 let list: List;
+let functionClient: ReturnType<typeof createFunctionClient>;
 
 function authorizerEvent(key: string): APIGatewayRequestAuthorizerEventV2 {
   const base = listEvent(undefined, null);
@@ -56,18 +57,17 @@ function body(result: APIGatewayProxyStructuredResultV2): { code: string; data: 
 
 beforeAll(async () => {
   peer = await startStalledPeer();
-  process.env.DYNAMODB_ENDPOINT = peer.endpoint;
-  process.env.STAGE = 'sandbox';
-  process.env.LEGS_TABLE_NAME = 'empty-legs';
-  process.env.KEYS_TABLE_NAME = 'api-keys';
-  authorize = (await import('../../functions/authorizer/handler.js')).handler;
-  list = (await import('../../functions/list-empty-legs/handler.js')).handler;
+  // The functions' own client (their time budget), built from a configuration, as the handler
+  // files build it.
+  const config = testConfig({ DYNAMODB_ENDPOINT: peer.endpoint, STAGE: 'sandbox' });
+  functionClient = createFunctionClient(config);
+  authorize = buildAuthorizerHandler({ config, client: functionClient });
+  list = buildListHandler({ config, client: functionClient }).handler;
 });
 
 afterAll(async () => {
   await peer.close();
-  const { documentClient } = await import('../../src/aws/function-clients.js');
-  documentClient.destroy();
+  functionClient.destroy();
 });
 
 describe('a database that accepts connections and never answers', () => {

@@ -1,14 +1,16 @@
 import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { handler, repository } from '../../functions/list-empty-legs/handler.js';
 import { MAX_BATCH_GET_ATTEMPTS, MAX_BUCKET_READS, MAX_QUERY_PAGES_PER_BUCKET } from '../../src/legs/limits.js';
 import { toStorageItem } from '../../src/legs/storage.js';
 import { lambdaContext, listEvent } from '../support/events.js';
 import { storedLeg } from '../support/legs.js';
+import { buildListHandler } from '../support/handlers.js';
 
 /** The bound on DynamoDB calls per request, made to happen against a mocked table that never ends. */
 const ddb = mockClient(DynamoDBDocumentClient);
+// The list function as functions/list-empty-legs/handler.ts builds it, on the default settings.
+const { handler, repository } = buildListHandler();
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 beforeEach(() => {

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
-import { handler, repository } from '../../functions/list-empty-legs/handler.js';
 import { MAX_BATCH_GET_CALLS, MAX_QUERY_CALLS } from '../../src/legs/limits.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { queryParameters } from '../../local/gateway.js';
@@ -10,6 +9,7 @@ import { lambdaContext, listEvent } from '../support/events.js';
 import { fcParams } from '../support/fast-check.js';
 import { REF_MAX_DAY, REF_MIN_DAY, refDate, refIsDate, refParse } from '../support/gregorian.js';
 import { storedLeg } from '../support/legs.js';
+import { buildListHandler } from '../support/handlers.js';
 
 /**
  * The list function over generated raw query strings (issue: hardening, part 2). Each case is a
@@ -28,6 +28,8 @@ import { storedLeg } from '../support/legs.js';
  */
 
 const ddb = mockClient(DynamoDBDocumentClient);
+// The list function as functions/list-empty-legs/handler.ts builds it, on the default settings.
+const { handler, repository } = buildListHandler();
 const NOW = new Date('2026-11-21T12:00:00Z');
 const TODAY = refParse('2026-11-21');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -3,14 +3,16 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } fro
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler, repository } from '../../functions/list-empty-legs/handler.js';
 import { rejectedContext, verifiedContext } from '../../src/auth/verdict.js';
 import { EMPTY_LEG_FIELDS } from '../../src/legs/model.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
 import { storedLeg } from '../support/legs.js';
+import { buildListHandler } from '../support/handlers.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
+// The list function as functions/list-empty-legs/handler.ts builds it, on the default settings.
+const { handler, repository } = buildListHandler();
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 function leg(id: string, startDate: string, endDate: string, over: Partial<StoredLeg> = {}): StoredLeg {

@@ -4,10 +4,10 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler as listHandler, repository } from '../../functions/list-empty-legs/handler.js';
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
 import { rejectedContext, verifiedContext, type AuthorizerContext } from '../../src/auth/verdict.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
+import { buildListHandler } from '../support/handlers.js';
 
 /**
  * What the functions answer on AWS carries the edge headers on every path: success, every error
@@ -15,6 +15,7 @@ import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
  * API Gateway passes the functions' headers through unchanged.
  */
 const ddb = mockClient(DynamoDBDocumentClient);
+const { handler: listHandler, repository } = buildListHandler();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function expectEdgeHeaders(res: APIGatewayProxyStructuredResultV2, awsRequestId: string, status: number, code: string): void {

@@ -11,12 +11,13 @@ import { AwsSolutionsChecks } from '../../lib/nag.js';
 import { FUNCTION_LOGICAL_IDS } from '../../lib/empty-legs-stack.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/http-api.js';
 import { HTTP_METHODS, loadOpenApi } from '../support/contract.js';
-import { BUNDLE_FILE, ESM_REQUIRE_BANNER, entryPath, esbuildOptions, type FunctionName } from '../../lib/bundling.js';
+import { BUNDLE_FILE, ESM_REQUIRE_BANNER, entryPath, esbuildOptions } from '../../lib/bundling.js';
 import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
-import { DATABASE_DEADLINE_MS, FUNCTION_TIMEOUT_SECONDS } from '../../src/time-budget.js';
+import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
+import { DEFAULT_ROUTE, FUNCTION_NAMES, FUNCTIONS, ROUTES, routeKeyOf, type FunctionName } from '../../src/routes.js';
 import {
   allStrings,
   arnOf,
@@ -116,9 +117,18 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   });
 
   describe('routes', () => {
-    it('has exactly the list route, the contract route and the $default route', () => {
+    it('has exactly the routes of src/routes.ts and the $default route', () => {
       const keys = Object.values(resourcesOfType(t(), 'AWS::ApiGatewayV2::Route')).map((r) => props(r).RouteKey);
-      expect(keys.sort()).toEqual(['$default', LIST_ROUTE_KEY, OPENAPI_ROUTE_KEY].sort());
+      expect(keys.sort()).toEqual(['$default', ...Object.values(ROUTES).map(routeKeyOf)].sort());
+      expect(keys).toEqual(expect.arrayContaining([LIST_ROUTE_KEY, OPENAPI_ROUTE_KEY]));
+    });
+
+    it.each(Object.entries(ROUTES))('%s: to its function of src/routes.ts, behind the authorizer exactly when the table says so', (_name, route) => {
+      const key = routeKeyOf(route);
+      const [, resource] = onlyResource(t(), 'AWS::ApiGatewayV2::Route', (r) => props(r).RouteKey === key);
+      expect(props(resource).AuthorizationType).toBe(route.authorizer ? 'CUSTOM' : 'NONE');
+      expect(integrationTarget(t(), key)).toBe(FUNCTIONS[route.function].logicalId);
+      expect(integrationTarget(t(), '$default')).toBe(FUNCTIONS[DEFAULT_ROUTE.function].logicalId);
     });
 
     it('has a route for every path and method of docs/openapi.yaml, behind the authorizer exactly when it needs a key', () => {
@@ -273,13 +283,21 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       });
     });
 
-    it('have the timeouts the local gateway enforces (src/time-budget.ts), each above its database deadline', () => {
-      const ids = { listEmptyLegs: FUNCTION_LOGICAL_IDS.listEmptyLegs, authorizer: FUNCTION_LOGICAL_IDS.authorizer, notFound: FUNCTION_LOGICAL_IDS.notFound };
-      for (const [name, id] of Object.entries(ids) as [keyof typeof ids, string][]) {
-        expect(props(fn(t(), id)).Timeout).toBe(FUNCTION_TIMEOUT_SECONDS[name]);
+    it('are exactly the functions of src/routes.ts, with its memory, description and the timeouts the local gateway enforces', () => {
+      expect(Object.keys(resourcesOfType(t(), 'AWS::Lambda::Function')).sort()).toEqual(
+        FUNCTION_NAMES.map((name) => FUNCTIONS[name].logicalId).sort(),
+      );
+      for (const name of FUNCTION_NAMES) {
+        const p = props(fn(t(), FUNCTIONS[name].logicalId));
+        expect(p.Timeout).toBe(FUNCTIONS[name].timeoutSeconds);
+        expect(p.MemorySize).toBe(FUNCTIONS[name].memorySize);
+        expect(p.Description).toBe(FUNCTIONS[name].description);
       }
-      expect(DATABASE_DEADLINE_MS.authorizer).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.authorizer * 1000);
-      expect(DATABASE_DEADLINE_MS.listEmptyLegs).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000);
+    });
+
+    it('have timeouts above their database deadlines (src/time-budget.ts)', () => {
+      expect(DATABASE_DEADLINE_MS.authorizer).toBeLessThan(FUNCTIONS.authorizer.timeoutSeconds * 1000);
+      expect(DATABASE_DEADLINE_MS.listEmptyLegs).toBeLessThan(FUNCTIONS.listEmptyLegs.timeoutSeconds * 1000);
     });
 
     it('have the settings the functions read, and never DYNAMODB_ENDPOINT', () => {
@@ -605,7 +623,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 });
 
 describe('bundles (cdk.out of the synthesized app)', () => {
-  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound', 'openApi', 'ingestFeed'];
+  const names: FunctionName[] = FUNCTION_NAMES;
   const logicalIds: Record<FunctionName, string> = FUNCTION_LOGICAL_IDS;
 
   function assetDir(name: FunctionName): string {

@@ -6,7 +6,7 @@ import { OPENAPI_DOCUMENT_JSON } from '../../src/contract/openapi-document.js';
 import { openApiModuleSource } from '../../scripts/openapi-source.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { deprecationHeaders } from '../../src/http/middleware.js';
-import { ROUTES } from '../../src/http/routes.js';
+import { ROUTES } from '../../src/routes.js';
 import { fold } from '../../src/legs/storage.js';
 import { contractViolations, HTTP_METHODS, loadOpenApi } from '../support/contract.js';
 
@@ -46,7 +46,7 @@ describe('docs/openapi.yaml and the code', () => {
     expect(JSON.parse(OPENAPI_DOCUMENT_JSON)).toEqual(parse(yamlText));
   });
 
-  it('documents exactly the routes the code serves, with their methods and scopes', () => {
+  it('documents exactly the routes of src/routes.ts, with their methods and scopes', () => {
     const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
       HTTP_METHODS.filter((m) => item[m]).map((m) => {
         const security = item[m]!.security ?? doc.security ?? [];

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../../local/gateway.js';
-import { FUNCTION_TIMEOUT_SECONDS } from '../../../src/time-budget.js';
+import { FUNCTIONS } from '../../../src/routes.js';
 
 /**
  * The local gateway fails the way an HTTP API does: an authorizer or a function that throws, or
@@ -87,8 +88,49 @@ describe('local gateway failures', () => {
 
   test('the stack and the local server share one set of timeouts, each above its database deadline', async () => {
     const { DATABASE_DEADLINE_MS, ANSWER_MARGIN_MS } = await import('../../../src/time-budget.js');
-    expect(DATABASE_DEADLINE_MS.authorizer + ANSWER_MARGIN_MS).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.authorizer * 1000);
-    expect(DATABASE_DEADLINE_MS.listEmptyLegs + ANSWER_MARGIN_MS).toBeLessThan(FUNCTION_TIMEOUT_SECONDS.listEmptyLegs * 1000);
+    expect(DATABASE_DEADLINE_MS.authorizer + ANSWER_MARGIN_MS).toBeLessThan(FUNCTIONS.authorizer.timeoutSeconds * 1000);
+    expect(DATABASE_DEADLINE_MS.listEmptyLegs + ANSWER_MARGIN_MS).toBeLessThan(FUNCTIONS.listEmptyLegs.timeoutSeconds * 1000);
     expect(DATABASE_DEADLINE_MS.authorizer + DATABASE_DEADLINE_MS.listEmptyLegs).toBeLessThan(5_000);
+  });
+});
+
+describe('local gateway routes with path parameters', () => {
+  test('a path template route gets API Gateway v2 pathParameters and routeKey, and a context named after its function', async () => {
+    const seen: { event?: APIGatewayProxyEventV2; fn?: string; authEvent?: APIGatewayRequestAuthorizerEventV2; auth?: string; other?: string } = {};
+    const item: HttpHandler = (event, context) => {
+      seen.event = event;
+      seen.fn = context.functionName;
+      return ok(event, context);
+    };
+    const auth: AuthorizerHandler = (event, context) => {
+      seen.authEvent = event;
+      seen.auth = context.functionName;
+      return allow(event, context);
+    };
+    const fallback: HttpHandler = (event, context) => ((seen.other = context.functionName), ok(event, context));
+    const gateway = createGateway({
+      routes: [
+        { method: 'GET', path: '/open/v1/empty-legs', functionName: 'list-empty-legs', handler: ok },
+        { method: 'GET', path: '/open/v1/empty-legs/{id}', functionName: 'get-empty-leg', handler: item, authorizer: auth },
+      ],
+      defaultRoute: fallback,
+      defaultRouteFunctionName: 'not-found',
+    });
+    server = createServer((req, res) => void gateway(req, res));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const r = await timedGet(`${base}/open/v1/empty-legs/leg%2042?x=1`);
+    expect(r.status).toBe(200);
+    expect(seen.event?.routeKey).toBe('GET /open/v1/empty-legs/{id}');
+    expect(seen.event?.requestContext.routeKey).toBe('GET /open/v1/empty-legs/{id}');
+    expect(seen.event?.pathParameters).toEqual({ id: 'leg 42' });
+    expect(seen.event?.rawPath).toBe('/open/v1/empty-legs/leg%2042');
+    expect(seen.fn).toBe('get-empty-leg');
+    expect(seen.authEvent?.pathParameters).toEqual({ id: 'leg 42' });
+    expect(seen.auth).toBe('authorizer');
+
+    await timedGet(`${base}/open/v1/empty-legs/a/b`);
+    expect(seen.other).toBe('not-found');
   });
 });

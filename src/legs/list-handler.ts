@@ -1,0 +1,56 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withDeadline } from '../aws/deadline.js';
+import type { Config } from '../config.js';
+import { successResponse } from '../http/envelope.js';
+import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { ROUTES } from '../routes.js';
+import { invocationDeadlineMs } from '../time-budget.js';
+import { withChangeAwareCache } from './change-aware-cache.js';
+import { createJournalSource } from './journal.js';
+import { listEmptyLegs } from './list-legs.js';
+import { MatchMemo } from './match-memo.js';
+import { parseListQuery } from './query.js';
+import { createLegsRepository, withBucketCache, type LegsRepository } from './repository.js';
+
+/** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
+export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
+
+export interface ListHandlerDependencies {
+  repository: LegsRepository;
+  config: ListConfig;
+  /** The request's clock (default: the system clock). */
+  clock?: () => Date;
+}
+
+/**
+ * The functions' legs repository: the table, behind the change-aware listing cache
+ * (src/legs/change-aware-cache.ts), which checks the change journal at most once a second and
+ * re-reads everything at the latest every LISTING_CACHE_TTL_SECONDS; 0 turns it off.
+ */
+export function createListRepository(
+  client: DynamoDBDocumentClient,
+  config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'>,
+): LegsRepository & { clear(): void } {
+  const table = createLegsRepository(client, config.legsTableName);
+  return config.listingCacheTtlSeconds > 0
+    ? withChangeAwareCache(table, createJournalSource(client, config.legsTableName), {
+        ceilingMs: config.listingCacheTtlSeconds * 1000,
+      })
+    : withBucketCache(table, 0);
+}
+
+export function createListHandler({ repository, config, clock = () => new Date() }: ListHandlerDependencies): HttpHandler {
+  /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
+  const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
+  return httpFunction({ gzip: true })
+    .use(requireApiKey(ROUTES.listEmptyLegs.scope))
+    .handler(async (event, context) => {
+      const query = parseListQuery(event.queryStringParameters);
+      // Every DynamoDB call of the listing shares the function's database deadline; a missed one
+      // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
+      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
+        listEmptyLegs(query, { repository, now: clock(), memo }),
+      );
+      return successResponse(page, traceIdOf({ context }));
+    });
+}

@@ -1,0 +1,197 @@
+/**
+ * The service in one table: its functions and the routes that reach them. Everything that needs to
+ * know a function or a route reads it from here:
+ * - the CDK stack (lib/empty-legs-stack.ts, lib/constructs/http-api.ts,
+ *   lib/constructs/feed-ingestion.ts): one Lambda function per entry of FUNCTIONS with its settings
+ *   and, from `access`, its least-privilege table grants; one
+ *   HTTP API route per entry of ROUTES, behind the key authorizer when `authorizer` is true; the
+ *   `$default` route to DEFAULT_ROUTE's function;
+ * - the bundling (lib/bundling.ts) and the benchmark's bundle measurements: the entry files;
+ * - the local server (local/service.ts, local/gateway.ts): the same routes, path parameters included,
+ *   each function imported from its entry file and run under its Lambda timeout;
+ * - the functions: the scope a route requires;
+ * - a test (test/unit/contract.test.ts): the routes, methods and scopes equal docs/openapi.yaml's.
+ *
+ * Adding an endpoint: one entry in ROUTES (and one in FUNCTIONS for a new function), its handler
+ * file in functions/<name>/handler.ts, its use case in src/, and its description in docs/openapi.yaml.
+ */
+
+/** What a function may do to a table; the stack turns each into the narrowest IAM statements. */
+export type TableAccess =
+  /** Legs table: Query on the listing index, GetItem and BatchGetItem on the table. */
+  | 'legs:read'
+  /**
+   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and
+   * PutItem (the change journal the loader appends to).
+   */
+  | 'legs:load'
+  /** Keys table: GetItem on the table (a key is read by its hash). */
+  | 'keys:read';
+
+/**
+ * Environment settings a function gets beyond the common ones and its tables' names: the stack
+ * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
+ * bucket's name).
+ */
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME';
+
+export interface FunctionSpec {
+  /**
+   * What invokes it: `api` (the HTTP API: a route, the authorizer or `$default`; the stack creates
+   * it and its alarms) or `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
+   * creates it with the bucket, its notification and its alarms).
+   */
+  readonly invokedBy: 'api' | 'feeds';
+  /** The handler file, relative to the repository root (its folder names the function locally). */
+  readonly entry: string;
+  /** Stable CloudFormation logical id (sam local, events/env.json, docs/deploy.md use it). */
+  readonly logicalId: string;
+  readonly description: string;
+  /** MB. */
+  readonly memorySize: number;
+  /** Lambda timeout, seconds; the local gateway enforces it too. */
+  readonly timeoutSeconds: number;
+  /** Table access, granted by the stack (and each table's name in the environment). */
+  readonly access: readonly TableAccess[];
+  /** Extra environment settings. */
+  readonly environment: readonly FunctionSetting[];
+  /**
+   * Alarm names of an `api` function (docs/deploy.md, "Alarms"): `<alarm>Errors`, `<alarm>Throttles`
+   * (the feeds construct names its function's alarms itself).
+   */
+  readonly alarm?: { readonly name: string; readonly errorsAlarmName?: string };
+}
+
+export const FUNCTIONS = {
+  listEmptyLegs: {
+    invokedBy: 'api',
+    entry: 'functions/list-empty-legs/handler.ts',
+    logicalId: 'ListEmptyLegsFunction',
+    description: 'GET /open/v1/empty-legs: lists empty legs',
+    memorySize: 1024,
+    timeoutSeconds: 10,
+    access: ['legs:read'],
+    environment: ['LISTING_CACHE_TTL_SECONDS'],
+    alarm: { name: 'ListFunction' },
+  },
+  authorizer: {
+    invokedBy: 'api',
+    entry: 'functions/authorizer/handler.ts',
+    logicalId: 'AuthorizerFunction',
+    description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict',
+    memorySize: 512,
+    timeoutSeconds: 5,
+    access: ['keys:read'],
+    environment: [],
+    alarm: { name: 'AuthorizerFunction', errorsAlarmName: 'AuthorizerErrors' },
+  },
+  notFound: {
+    invokedBy: 'api',
+    entry: 'functions/not-found/handler.ts',
+    logicalId: 'NotFoundFunction',
+    description: '$default route: answers NOT_FOUND in the envelope',
+    memorySize: 256,
+    timeoutSeconds: 5,
+    access: [],
+    environment: [],
+    alarm: { name: 'NotFoundFunction' },
+  },
+  openApi: {
+    invokedBy: 'api',
+    entry: 'functions/openapi/handler.ts',
+    logicalId: 'OpenApiFunction',
+    description: 'GET /open/v1/openapi.json: the OpenAPI document, no key',
+    memorySize: 256,
+    timeoutSeconds: 5,
+    access: [],
+    environment: [],
+    alarm: { name: 'OpenApiFunction' },
+  },
+  ingestFeed: {
+    invokedBy: 'feeds',
+    entry: 'functions/ingest-feed/handler.ts',
+    logicalId: 'IngestFeedFunction',
+    description: 'Feeds bucket: validates and loads files put under incoming/, writes reports/',
+    memorySize: 1024,
+    timeoutSeconds: 600,
+    access: ['legs:load'],
+    environment: ['FEEDS_BUCKET_NAME'],
+  },
+} as const satisfies Readonly<Record<string, FunctionSpec>>;
+
+export type FunctionName = keyof typeof FUNCTIONS;
+
+interface RouteBase {
+  readonly method: 'GET';
+  /** API Gateway path template: `{name}` is a path parameter (one whole segment). */
+  readonly path: string;
+  readonly function: FunctionName;
+}
+
+/** A route behind the key authorizer: the function refuses a key without `scope`. */
+export interface KeyedRoute extends RouteBase {
+  readonly authorizer: true;
+  readonly scope: string;
+}
+
+/** A route served without a key: no authorizer runs; `publicReason` says why that is safe. */
+export interface PublicRoute extends RouteBase {
+  readonly authorizer: false;
+  readonly scope: null;
+  readonly publicReason: string;
+}
+
+export type RouteSpec = KeyedRoute | PublicRoute;
+
+/** The routes; the key (capitalized) names their CDK constructs (`<Key>Route`, `<Key>Integration`). */
+export const ROUTES = {
+  listEmptyLegs: {
+    method: 'GET',
+    path: '/open/v1/empty-legs',
+    scope: 'empty_leg:read',
+    function: 'listEmptyLegs',
+    authorizer: true,
+  },
+  openApiDocument: {
+    method: 'GET',
+    path: '/open/v1/openapi.json',
+    scope: null,
+    function: 'openApi',
+    authorizer: false,
+    publicReason:
+      'GET /open/v1/openapi.json serves the public API contract (the OpenAPI document), no data: integrators read it before they have a key, so it needs none.',
+  },
+} as const satisfies Readonly<Record<string, RouteSpec>>;
+
+export type RouteName = keyof typeof ROUTES;
+
+/** The key authorizer of the routes with `authorizer: true`. */
+export const AUTHORIZER_FUNCTION = 'authorizer' satisfies FunctionName;
+
+/** Any other method or path: NOT_FOUND in the envelope, no authorizer. */
+export const DEFAULT_ROUTE = {
+  function: 'notFound',
+  publicReason:
+    'The $default route serves no data: it only answers NOT_FOUND in the envelope for unknown paths and methods, so it needs no API key.',
+} as const satisfies { function: FunctionName; publicReason: string };
+
+/** API Gateway's route key of a route: `GET /open/v1/empty-legs/{id}`. */
+export function routeKeyOf(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
+/** The function's name outside AWS (local server, logs): its folder, e.g. `list-empty-legs`. */
+export function localFunctionName(name: FunctionName): string {
+  return FUNCTIONS[name].entry.split('/').at(-2) ?? name;
+}
+
+/** `listEmptyLegs` -> `ListEmptyLegs`: construct ids derived from table keys. */
+export function constructIdOf(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
+
+/** The functions the HTTP API invokes (the stack creates them, with their alarms). */
+export const API_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'api');
+export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

@@ -1,0 +1,39 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createFunctionClient } from '../../src/aws/function-clients.js';
+import { readConfig, type Config } from '../../src/config.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createListHandler, createListRepository } from '../../src/legs/list-handler.js';
+
+/**
+ * The functions' handlers built through their factories, the way functions/<name>/handler.ts builds
+ * them, on a document client of the test's own. Handler tests mock DynamoDBDocumentClient with
+ * aws-sdk-client-mock (which answers for every instance); the repository is returned so a test can
+ * clear the per-container cache between cases.
+ */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return readConfig(env);
+}
+
+export function testDocumentClient(): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
+}
+
+export function buildListHandler(options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient } = {}) {
+  const config = options.config ?? testConfig();
+  const repository = createListRepository(options.client ?? testDocumentClient(), config);
+  const handler = createListHandler({ repository, config, ...(options.clock ? { clock: options.clock } : {}) });
+  return { handler, repository, config };
+}
+
+export function buildAuthorizerHandler(options: { config?: Config; client?: DynamoDBDocumentClient } = {}) {
+  const config = options.config ?? testConfig();
+  return createAuthorizerHandler({
+    client: options.client ?? testDocumentClient(),
+    tableName: config.keysTableName,
+    stage: config.stage,
+  });
+}
+
+/** The functions' own client (their time budget) for `config`, as the handler files create it. */
+export { createFunctionClient };
