@@ -1,9 +1,8 @@
 import './quiet-node-notice.js';
 import { readFile } from 'node:fs/promises';
-import { parseCommandLine, runCommand } from './args.js';
-import { oneLine, openLocalTables, openStageTables, type CommandTables } from './connect.js';
+import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './command.js';
+import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
-import { ConfigError } from '../src/errors.js';
 import { utcDate } from '../src/legs/dates.js';
 import { parseImportText, type ImportError } from '../src/legs/import/index.js';
 import { writeLegs } from '../src/legs/loader.js';
@@ -18,16 +17,6 @@ import { writeLegs } from '../src/legs/loader.js';
 const USAGE = 'usage: npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
-/** Exit with a status after printing a line; not an error of the program. */
-class Exit extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function printErrors(errors: readonly ImportError[], prefix: string): void {
   for (const e of errors.slice(0, MAX_ERRORS_SHOWN)) process.stderr.write(`${prefix}${e.message}\n`);
   if (errors.length > MAX_ERRORS_SHOWN) process.stderr.write(`${prefix}... and ${errors.length - MAX_ERRORS_SHOWN} more\n`);
@@ -41,10 +30,10 @@ async function main(): Promise<void> {
     aws: { type: 'boolean' },
     stage: { type: 'string' },
   });
-  if (positionals.length === 0) throw new ConfigError('FILE', `missing; ${USAGE}`);
-  if (positionals.length > 1) throw new ConfigError('FILE', `give one file, got ${positionals.length}; ${USAGE}`);
+  if (positionals.length === 0) throw CommandError.usage('FILE', `missing; ${USAGE}`);
+  if (positionals.length > 1) throw CommandError.usage('FILE', `give one file, got ${positionals.length}; ${USAGE}`);
   if (values.stage !== undefined && !values.aws) {
-    throw new ConfigError('--stage', 'only applies with --aws (the local tables have no stage)');
+    throw CommandError.usage('--stage', 'only applies with --aws (the local tables have no stage)');
   }
   const config = readConfig(process.env, { defaultToLocal: true });
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
@@ -55,20 +44,19 @@ async function main(): Promise<void> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new Exit(2, `Cannot read ${file}: ${oneLine(err)}`);
+    throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
   }
 
   // Validate first: a file can be checked without a database.
   const parsed = parseImportText(text, { today: utcDate(new Date()) });
   if (parsed.fatal) {
     printErrors(parsed.errors, '');
-    throw new Exit(1, `${file} cannot be read as the import format; nothing was written`);
+    throw CommandError.failure(`${file} cannot be read as the import format; nothing was written`);
   }
   if (parsed.invalidRecords > 0) {
     if (!skipInvalid) {
       printErrors(parsed.errors, '');
-      throw new Exit(
-        1,
+      throw CommandError.failure(
         `${file}: ${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written ` +
           `(fix them, or give --skip-invalid to load the ${plural(parsed.legs.length, 'valid leg')})`,
       );
@@ -80,7 +68,7 @@ async function main(): Promise<void> {
   try {
     tables = values.aws ? await openStageTables(stage) : await openLocalTables(config);
   } catch (err) {
-    throw new Exit(1, oneLine(err));
+    throw CommandError.failure(oneLine(err), err);
   }
   const { client, legsTableName: tableName } = tables;
 
@@ -90,16 +78,10 @@ async function main(): Promise<void> {
     const skipped = parsed.invalidRecords > 0 ? ` (${parsed.invalidRecords} invalid records skipped)` : '';
     process.stdout.write(`Loaded ${result.written} legs into ${tableName}${skipped}\n`);
   } catch (err) {
-    throw new Exit(1, oneLine(err));
+    throw CommandError.failure(oneLine(err), err);
   } finally {
     client.destroy();
   }
 }
 
-runCommand(() =>
-  main().catch((err: unknown) => {
-    if (!(err instanceof Exit)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = err.status;
-  }),
-);
+runCommand(main);
