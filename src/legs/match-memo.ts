@@ -1,3 +1,4 @@
+import { LIST_QUERY_FIELDS, type ListQuery } from './query.js';
 import type { IndexEntry } from './storage.js';
 
 /**
@@ -12,6 +13,24 @@ import type { IndexEntry } from './storage.js';
 export interface Matches {
   months: IndexEntry[];
   long: IndexEntry[];
+}
+
+/**
+ * The fields of a query that do not change which legs match: where the page lies in them. The memo
+ * holds all the matches, so the pages of one query share an entry.
+ */
+export const PAGING_FIELDS = ['page', 'size'] as const satisfies readonly (keyof ListQuery)[];
+const PAGING: ReadonlySet<string> = new Set(PAGING_FIELDS);
+
+/** Every other field of the query, as the schema lists them: a new filter is in the key by default. */
+const MATCHING_FIELDS = LIST_QUERY_FIELDS.filter((field) => !PAGING.has(field));
+
+/**
+ * The memo key of a parsed query on the UTC day `todayUtc` (the date window moves with it): that
+ * day and the value of every field that can change the matches.
+ */
+export function matchesKey(query: ListQuery, todayUtc: string): string {
+  return JSON.stringify([todayUtc, ...MATCHING_FIELDS.map((field) => query[field] ?? null)]);
 }
 
 interface Memo extends Matches {
