@@ -1,5 +1,6 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
+import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
   // examples/ is type-checked against a generated schema by its own test (test/e2e/contract.e2e.test.ts).
@@ -19,6 +20,7 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  ...boundaries,
   {
     // Plain-ESM glue that jest loads outside its transform; untyped by nature.
     files: ['**/*.mjs'],

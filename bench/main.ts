@@ -3,8 +3,10 @@ import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { parseIntegerSetting } from '../src/config.js';
 import { renderChart } from './chart.js';
 import { renderMarkdown } from './markdown.js';
+import { renderTrafficChart } from './traffic-chart.js';
 import { formatReport } from './report.js';
 import type { BenchResult } from './run.js';
+import { DEFAULT_TRAFFIC, type TrafficOptions } from './traffic.js';
 
 /**
  * `npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T]
@@ -23,9 +25,14 @@ import type { BenchResult } from './run.js';
 const MIX_SIZE = 9;
 
 const USAGE =
-  'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--json] [--out FILE] [--check]\n' +
+  'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--traffic] [--traffic-seconds S] [--json] [--out FILE] [--check]\n' +
   '       npm run bench -- --chart OUT.svg RESULT.json...\n' +
-  '       npm run bench -- --markdown RESULT.json...';
+  '       npm run bench -- --markdown RESULT.json...\n' +
+  '       npm run bench -- --traffic-chart OUT.svg RESULT.json';
+
+function trafficOptions(seconds: number): TrafficOptions | undefined {
+  return seconds === 0 ? undefined : { ...DEFAULT_TRAFFIC, seconds };
+}
 
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine(process.argv.slice(2), {
@@ -38,7 +45,10 @@ async function main(): Promise<void> {
     json: { type: 'boolean' },
     out: { type: 'string' },
     check: { type: 'boolean' },
+    traffic: { type: 'boolean' },
+    'traffic-seconds': { type: 'string' },
     chart: { type: 'string' },
+    'traffic-chart': { type: 'string' },
     markdown: { type: 'boolean' },
     help: { type: 'boolean' },
   });
@@ -51,6 +61,15 @@ async function main(): Promise<void> {
     const results = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult);
     writeFileSync(values.chart, renderChart(results));
     process.stderr.write(`wrote ${values.chart}\n`);
+    return;
+  }
+  if (values['traffic-chart'] !== undefined) {
+    const file = positionals[0];
+    if (file === undefined) throw CommandError.usage('--traffic-chart', 'needs a RESULT.json file with a traffic simulation');
+    const result = JSON.parse(readFileSync(file, 'utf8')) as BenchResult;
+    if (!result.traffic) throw CommandError.usage('--traffic-chart', `${file} has no traffic simulation`);
+    writeFileSync(values['traffic-chart'], renderTrafficChart(result.traffic));
+    process.stderr.write(`wrote ${values['traffic-chart']}\n`);
     return;
   }
   if (values.markdown) {
@@ -70,6 +89,8 @@ async function main(): Promise<void> {
     importRuns: parseIntegerSetting('--import-runs', values['import-runs'], 7, 1, 1_000),
     seed: parseIntegerSetting('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
     cacheTtlSeconds: parseIntegerSetting('--ttl', values.ttl, 10, 0, 3600),
+    // The traffic simulation runs by default (--traffic says so explicitly); --traffic-seconds 0 skips it.
+    traffic: trafficOptions(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
   };
   const json = values.json === true;
   const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);

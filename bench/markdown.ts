@@ -1,4 +1,5 @@
 import type { BenchResult } from './run.js';
+import type { DesignFigures } from './traffic.js';
 
 /**
  * The result tables of docs/performance.md, rendered from benchmark results (`npm run bench --
@@ -37,7 +38,38 @@ export function resultSection(r: BenchResult): string {
       `Authorizer handler p50 / p95 ${n(r.overall.authorizerLatencyMs.p50, 2)} / ${n(r.overall.authorizerLatencyMs.p95, 2)} ms. ` +
       `Mean index entry ${n(r.data.meanIndexEntryBytes)} B, mean item ${int(r.data.meanItemBytes)} B.`,
   );
+  if (r.traffic) out.push('', trafficTable(r.traffic));
   return out.join('\n');
+}
+
+/** The traffic simulation's table: one column per design (before: TTL cache; after: change-aware). */
+export function trafficTable(t: NonNullable<BenchResult['traffic']>): string {
+  const o = t.options;
+  const [before, after] = t.designs;
+  if (!before || !after) return '';
+  const ms = (l: { p50: number; p95: number; p99: number }) => `${n(l.p50, 2)} / ${n(l.p95, 2)} / ${n(l.p99, 2)}`;
+  const rows: [string, (d: DesignFigures) => string][] = [
+    ['requests', (d) => int(d.requests)],
+    ['read units per request', (d) => n(d.readUnitsPerRequest, 3)],
+    ['DynamoDB calls per request', (d) => n(d.callsPerRequest, 3)],
+    ['busiest bucket partition, requests/s', (d) => `${n(d.busiestBucket.requestsPerSecond, 2)} (${d.busiestBucket.bucket || '-'})`],
+    ['journal head reads/s (one item)', (d) => n(d.headReadsPerSecond, 1)],
+    ['latency ms, p50 / p95 / p99', (d) => ms(d.latencyMs)],
+    ['latency ms of cache misses, p50 / p95 / p99 (n)', (d) => (d.missLatencyMs.n > 0 ? `${ms(d.missLatencyMs)} (${d.missLatencyMs.n})` : '-')],
+    ['CPU ms per request, p50 / p95 / p99', (d) => ms(d.cpuMs)],
+    ['staleness p50 / p99 / max, s', (d) => `${n(d.staleness.p50Ms / 1000, 2)} / ${n(d.staleness.p99Ms / 1000, 2)} / ${n(d.staleness.maxMs / 1000, 2)}`],
+    ['responses equal to no state of the table', (d) => int(d.inconsistent)],
+  ];
+  return [
+    `Traffic simulation: ${o.containers} containers per design, ${o.requestsPerSecond} requests/s over ${o.seconds} simulated s, ` +
+      `${o.writesPerSecond} leg changed per second and one batch of ${o.batchLegs} (${t.writes} writes, ${int(t.legsWritten)} legs); ` +
+      `TTL ${o.ttlSeconds} s, ceiling ${o.ceilingSeconds} s. Keys: a revocation seen by all ${o.containers} authorizers after ` +
+      `${n(t.keys.revokedSeenMs / 1000, 1)} s, a rotation after ${n(t.keys.rotatedSeenMs / 1000, 1)} s (simulated).`,
+    '',
+    '| | before: TTL cache | after: change-aware cache |',
+    '|---|--:|--:|',
+    ...rows.map(([name, f]) => `| ${name} | ${f(before)} | ${f(after)} |`),
+  ].join('\n');
 }
 
 /** One row per target, one column per result (in the order given). */

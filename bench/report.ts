@@ -1,3 +1,4 @@
+import { trafficTable } from './markdown.js';
 import type { BenchResult } from './run.js';
 
 /** The human-readable report of a benchmark result. Pure. */
@@ -91,6 +92,10 @@ export function formatReport(r: BenchResult): string {
   );
   out.push(`list bundle: ${Object.entries(b.checks).map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`).join(', ')}`);
   out.push('');
+  if (r.traffic) {
+    out.push(trafficTable(r.traffic));
+    out.push('');
+  }
   out.push('Targets');
   for (const t of r.targets) out.push(`  [${t.holds ? 'holds' : 'FAILS'}] ${t.name}: ${t.value} ${t.unit} (limit ${t.limit})`);
   if (r.errors.length > 0) {

@@ -8,7 +8,8 @@ import type {
   APIGatewayRequestAuthorizerEventV2,
 } from 'aws-lambda';
 import { CreateTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import { QueryCommand as DocQueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand as DocQueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../src/aws/dynamodb.js';
 import { createKey } from '../src/keys/store.js';
 import { addDays, utcDate } from '../src/legs/dates.js';
 import { demoLegs } from '../local/demo/index.js';
@@ -24,7 +25,9 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { evaluateTargets, readUnitFraction, type Target } from './targets.js';
+import { evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { compressResponse } from '../src/http/compression.js';
+import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 
 /**
  * The benchmark (docs/performance.md): DynamoDB Local, the real tables, a synthetic data set from the demo
@@ -42,6 +45,8 @@ export interface BenchOptions {
   importRuns: number;
   seed: number;
   cacheTtlSeconds: number;
+  /** The traffic simulation's settings; undefined skips it. */
+  traffic?: TrafficOptions | undefined;
   log: (line: string) => void;
 }
 
@@ -54,6 +59,8 @@ export interface ModeFigures {
   itemBytes: number;
   responseBytes: number;
   latencyMs: LatencySummary;
+  /** CPU time of the handler per request (process.cpuUsage), ms. */
+  cpuMs: LatencySummary;
 }
 
 export interface QueryResult {
@@ -98,6 +105,8 @@ export interface BenchResult {
   overall: { cold: ModeFigures; warm: ModeFigures; authorizerLatencyMs: LatencySummary };
   hotBucket: { bucket: string; entries: number; readUnitsPerRead: number; fullReadsPerSecondAt3000: number };
   bundles: BundleReport;
+  /** The traffic simulation, both designs (absent when skipped). */
+  traffic?: TrafficResult;
   targets: Target[];
   errors: string[];
 }
@@ -153,6 +162,8 @@ function listEvent(params: Record<string, string>, authorizer: unknown): APIGate
 
 interface Sample {
   handlerMs: number;
+  /** The handler's CPU time (user + system, process.cpuUsage), ms. */
+  cpuMs: number;
   authorizerMs: number;
   calls: RecordedCall[];
   responseBytes: number;
@@ -171,6 +182,7 @@ function modeFigures(samples: readonly Sample[]): ModeFigures {
     itemBytes: mean((s) => s.calls.reduce((a, c) => a + c.itemBytes, 0)),
     responseBytes: mean((s) => s.responseBytes),
     latencyMs: summarize(samples.map((s) => s.handlerMs)),
+    cpuMs: summarize(samples.map((s) => s.cpuMs)),
   };
 }
 
@@ -186,6 +198,7 @@ function overallFigures(perQuery: readonly ModeFigures[], allSamples: readonly S
     itemBytes: mean((m) => m.itemBytes),
     responseBytes: mean((m) => m.responseBytes),
     latencyMs: summarize(allSamples.map((s) => s.handlerMs)),
+    cpuMs: summarize(allSamples.map((s) => s.cpuMs)),
   };
 }
 
@@ -323,6 +336,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       reported.add(message);
     };
 
+    let lastPage100 = '';
     const invoke = async (q: MixQuery, index: number): Promise<Sample> => {
       const a0 = performance.now();
       const verdict = await authorize(authorizerEvent(key, q.params), lambdaContext('authorizer'));
@@ -330,9 +344,11 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const event = listEvent(q.params, verdict.context);
       const context = lambdaContext('list-empty-legs');
       recorder.reset();
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       const res: APIGatewayProxyStructuredResultV2 = await list(event, context);
       const t1 = performance.now();
+      const cpu = process.cpuUsage(cpu0);
       const calls = recorder.reset().map(summarizeCall);
       const body = typeof res.body === 'string' ? res.body : '';
       if (res.statusCode !== 200) {
@@ -344,7 +360,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         const ids = page.records.map((r) => r.id);
         if (ids.join(',') !== want.pageIds.join(',')) fail(`${q.name}: the page's records differ from the expected ones`);
       }
-      return { handlerMs: t1 - t0, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
+      if (q.params.size === '100' && res.statusCode === 200) lastPage100 = body;
+      return { handlerMs: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
     };
 
     // Empty cache: the listing cache is cleared before every request.
@@ -472,6 +489,32 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const entriesRead = [...perBucket.values()].reduce((a, b) => a + b.items, 0);
     const bytesRead = [...perBucket.values()].reduce((a, b) => a + b.bytes, 0);
 
+    let traffic: TrafficResult | undefined;
+    if (options.traffic) {
+      traffic = await runTraffic({
+        options: options.traffic,
+        tableName: names.legsTableName,
+        keysTableName: names.keysTableName,
+        data,
+        mix,
+        today,
+        newClient: () => createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, region: 'local' }),
+        scanLegs: async () => {
+          const items = new Map<string, Record<string, unknown>>();
+          let startKey: Record<string, unknown> | undefined;
+          do {
+            const out = await db.client.send(new ScanCommand({ TableName: names.legsTableName, ExclusiveStartKey: startKey }));
+            for (const item of out.Items ?? []) if (typeof item.id === 'string' && !item.id.startsWith('~')) items.set(item.id, item);
+            startKey = out.LastEvaluatedKey;
+          } while (startKey);
+          return items;
+        },
+        log,
+      });
+      for (const d of traffic.designs) log(`  ${d.design}: ${d.readUnitsPerRequest.toFixed(3)} RU/request, staleness p99 ${d.staleness.p99Ms} ms, inconsistent ${d.inconsistent}`);
+      if (traffic.oracleMismatches > 0) errors.push(`traffic: the oracle's model differs from the table in ${traffic.oracleMismatches} legs`);
+    }
+
     log(`bundling the functions with lib/bundling.ts and timing ${options.importRuns} imports of each`);
     const bundles = await buildAndMeasure({
       dir: bundleDir,
@@ -496,13 +539,30 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         name: q.name,
         coldReadUnits: q.cold.readUnits,
         wholeItemReadUnits: q.reference.wholeItemReadUnits,
-        warmP95Ms: q.warm.latencyMs.p95,
+        warmP95Ms: q.warm.cpuMs.p95,
         excessBuckets: q.buckets.excess,
       })),
       listBundleBytes: bundles.list.bytes,
       listImportMs: bundles.list.importMs,
       helloImportMs: bundles.hello.importMs,
     });
+    const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
+    targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
+    if (traffic) {
+      const [before, after] = traffic.designs;
+      targets.push(
+        ...trafficTargets({
+          before: { readUnitsPerRequest: before!.readUnitsPerRequest, busiestBucketRps: before!.busiestBucket.requestsPerSecond },
+          after: {
+            readUnitsPerRequest: after!.readUnitsPerRequest,
+            busiestBucketRps: after!.busiestBucket.requestsPerSecond,
+            stalenessP99Ms: after!.staleness.p99Ms,
+            inconsistent: after!.inconsistent,
+          },
+          keysSeenWithinMs: Math.max(traffic.keys.revokedSeenMs, traffic.keys.rotatedSeenMs),
+        }),
+      );
+    }
 
     return {
       version: 1,
@@ -545,6 +605,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         fullReadsPerSecondAt3000: hot.units > 0 ? 3000 / hot.units : Number.POSITIVE_INFINITY,
       },
       bundles,
+      ...(traffic ? { traffic } : {}),
       targets,
       errors,
     };

@@ -250,7 +250,7 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'revoke': {
         await revokeKey(target.client, target.keysTableName, keyId!);
-        print(`Revoked key ${keyId!}: it stops working within 60 seconds.`);
+        print(`Revoked key ${keyId!}: it stops working within 2 seconds.`);
         return;
       }
       case 'list': {

@@ -1,20 +1,25 @@
 import './quiet-node-notice.js';
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
 import { utcDate } from '../src/legs/dates.js';
-import { parseImportText, type ImportError } from '../src/legs/import/index.js';
-import { writeLegs } from '../src/legs/loader.js';
+import { moveLines, planLines, refusalLine } from './load-report.js';
+import { loadFeed } from '../src/legs/feed-load.js';
+import { readImportStream, type ImportError } from '../src/legs/import/index.js';
+import { SOURCE_PATTERN, SOURCE_RULE } from '../src/legs/source.js';
 
 /**
- * `npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]`
+ * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--dry-run] [--aws [--stage sandbox|prod]]`
  *
- * Validates FILE (import format, docs/import-format.md) and writes its legs to the legs table.
- * Exit status: 0 loaded; 1 invalid records (nothing written), or the database failed;
- * 2 a bad flag or setting, or an unreadable file.
+ * Validates FILE (import format, docs/import-format.md) and writes its legs to the legs table; with
+ * `--sync`, FILE is the complete current set of its sources (or of `--source`): their legs absent
+ * from it are unlisted. `--dry-run` prints what would happen and writes nothing.
+ * Exit status: 0 loaded (or a dry run that would load); 1 invalid records (nothing written), a sync
+ * the guard refuses, or the database failed; 2 a bad flag or setting, or an unreadable file.
  */
-const USAGE = 'usage: npm run legs:load -- FILE [--skip-invalid] [--aws [--stage sandbox|prod]]';
+const USAGE =
+  'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--dry-run] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
 function printErrors(errors: readonly ImportError[], prefix: string): void {
@@ -27,6 +32,10 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine(process.argv.slice(2), {
     'skip-invalid': { type: 'boolean' },
+    sync: { type: 'boolean' },
+    source: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    force: { type: 'boolean' },
     aws: { type: 'boolean' },
     stage: { type: 'string' },
   });
@@ -39,16 +48,32 @@ async function main(): Promise<void> {
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
   const file = positionals[0]!;
   const skipInvalid = values['skip-invalid'] === true;
+  const sync = values.sync === true;
+  const dryRun = values['dry-run'] === true;
+  const force = values.force === true;
+  if (force && !sync) throw CommandError.usage('--force', 'only applies with --sync');
+  if (skipInvalid && sync) {
+    throw CommandError.usage('--skip-invalid', 'cannot be combined with --sync: a skipped record would count as absent from the feed and its leg would be unlisted');
+  }
+  const source = values.source;
+  if (source !== undefined && !SOURCE_PATTERN.test(source)) throw CommandError.usage('--source', `'${source}' ${SOURCE_RULE}`);
 
-  let text: string;
+  let handle: FileHandle;
   try {
-    text = await readFile(file, 'utf8');
+    handle = await open(file, 'r');
   } catch (err) {
     throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
   }
-
-  // Validate first: a file can be checked without a database.
-  const parsed = parseImportText(text, { today: utcDate(new Date()) });
+  // Validate first: a file can be checked without a database. NDJSON is read line by line.
+  const now = new Date();
+  let parsed: Awaited<ReturnType<typeof readImportStream>>;
+  try {
+    parsed = await readImportStream(handle.createReadStream(), { today: utcDate(now), source });
+  } catch (err) {
+    throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
   if (parsed.fatal) {
     printErrors(parsed.errors, '');
     throw CommandError.failure(`${file} cannot be read as the import format; nothing was written`);
@@ -73,11 +98,46 @@ async function main(): Promise<void> {
   const { client, legsTableName: tableName } = tables;
 
   try {
-    const result = await writeLegs(client, tableName, parsed.legs);
-    // The wording is a contract: always "legs" and "invalid records", whatever the counts.
-    const skipped = parsed.invalidRecords > 0 ? ` (${parsed.invalidRecords} invalid records skipped)` : '';
-    process.stdout.write(`Loaded ${result.written} legs into ${tableName}${skipped}\n`);
+    const outcome = await loadFeed(client, tableName, {
+      legs: parsed.legs,
+      mode: sync ? 'sync' : 'upsert',
+      sources: source !== undefined ? [source] : undefined,
+      dryRun,
+      force,
+      now,
+    });
+    const plan = outcome.plan;
+    if (!plan) {
+      // The wording is a contract: always "legs" and "invalid records", whatever the counts.
+      const skipped = parsed.invalidRecords > 0 ? ` (${parsed.invalidRecords} invalid records skipped)` : '';
+      process.stdout.write(`Loaded ${outcome.written} legs into ${tableName}${skipped}\n`);
+      return;
+    }
+    for (const line of planLines(plan)) process.stdout.write(`${line}\n`);
+    for (const line of moveLines(plan, MAX_ERRORS_SHOWN)) process.stderr.write(`warning: ${line}\n`);
+    const t = plan.totals;
+    if (outcome.status === 'refused') {
+      for (const r of plan.refusals) process.stderr.write(`refused: ${refusalLine(r)}\n`);
+      throw CommandError.failure(
+        dryRun
+          ? `Dry run: nothing was written to ${tableName}; this sync would be refused (check ${file}, or give --force)`
+          : `Nothing was written to ${tableName}: check ${file}, or give --force to sync anyway`,
+      );
+    }
+    const unlistPart = sync ? ` and unlist ${plural(t.unlist, 'leg')}` : '';
+    if (outcome.status === 'dry-run') {
+      const action = sync ? 'sync' : 'load';
+      process.stdout.write(
+        `Dry run: nothing was written to ${tableName} (the ${action} would write ${plural(plan.writes.length, 'leg')}${unlistPart})\n`,
+      );
+      return;
+    }
+    process.stdout.write(
+      `Synced ${plan.sources.length === 1 ? 'source' : 'sources'} ${plan.sources.join(', ') || '(none)'} into ${tableName}: ` +
+        `wrote ${plural(outcome.written, 'leg')}, unlisted ${outcome.unlisted}, ${t.unchanged} unchanged\n`,
+    );
   } catch (err) {
+    if (err instanceof CommandError) throw err;
     throw CommandError.failure(oneLine(err), err);
   } finally {
     client.destroy();

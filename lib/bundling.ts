@@ -98,6 +98,7 @@ export const FUNCTION_ENTRIES = {
   authorizer: 'functions/authorizer/handler.ts',
   notFound: 'functions/not-found/handler.ts',
   openApi: 'functions/openapi/handler.ts',
+  ingestFeed: 'functions/ingest-feed/handler.ts',
 } as const;
 
 export type FunctionName = keyof typeof FUNCTION_ENTRIES;

@@ -5,6 +5,7 @@ import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
 import { FUNCTION_TIMEOUT_SECONDS } from '../src/time-budget.js';
 import { DataTables } from './constructs/data-tables.js';
+import { FeedIngestion, INGEST_FUNCTION_LOGICAL_ID } from './constructs/feed-ingestion.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
@@ -22,6 +23,7 @@ export const FUNCTION_LOGICAL_IDS = {
   authorizer: 'AuthorizerFunction',
   notFound: 'NotFoundFunction',
   openApi: 'OpenApiFunction',
+  ingestFeed: INGEST_FUNCTION_LOGICAL_ID,
 } as const;
 
 /**
@@ -36,6 +38,7 @@ export class EmptyLegsStack extends Stack {
   readonly openApiFunction: ServiceFunction;
   readonly httpApi: EmptyLegsHttpApi;
   readonly operations: Operations;
+  readonly feeds: FeedIngestion;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -145,6 +148,18 @@ export class EmptyLegsStack extends Stack {
       ],
     });
 
+    this.feeds = new FeedIngestion(this, 'Feeds', {
+      ...common,
+      legsTable: this.tables.legs,
+      alarmTopic: this.operations.topic,
+      alarmNamePrefix: stackName(config.stage),
+      settings: config.feeds,
+    });
+    new CfnOutput(this, 'FeedsBucketName', {
+      value: this.feeds.bucketName,
+      description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',
+    });
+
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
       value: this.httpApi.url,
       description: 'Base URL of the API',
@@ -167,7 +182,7 @@ export class EmptyLegsStack extends Stack {
 
   /** cdk-nag AwsSolutions findings that are accepted, each with its reason. */
   private suppressNagFindings(): void {
-    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction, this.openApiFunction]) {
+    for (const fn of [this.listFunction, this.authorizerFunction, this.notFoundFunction, this.openApiFunction, this.feeds.ingest]) {
       acknowledge(fn.function, {
         id: 'AwsSolutions-L1',
         reason:

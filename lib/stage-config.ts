@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Stage } from '../src/config.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
+import type { FeedIngestionSettings } from './constructs/feed-ingestion.js';
 
 /**
  * Everything that differs between the two stages, in one typed place. The stack class reads only
@@ -40,9 +41,11 @@ export interface StageConfig {
   readonly logRetention: RetentionDays;
   /** Stage-wide throttling of the HTTP API (steady rate in requests per second, burst in requests). */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
-  /** LISTING_CACHE_TTL_SECONDS of the list function (per-container cache; 0 turns it off). */
+  /** LISTING_CACHE_TTL_SECONDS of the list function: the ceiling of its change-aware cache (0 turns it off). */
   readonly listingCacheTtlSeconds: number;
   readonly alarms: AlarmThresholds;
+  /** The feeds bucket and ingest function (lib/constructs/feed-ingestion.ts). */
+  readonly feeds: FeedIngestionSettings;
 }
 
 export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
@@ -54,7 +57,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     logLevel: 'DEBUG',
     logRetention: RetentionDays.ONE_WEEK,
     throttling: { rateLimit: 20, burstLimit: 40 },
-    listingCacheTtlSeconds: 10,
+    listingCacheTtlSeconds: 900,
     alarms: {
       period: Duration.minutes(5),
       evaluationPeriods: 1,
@@ -64,6 +67,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       authorizerErrors: 5,
       dynamoThrottles: 10,
     },
+    feeds: { noncurrentVersionDays: 7, fileDays: 30, staleAlarm: false, reservedConcurrency: 1 },
   },
   prod: {
     stage: 'prod',
@@ -73,7 +77,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     logLevel: 'INFO',
     logRetention: RetentionDays.THREE_MONTHS,
     throttling: { rateLimit: 200, burstLimit: 400 },
-    listingCacheTtlSeconds: 30,
+    listingCacheTtlSeconds: 900,
     alarms: {
       period: Duration.minutes(5),
       evaluationPeriods: 1,
@@ -83,6 +87,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       authorizerErrors: 1,
       dynamoThrottles: 1,
     },
+    feeds: { noncurrentVersionDays: 90, fileDays: 365, staleAlarm: true, reservedConcurrency: 1 },
   },
 };
 

@@ -37,9 +37,9 @@ const steps: Step[] = [
   },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
-    name: 'benchmark smoke run (2,000 legs, 20 runs)',
+    name: 'benchmark smoke run (2,000 legs, 20 runs, 20 simulated seconds of traffic)',
     command: 'npm',
-    args: ['run', '--silent', 'bench', '--', '--legs', '2000', '--runs', '20'],
+    args: ['run', '--silent', 'bench', '--', '--legs', '2000', '--runs', '20', '--traffic-seconds', '20'],
     needsScript: 'bench',
   },
 ];

@@ -14,7 +14,11 @@ export interface Config {
   /** DynamoDB endpoint; undefined means real AWS (the functions' default). */
   dynamodbEndpoint: string | undefined;
   dynamodbPort: number;
-  /** Per-container listing cache TTL in seconds; 0 turns the cache off. */
+  /**
+   * Ceiling of the per-container listing cache in seconds: the cache follows the change journal and
+   * re-reads everything at the latest after this long (what a write that bypasses the journal
+   * waits for at most); 0 turns the cache off.
+   */
   listingCacheTtlSeconds: number;
 }
 
@@ -83,7 +87,7 @@ export function readConfig(env: Env, options: { defaultToLocal?: boolean } = {})
     listingCacheTtlSeconds: parseIntegerSetting(
       'LISTING_CACHE_TTL_SECONDS',
       env.LISTING_CACHE_TTL_SECONDS,
-      10,
+      900,
       0,
       3600,
     ),

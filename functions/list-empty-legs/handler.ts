@@ -3,9 +3,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { withDeadline } from '../../src/aws/deadline.js';
 import { documentClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
+import { gzipResponse } from '../../src/http/compression.js';
 import { successResponse } from '../../src/http/envelope.js';
 import { httpEnvelope, requireApiKey, traceIdOf } from '../../src/http/middleware.js';
 import { ROUTES } from '../../src/http/routes.js';
+import { withChangeAwareCache } from '../../src/legs/change-aware-cache.js';
+import { createJournalSource } from '../../src/legs/journal.js';
 import { listEmptyLegs } from '../../src/legs/list-legs.js';
 import { MatchMemo } from '../../src/legs/match-memo.js';
 import { parseListQuery } from '../../src/legs/query.js';
@@ -16,14 +19,22 @@ import { invocationDeadlineMs } from '../../src/time-budget.js';
 export const REQUIRED_SCOPE = ROUTES.listEmptyLegs.scope;
 
 const config = functionConfig();
-export const repository = withBucketCache(
-  createLegsRepository(documentClient, config.legsTableName),
-  config.listingCacheTtlSeconds * 1000,
-);
+const tableRepository = createLegsRepository(documentClient, config.legsTableName);
+/**
+ * The change-aware listing cache (src/legs/change-aware-cache.ts): checks the change journal at most
+ * once a second, re-reads everything at the latest every LISTING_CACHE_TTL_SECONDS; 0 turns it off.
+ */
+export const repository =
+  config.listingCacheTtlSeconds > 0
+    ? withChangeAwareCache(tableRepository, createJournalSource(documentClient, config.legsTableName), {
+        ceilingMs: config.listingCacheTtlSeconds * 1000,
+      })
+    : withBucketCache(tableRepository, 0);
 /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
 const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
 
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(gzipResponse())
   .use(httpEnvelope())
   .use(requireApiKey(REQUIRED_SCOPE))
   .handler(async (event, context) => {

@@ -24,6 +24,12 @@ export interface DemoOptions {
 
 export const DEFAULT_SEED = 20_260_301;
 export const DEFAULT_COUNT = 320;
+/**
+ * The feeds the demo legs come from (import field `source`), so that a sync can be tried locally
+ * (README): leg i belongs to DEMO_SOURCES[i % 3]. Assigned by position, not drawn, so the rest of
+ * the data set is what it was before sources existed.
+ */
+export const DEMO_SOURCES = ['skyline', 'northjet', 'azur-charter'] as const;
 
 /** mulberry32: a small, fast, seeded PRNG returning numbers in [0, 1). */
 export function mulberry32(seed: number): () => number {
@@ -225,6 +231,7 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
       amenities,
       // the airport's zone, or the city's when the airport is unknown: the same zone here
       depTimezone: dep.timeZone,
+      source: DEMO_SOURCES[i % DEMO_SOURCES.length],
     };
 
     // Some give the departure instant instead of the date (the loader derives startDate).

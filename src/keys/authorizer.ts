@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LRUCache } from 'lru-cache';
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult, Context } from 'aws-lambda';
 import type { Stage } from '../config.js';
 import { DeadlineError, withDeadline } from '../aws/deadline.js';
@@ -13,6 +14,7 @@ import {
 } from '../auth/verdict.js';
 import { environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stageForEnvironment } from './format.js';
 import { getKeyByHash, keyState, type KeyRecord } from './store.js';
+import { readKeysVersion } from './version.js';
 
 /**
  * The authorizer's logic (docs/api.md, "API keys" and "How keys are checked"): from an `X-API-Key` value to a verdict
@@ -23,7 +25,11 @@ import { getKeyByHash, keyState, type KeyRecord } from './store.js';
  *   decided without any read;
  * - a key read from the table is remembered for at most `cacheTtlMs` (60 s, the upper bound) and
  *   never past its grace deadline, and its state is recomputed at each request from the clock, so a
- *   key in grace turns expired at its deadline exactly and a revoked key stops working within 60 s;
+ *   key in grace turns expired at its deadline exactly;
+ * - with `keysVersion` (the handler always gives it), the keys version (src/keys/version.ts) is read
+ *   at most once per `versionCheckMs` (1 s) before a cached verdict is used; when it moved, both
+ *   caches are emptied, so a revocation or rotation is seen within about a second (the 60 s lifetime
+ *   remains the ceiling, e.g. while the version cannot be read);
  * - an unknown hash is remembered for `negativeTtlMs` (5 s) so the same made-up key repeated does
  *   not become a read per request;
  * - both caches are LRUs bounded to `maxEntries` (10,000) each;
@@ -33,6 +39,7 @@ import { getKeyByHash, keyState, type KeyRecord } from './store.js';
 export const MAX_CACHE_TTL_MS = 60_000;
 export const DEFAULT_NEGATIVE_TTL_MS = 5_000;
 export const DEFAULT_MAX_ENTRIES = 10_000;
+export const DEFAULT_VERSION_CHECK_MS = 1_000;
 
 export const MESSAGES = {
   missing: 'An API key is required in the X-API-Key header',
@@ -55,38 +62,30 @@ export function expiredMessage(graceUntil: string | undefined): string {
   return `The API key has expired: it was rotated and its grace period ended${graceUntil ? ` at ${graceUntil}` : ''}; use the new key`;
 }
 
-/** A map with per-entry expiry and least-recently-used eviction beyond `maxEntries`. */
-export class TtlLru<V> {
-  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
-
-  constructor(private readonly maxEntries: number) {}
-
-  get(key: string, now: number): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    this.entries.delete(key);
-    if (now >= entry.expiresAt) return undefined;
-    this.entries.set(key, entry);
-    return entry.value;
-  }
-
-  set(key: string, value: V, expiresAt: number): void {
-    this.entries.delete(key);
-    this.entries.set(key, { value, expiresAt });
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
-    }
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
+/**
+ * A least-recently-used map with per-entry expiry on the authorizer's clock (lru-cache; an entry is
+ * gone from `expiresAt` on, exactly).
+ */
+function ttlCache<V>(maxEntries: number, now: () => number) {
+  const cache = new LRUCache<string, { value: V; expiresAt: number }>({ max: maxEntries, ttlResolution: 0, perf: { now } });
+  return {
+    get(key: string): V | undefined {
+      const entry = cache.get(key);
+      if (entry === undefined) return undefined;
+      if (now() < entry.expiresAt) return entry.value;
+      cache.delete(key);
+      return undefined;
+    },
+    set(key: string, value: V, expiresAt: number) {
+      const ttl = expiresAt - now();
+      if (ttl > 0) cache.set(key, { value, expiresAt }, { ttl });
+      else cache.delete(key);
+    },
+    get size() {
+      return cache.size;
+    },
+    clear: () => cache.clear(),
+  };
 }
 
 export interface KeyAuthorizerOptions {
@@ -99,6 +98,10 @@ export interface KeyAuthorizerOptions {
   cacheTtlMs?: number;
   negativeTtlMs?: number;
   maxEntries?: number;
+  /** Reads the keys version; when given, a change of it empties the caches. */
+  keysVersion?: () => Promise<number>;
+  /** Least time between two reads of the keys version. Default 1,000 ms. */
+  versionCheckMs?: number;
 }
 
 export interface KeyAuthorizer {
@@ -116,8 +119,39 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
   const negativeTtlMs = Math.min(Math.max(options.negativeTtlMs ?? DEFAULT_NEGATIVE_TTL_MS, 0), MAX_CACHE_TTL_MS);
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const expected = environmentForStage(options.stage);
-  const known = new TtlLru<KeyRecord>(maxEntries);
-  const unknown = new TtlLru<true>(maxEntries);
+  const known = ttlCache<KeyRecord>(maxEntries, now);
+  const unknown = ttlCache<true>(maxEntries, now);
+  const versionCheckMs = options.versionCheckMs ?? DEFAULT_VERSION_CHECK_MS;
+  let version: number | undefined;
+  let lastVersionCheck = -Infinity;
+  let versionRead: Promise<void> | undefined;
+
+  /** Empties the caches when the keys version moved; at most one read per versionCheckMs. */
+  async function followVersion(): Promise<void> {
+    const readVersion = options.keysVersion;
+    if (!readVersion) return;
+    if (versionRead) return versionRead;
+    const at = now();
+    if (at - lastVersionCheck < versionCheckMs) return;
+    lastVersionCheck = at;
+    versionRead = readVersion()
+      .then((v) => {
+        if (version !== undefined && v !== version) {
+          known.clear();
+          unknown.clear();
+        }
+        version = v;
+      })
+      .catch((err: unknown) => {
+        // Cached verdicts stay bounded by their lifetime; the next request tries again.
+        lastVersionCheck = -Infinity;
+        logger.warn('keys version read failed', { error: err as Error });
+      })
+      .finally(() => {
+        versionRead = undefined;
+      });
+    return versionRead;
+  }
 
   const reject = (code: AuthErrorCode, message: string, source: Source, fields: Record<string, unknown> = {}) => {
     logger.info('api key refused', { code, source, ...fields });
@@ -178,10 +212,11 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
         });
       }
       const keyHash = hashKey(parsed.key);
+      await followVersion();
       const at = now();
-      const cached = known.get(keyHash, at);
+      const cached = known.get(keyHash);
       if (cached) return decide(cached, parsed.environment, at, 'cache');
-      if (unknown.get(keyHash, at)) {
+      if (unknown.get(keyHash)) {
         return reject('API_KEY_INVALID', MESSAGES.invalid, 'unknown-cache', { keyHashPrefix: hashPrefix(keyHash) });
       }
       let record: KeyRecord | undefined;
@@ -233,7 +268,11 @@ function remainingTime(context: HandlerContext | undefined): { getRemainingTimeI
 /** The Lambda handler: simple response, always authorized, the verdict in the context. */
 export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
   const { client, tableName, ...rest } = options;
-  const authorizer = createKeyAuthorizer({ ...rest, lookup: (keyHash) => getKeyByHash(client, tableName, keyHash) });
+  const authorizer = createKeyAuthorizer({
+    keysVersion: () => readKeysVersion(client, tableName),
+    ...rest,
+    lookup: (keyHash) => getKeyByHash(client, tableName, keyHash),
+  });
   /**
    * The key's read gets the authorizer's database deadline (src/time-budget.ts); only the read can
    * be slow, so a missed deadline is SERVICE_UNAVAILABLE, uncached, like any failed read.

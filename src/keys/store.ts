@@ -13,6 +13,7 @@ import type { KeyEnvironment } from '../auth/verdict.js';
 import { KEYS_BY_ID_INDEX } from '../tables.js';
 import { DAY_MS, DEFAULT_GRACE_MS } from './grace.js';
 import { generateKey, generateKeyId, hashKey, isKeyId } from './format.js';
+import { bumpKeysVersion, bumpKeysVersionItem } from './version.js';
 
 /**
  * The keys table (src/tables.ts KEYS_TABLE): one item per key, keyed by `keyHash` (SHA-256 hex of
@@ -22,6 +23,8 @@ import { generateKey, generateKeyId, hashKey, isKeyId } from './format.js';
  * revoked), createdAt, rotatedAt?, revokedAt?, graceUntil? (ISO), successorKeyId?,
  * predecessorKeyId?, ttl? (epoch seconds). "expired" is not stored: a rotated key is expired once
  * `graceUntil` has passed.
+ *
+ * Every change also bumps the keys version (src/keys/version.ts), an item of its own in the table.
  *
  * `ttl` is set when a key is rotated (grace deadline + 30 days) or revoked (revocation + 30 days),
  * so DynamoDB TTL removes the item a month after it stopped working. Until then the authorizer can
@@ -152,6 +155,7 @@ export async function createKey(client: DynamoDBDocumentClient, tableName: strin
       ConditionExpression: 'attribute_not_exists(keyHash)',
     }),
   );
+  await bumpKeysVersion(client, tableName);
   return created;
 }
 
@@ -259,6 +263,8 @@ export async function rotateKey(
               },
             },
           },
+          // The keys version, in the same transaction: authorizers see the rotation within a second.
+          bumpKeysVersionItem(tableName),
         ],
       }),
     );
@@ -313,6 +319,7 @@ export async function revokeKey(
     if (err instanceof ConditionalCheckFailedException) throw alreadyRevoked();
     throw err;
   }
+  await bumpKeysVersion(client, tableName);
   return { ...record, status: 'revoked', revokedAt: iso(now), ttl };
 }
 
@@ -327,7 +334,10 @@ export async function listKeys(
   let startKey: Record<string, unknown> | undefined;
   do {
     const out = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }));
-    for (const item of out.Items ?? []) records.push(toPublicRecord(toKeyRecord(item), now));
+    for (const item of out.Items ?? []) {
+      // Only key items: the keys version (src/keys/version.ts) shares the table.
+      if (typeof item.keyHash === 'string' && /^[0-9a-f]{64}$/.test(item.keyHash)) records.push(toPublicRecord(toKeyRecord(item), now));
+    }
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.keyId.localeCompare(b.keyId));

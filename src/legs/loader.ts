@@ -1,5 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep as waitMs } from '../aws/backoff.js';
+import { appendChanges, changeOfItem, RESET_ID, type LegChange } from './journal.js';
 import { toStorageItem, type StoredLeg } from './storage.js';
 
 /**
@@ -9,7 +10,17 @@ import { toStorageItem, type StoredLeg } from './storage.js';
  * Every put replaces the whole item, so loading a file twice leaves the same table, and a leg
  * reloaded as blocked or unlisted loses its index attributes (it leaves the listing). Legs absent
  * from the input are left alone: a load adds and replaces, it never deletes.
+ *
+ * After each batch is written, its changes are appended to the table's change journal
+ * (src/legs/journal.ts), so that warm list functions pick them up within about a second. Appends are
+ * made one at a time; batches that finish while one is in flight go into the next change set
+ * together (at most JOURNAL_SET_MAX legs each). A load of more than JOURNAL_RESET_ABOVE legs appends
+ * one "reset" change set at the end instead: the functions re-read everything, which is cheaper for
+ * them than following thousands of changes (and much faster for the loader).
  */
+export const JOURNAL_SET_MAX = 100;
+export const JOURNAL_RESET_ABOVE = 1_000;
+
 export const BATCH_SIZE = 25;
 
 export interface WriteLegsOptions {
@@ -43,6 +54,36 @@ export class LoadError extends Error {
 
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } };
 
+/** Serialises journal appends, coalescing the changes that wait into one change set. */
+function journalAppender(client: DynamoDBDocumentClient, tableName: string): (changes: LegChange[]) => Promise<void> {
+  const waiting: { changes: LegChange[]; done: (err?: Error) => void }[] = [];
+  let running = false;
+  const run = async (): Promise<void> => {
+    running = true;
+    while (waiting.length > 0) {
+      const taken: typeof waiting = [];
+      let count = 0;
+      while (waiting.length > 0 && (taken.length === 0 || count + waiting[0]!.changes.length <= JOURNAL_SET_MAX)) {
+        const next = waiting.shift()!;
+        taken.push(next);
+        count += next.changes.length;
+      }
+      try {
+        await appendChanges(client, tableName, taken.flatMap((t) => t.changes));
+        for (const t of taken) t.done();
+      } catch (err) {
+        for (const t of taken) t.done(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    running = false;
+  };
+  return (changes) =>
+    new Promise<void>((resolve, reject) => {
+      waiting.push({ changes, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!running) void run();
+    });
+}
+
 
 export async function writeLegs(
   client: DynamoDBDocumentClient,
@@ -64,6 +105,16 @@ export async function writeLegs(
     byId.set(leg.id, leg);
   }
   const requests: WriteRequest[] = [...byId.values()].map((leg) => ({ PutRequest: { Item: toStorageItem(leg) } }));
+  const bulk = requests.length > JOURNAL_RESET_ABOVE;
+  const appendToJournal = journalAppender(client, tableName);
+  const journalError = (err: unknown): LoadError => {
+    const message = err instanceof Error ? err.message : String(err);
+    return new LoadError(
+      `Writing the change journal of ${tableName} failed: ${message}; ${result.written} legs were written, and ` +
+        `running functions may not show them until their cache ceiling passes. Loading the file again is safe.`,
+      { cause: err },
+    );
+  };
   const batches: WriteRequest[][] = [];
   for (let i = 0; i < requests.length; i += BATCH_SIZE) batches.push(requests.slice(i, i + BATCH_SIZE));
 
@@ -107,6 +158,11 @@ export async function writeLegs(
       const index = next++;
       try {
         await writeBatch(batches[index]!, index + 1);
+        if (!failed && !bulk) {
+          await appendToJournal(batches[index]!.map((r) => changeOfItem(r.PutRequest.Item))).catch((err: unknown) => {
+            throw journalError(err);
+          });
+        }
       } catch (err) {
         if (!failed) firstError = err instanceof Error ? err : new LoadError(String(err));
         failed = true;
@@ -117,6 +173,12 @@ export async function writeLegs(
   };
 
   await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, () => worker()));
+  if (bulk && result.written > 0) {
+    // Also after a failed bulk load: what was written must be seen.
+    await appendToJournal([{ id: RESET_ID }]).catch((err: unknown) => {
+      firstError ??= journalError(err);
+    });
+  }
   if (firstError) throw firstError;
   return result;
 }

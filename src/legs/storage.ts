@@ -4,7 +4,7 @@ import type { EmptyLeg } from './model.js';
 
 /**
  * How a leg is stored. The base item holds the EmptyLeg fields (nulls omitted) plus `listed`,
- * `blocked` and `depTimezone`. A listed, unblocked leg also carries the three attributes of the
+ * `blocked`, `depTimezone` and `source`. A listed, unblocked leg also carries the three attributes of the
  * sparse index `byDepartureBucket`:
  *   lb  bucket: UTC month of startDate (`yyyy-MM`), or `long` when the window exceeds MAX_BUCKET_SPAN_DAYS
  *   ls  sort key: `startDate#id`
@@ -26,6 +26,8 @@ export interface StoredLeg extends EmptyLeg {
   listed: boolean;
   blocked: boolean;
   depTimezone: string;
+  /** The feed the leg came from (src/legs/source.ts); absent means `default`. Never shown by the API. */
+  source?: string;
 }
 
 export const BUCKET_ATTR = LEGS_INDEX.partitionKey;

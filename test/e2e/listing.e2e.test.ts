@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -109,6 +111,21 @@ async function get(query: string, key: string | null = service.apiKey) {
   });
 }
 
+/** A raw HTTP GET (node:http, no transparent decoding): status, headers and the bytes on the wire. */
+function rawGet(query: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${service.baseUrl}/open/v1/empty-legs${query}`, { headers: { 'X-API-Key': service.apiKey, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'empty-legs-e2e-'));
   const file = join(dir, 'legs.ndjson');
@@ -117,6 +134,35 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => service?.stop());
+
+describe('compression on the local server (a real HTTP client)', () => {
+  it('gzips a size=100 page for a caller that accepts gzip: at most 1/5 of the bytes, same JSON', async () => {
+    const plain = await rawGet('?size=100', { 'Accept-Encoding': 'identity' });
+    const zipped = await rawGet('?size=100', { 'Accept-Encoding': 'gzip, deflate, br' });
+    expect(plain.status).toBe(200);
+    expect(zipped.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toMatch(/accept-encoding/i);
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    expect(zipped.bytes[0]).toBe(0x1f); // the gzip magic number
+    const inflated = JSON.parse(gunzipSync(zipped.bytes).toString('utf8')) as Envelope;
+    const direct = JSON.parse(plain.bytes.toString('utf8')) as Envelope;
+    expect(inflated.data).toEqual(direct.data);
+    expect(inflated.data?.records).toHaveLength(Math.min(100, visible.length));
+    expect(zipped.bytes.length).toBeLessThanOrEqual(plain.bytes.length / 5);
+  });
+
+  it('leaves a small body (an error) and a caller without gzip uncompressed', async () => {
+    const small = await rawGet('?offsetDays=99', { 'Accept-Encoding': 'gzip' });
+    expect(small.status).toBe(400);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect((JSON.parse(small.bytes.toString('utf8')) as Envelope).code).toBe('INVALID_PARAMETER');
+    const none = await rawGet('?size=100', {});
+    expect(none.headers['content-encoding']).toBeUndefined();
+    expect((JSON.parse(none.bytes.toString('utf8')) as Envelope).code).toBe('OK');
+  });
+});
 
 describe('GET /open/v1/empty-legs on the local server', () => {
   it('lists visible legs in order with total, page and size, and a UUID trace id in body and header', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { handler, repository } from '../../functions/list-empty-legs/handler.js';
 import { MAX_BATCH_GET_ATTEMPTS, MAX_BUCKET_READS, MAX_QUERY_PAGES_PER_BUCKET } from '../../src/legs/limits.js';
@@ -13,6 +13,8 @@ const NOW = new Date('2026-11-21T12:00:00Z');
 
 beforeEach(() => {
   ddb.reset();
+  // The change journal's head (src/legs/journal.ts): no change set yet.
+  ddb.on(GetCommand).resolves({});
   repository.clear();
   jest.useFakeTimers({ now: NOW, doNotFake: ['setTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'] });
 });

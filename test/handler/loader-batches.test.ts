@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand, type BatchWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { backoffDelay } from '../../src/aws/backoff.js';
@@ -41,6 +41,9 @@ function fakeSleep() {
 
 beforeEach(() => {
   ddb.reset();
+  // The change journal (src/legs/journal.ts): an empty head, appends accepted.
+  ddb.on(GetCommand).resolves({});
+  ddb.on(TransactWriteCommand).resolves({});
 });
 afterAll(() => {
   ddb.restore();

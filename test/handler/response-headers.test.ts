@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as listHandler, repository } from '../../functions/list-empty-legs/handler.js';
@@ -37,6 +37,8 @@ async function list(params: Record<string, string> | undefined, authorizer: Auth
 
 beforeEach(() => {
   ddb.reset();
+  // The change journal's head (src/legs/journal.ts): no change set yet.
+  ddb.on(GetCommand).resolves({});
   repository.clear();
   ddb.on(QueryCommand).resolves({ Items: [] });
   ddb.on(BatchGetCommand).resolves({ Responses: {} });

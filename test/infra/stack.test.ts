@@ -369,7 +369,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         for (const s of statements) {
           expect(s.Effect).toBe('Allow');
           expect(allStrings(s.Action).filter((a) => a.includes('*'))).toEqual([]);
-          expect(allStrings(s.Resource).filter((r) => r.includes('*'))).toEqual([]);
+          // Only the ingest function's two prefix grants in the feeds bucket (acknowledged in cdk-nag).
+          expect(allStrings(s.Resource).filter((r) => r.includes('*') && r !== '/incoming/*' && r !== '/reports/*')).toEqual([]);
           expect(s).not.toHaveProperty('NotAction');
           expect(s).not.toHaveProperty('NotResource');
         }
@@ -380,8 +381,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 4 function log groups + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(5);
+      // 5 function log groups (list, authorizer, not-found, openapi, ingest) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(6);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -455,6 +456,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'OpenApiFunctionThrottles',
           'LegsTableThrottles',
           'KeysTableThrottles',
+          'FeedRefused',
+          'IngestFunctionErrors',
+          ...(config.feeds.staleAlarm ? ['NoFeedLoaded24h'] : []),
         ]
           .map(name)
           .sort(),
@@ -468,9 +472,11 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(props(key).EnableKeyRotation).toBe(true);
       const keyPolicy = JSON.stringify(props(key).KeyPolicy);
       expect(keyPolicy).toContain('cloudwatch.amazonaws.com');
-      for (const alarm of Object.values(alarmsByName())) {
+      for (const [alarmName, alarm] of Object.entries(alarmsByName())) {
         expect(alarm.AlarmActions).toEqual([ref(topicId)]);
         expect(alarm.OKActions).toEqual([ref(topicId)]);
+        // "no feed for 24 hours" is the one alarm that missing data breaches (test/infra/feed-ingestion.test.ts)
+        if (alarmName === name('NoFeedLoaded24h')) continue;
         expect(alarm.TreatMissingData).toBe('notBreaching');
         expect(alarm.EvaluationPeriods).toBe(a.evaluationPeriods);
       }
@@ -570,7 +576,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
     });
 
-    it('acknowledges only L1 (runtime pinned) on the functions and APIG4 on the $default route, with reasons', () => {
+    it('acknowledges only L1 (runtime pinned) on the functions, APIG4 on the $default route, S1 on the access-log bucket and the two prefix grants of the ingest function, with reasons', () => {
       const acknowledged = stack()
         .node.findAll()
         .flatMap((c) =>
@@ -585,6 +591,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Authorizer/Function AwsSolutions-L1',
           'NotFound/Function AwsSolutions-L1',
           'OpenApi/Function AwsSolutions-L1',
+          'Feeds/Ingest/Function AwsSolutions-L1',
+          'Feeds/AccessLogs AwsSolutions-S1',
+          `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,
+          `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/reports/*]`,
           'Http/DefaultRoute AwsSolutions-APIG4',
           'Http/OpenApiDocumentRoute AwsSolutions-APIG4',
         ].sort(),
@@ -595,7 +605,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 });
 
 describe('bundles (cdk.out of the synthesized app)', () => {
-  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound', 'openApi'];
+  const names: FunctionName[] = ['listEmptyLegs', 'authorizer', 'notFound', 'openApi', 'ingestFeed'];
   const logicalIds: Record<FunctionName, string> = FUNCTION_LOGICAL_IDS;
 
   function assetDir(name: FunctionName): string {

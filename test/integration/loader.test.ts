@@ -18,7 +18,8 @@ async function scanAll(client: DynamoDBDocumentClient, TableName: string): Promi
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await client.send(new ScanCommand({ TableName, ExclusiveStartKey }));
-    items.push(...((out.Items ?? []) as Item[]));
+    // Legs only: the change journal's items (ids starting with `~`, src/legs/journal.ts) share the table.
+    items.push(...((out.Items ?? []) as Item[]).filter((i) => !String(i.id).startsWith('~')));
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items.sort((a, b) => String(a.id).localeCompare(String(b.id)));

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { addDays, dateInZone, isCalendarDate } from '../dates.js';
 import { AMENITY_TYPES, EMPTY_LEG_FIELDS, type EmptyLegField } from '../model.js';
+import { DEFAULT_SOURCE, SOURCE_PATTERN, SOURCE_RULE } from '../source.js';
 import { LISTING_HORIZON_DAYS, type StoredLeg } from '../storage.js';
 import { isIanaTimeZone, parseInstant } from './instant.js';
 import { COUNTRY_CODES, CURRENCY_CODES, ID_PATTERN, MAX_AMENITIES, MAX_PRICE, MAX_SEATS, MIN_YEAR } from './reference-data.js';
@@ -9,12 +10,12 @@ import { unknownFieldRule } from './suggest.js';
 
 /**
  * The valibot schema of one import record: the API's EmptyLeg fields (each with the rule it must
- * follow) plus `departureAt`, `listed`, `blocked` and `depTimezone`. The rules are keyed by the one
+ * follow) plus `departureAt`, `listed`, `blocked`, `depTimezone` and `source`. The rules are keyed by the one
  * field list of src/legs/model.ts, so a field added there and not here fails to compile.
  */
 
 /** The fields an import record has besides an EmptyLeg's. */
-type ExtraField = 'departureAt' | 'listed' | 'blocked' | 'depTimezone';
+type ExtraField = 'departureAt' | 'listed' | 'blocked' | 'depTimezone' | 'source';
 
 /** C0 and C1 control characters and DEL (the index joins fields with U+001F), or a lone surrogate. */
 const BAD_CHARACTER = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
@@ -156,6 +157,7 @@ function buildSchema(today: string) {
     listed: v.optional(v.boolean(got('must be true or false')), true),
     blocked: v.optional(v.boolean(got('must be true or false')), false),
     depTimezone: v.optional(timeZone, 'UTC'),
+    source: v.optional(v.pipe(v.string(got('must be a string')), v.regex(SOURCE_PATTERN, got(SOURCE_RULE))), DEFAULT_SOURCE),
   } satisfies Record<EmptyLegField | ExtraField, v.GenericSchema>;
   const known = Object.keys(entries);
 
@@ -251,6 +253,7 @@ function buildSchema(today: string) {
       leg.listed = r.listed;
       leg.blocked = r.blocked;
       leg.depTimezone = r.depTimezone;
+      leg.source = r.source;
       return leg as unknown as StoredLeg;
     }),
   );

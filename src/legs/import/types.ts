@@ -36,4 +36,9 @@ export interface ImportResult {
 export interface ImportOptions {
   /** The load day, `yyyy-MM-dd` (UTC): the listing horizon and the year limits count from it. */
   today: string;
+  /**
+   * The source the whole file is loaded for (`legs:load --source NAME`): a record without `source`
+   * gets it, a record that names another source is refused. Undefined: each record's own, else `default`.
+   */
+  source?: string | undefined;
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { StoredLeg } from '../storage.js';
+import { isSource } from '../source.js';
 import { ID_PATTERN } from './reference-data.js';
 import { importRecordSchema } from './schema.js';
 import { show } from './show.js';
@@ -35,17 +36,29 @@ export function validateImportRecord(record: unknown, options: ImportOptions): R
     return { ok: false, issues: [{ field: null, rule: `must be a JSON object, got ${show(record)}` }] };
   }
   const result = v.safeParse(importRecordSchema(options.today), record);
-  if (result.success) return { ok: true, leg: result.output };
+  const sourceIssue = wrongSource(record, options.source);
+  if (result.success && !sourceIssue) {
+    if (options.source !== undefined) result.output.source = options.source;
+    return { ok: true, leg: result.output };
+  }
   const seen = new Set<string | null>();
   const issues: FieldIssue[] = [];
-  for (const issue of result.issues) {
+  for (const issue of result.issues ?? []) {
     const field = fieldOf(issue);
     // The whole-record issues (not an object) are kept once; per field, the first rule wins.
     if (seen.has(field)) continue;
     seen.add(field);
     issues.push({ field, rule: issue.message });
   }
+  if (sourceIssue && !seen.has('source')) issues.push(sourceIssue);
   return { ok: false, issues };
+}
+
+/** With a source given for the whole file, a record that names another (well-formed) one is refused. */
+function wrongSource(record: object, source: string | undefined): FieldIssue | undefined {
+  const given = (record as { source?: unknown }).source;
+  if (source === undefined || given === undefined || given === source || !isSource(given)) return undefined;
+  return { field: 'source', rule: `must be ${show(source)}, the source this file is loaded for, got ${show(given)}` };
 }
 
 export function describePosition(at: RecordPosition): string {
@@ -58,6 +71,69 @@ export function importError(at: RecordPosition | null, field: string | null, rul
 }
 
 /**
+ * Collects validated records one at a time (a file is read as a stream), then refuses duplicate
+ * ids when the file is complete: every occurrence is an error that names the others. Memory is
+ * the valid legs, the errors, and one position per distinct id.
+ */
+export class ImportCollector {
+  private readonly legs: { leg: StoredLeg; at: RecordPosition }[] = [];
+  private readonly errors: ImportError[] = [];
+  private readonly positionsById = new Map<string, RecordPosition[]>();
+  private readonly invalid = new Set<string>();
+  private records = 0;
+
+  constructor(private readonly options: ImportOptions) {}
+
+  /** A record parsed from the file, at its position. */
+  add(record: unknown, at: RecordPosition): void {
+    this.records += 1;
+    const id = typeof record === 'object' && record !== null ? (record as { id?: unknown }).id : undefined;
+    if (typeof id === 'string' && ID_PATTERN.test(id)) {
+      const list = this.positionsById.get(id);
+      if (list) list.push(at);
+      else this.positionsById.set(id, [at]);
+    }
+    const result = validateImportRecord(record, this.options);
+    if (result.ok) {
+      this.legs.push({ leg: result.leg, at });
+      return;
+    }
+    this.invalid.add(describePosition(at));
+    for (const issue of result.issues) this.errors.push(importError(at, issue.field, issue.rule));
+  }
+
+  /** A record that is not JSON (an NDJSON line): an error of that record. */
+  addBroken(at: RecordPosition, rule: string): void {
+    this.records += 1;
+    this.invalid.add(describePosition(at));
+    this.errors.push(importError(at, null, rule));
+  }
+
+  /** The legs (file order) and errors (file order; per record, field errors before a duplicate id). */
+  finish(): Omit<ImportResult, 'format' | 'fatal'> {
+    const errors = [...this.errors];
+    const duplicated = new Set<string>();
+    for (const [id, positions] of this.positionsById) {
+      if (positions.length < 2) continue;
+      duplicated.add(id);
+      for (const at of positions) {
+        const others = positions.filter((p) => p !== at).map(describePosition);
+        errors.push(importError(at, 'id', `duplicate id ${show(id)}, also at ${others.join(', ')}`));
+        this.invalid.add(describePosition(at));
+      }
+    }
+    // Stable: a record's own errors stay before its duplicate-id error.
+    errors.sort((a, b) => (a.at?.n ?? 0) - (b.at?.n ?? 0));
+    return {
+      legs: this.legs.filter(({ leg }) => !duplicated.has(leg.id)).map(({ leg }) => leg),
+      errors,
+      records: this.records,
+      invalidRecords: this.invalid.size,
+    };
+  }
+}
+
+/**
  * Validates parsed records. `positions[i]` says where record i sits in its file (default: index i).
  * Refuses duplicate ids (every occurrence, naming the others). Legs come back in input order.
  */
@@ -65,37 +141,7 @@ export function validateImportRecords(
   records: readonly unknown[],
   options: ImportOptions & { positions?: readonly RecordPosition[] },
 ): Omit<ImportResult, 'format' | 'fatal'> {
-  const positionOf = (i: number): RecordPosition => options.positions?.[i] ?? { kind: 'index', n: i };
-  const byId = new Map<string, number[]>();
-  records.forEach((r, i) => {
-    const id = typeof r === 'object' && r !== null ? (r as { id?: unknown }).id : undefined;
-    if (typeof id === 'string' && ID_PATTERN.test(id)) {
-      const list = byId.get(id);
-      if (list) list.push(i);
-      else byId.set(id, [i]);
-    }
-  });
-
-  const legs: StoredLeg[] = [];
-  const errors: ImportError[] = [];
-  let invalidRecords = 0;
-  records.forEach((record, i) => {
-    const at = positionOf(i);
-    const recordErrors: ImportError[] = [];
-    const result = validateImportRecord(record, options);
-    if (!result.ok) for (const issue of result.issues) recordErrors.push(importError(at, issue.field, issue.rule));
-    const id = (record as { id?: unknown } | null)?.id;
-    const same = typeof id === 'string' ? byId.get(id) : undefined;
-    if (same && same.length > 1) {
-      const others = same.filter((j) => j !== i).map((j) => describePosition(positionOf(j)));
-      recordErrors.push(importError(at, 'id', `duplicate id ${show(id)}, also at ${others.join(', ')}`));
-    }
-    if (recordErrors.length > 0) {
-      invalidRecords += 1;
-      errors.push(...recordErrors);
-    } else if (result.ok) {
-      legs.push(result.leg);
-    }
-  });
-  return { legs, errors, records: records.length, invalidRecords };
+  const collector = new ImportCollector(options);
+  records.forEach((record, i) => collector.add(record, options.positions?.[i] ?? { kind: 'index', n: i }));
+  return collector.finish();
 }

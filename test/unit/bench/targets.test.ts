@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { evaluateTargets, readUnitFraction, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
+import { evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
 
 const base: TargetInputs = {
   legs: 20_000,
   queries: [
-    { name: 'a', coldReadUnits: 100, wholeItemReadUnits: 1000, warmP95Ms: 2, excessBuckets: [] },
-    { name: 'b', coldReadUnits: 50, wholeItemReadUnits: 500, warmP95Ms: 4, excessBuckets: [] },
+    { name: 'a', coldReadUnits: 100, wholeItemReadUnits: 1000, warmP95Ms: 1, excessBuckets: [] },
+    { name: 'b', coldReadUnits: 50, wholeItemReadUnits: 500, warmP95Ms: 2, excessBuckets: [] },
   ],
   listBundleBytes: 250_000,
   listImportMs: 90,
@@ -35,11 +35,11 @@ describe('evaluateTargets', () => {
     expect(t.holds).toBe(false);
   });
 
-  it('limits warm p95 to 5 ms up to 20,000 legs and 15 ms above', () => {
-    expect(warmP95LimitMs(5_000)).toBe(5);
-    expect(warmP95LimitMs(20_000)).toBe(5);
-    expect(warmP95LimitMs(50_000)).toBe(15);
-    const slow = { ...base, queries: base.queries.map((q) => ({ ...q, warmP95Ms: 6 })) };
+  it('limits warm CPU time p95 to 2 ms up to 20,000 legs and 5 ms above', () => {
+    expect(warmP95LimitMs(5_000)).toBe(2);
+    expect(warmP95LimitMs(20_000)).toBe(2);
+    expect(warmP95LimitMs(50_000)).toBe(5);
+    const slow = { ...base, queries: base.queries.map((q) => ({ ...q, warmP95Ms: 3 })) };
     expect(byUnit(evaluateTargets(slow), 'p95').holds).toBe(false);
     expect(byUnit(evaluateTargets({ ...slow, legs: 50_000 }), 'p95').holds).toBe(true);
   });
@@ -59,6 +59,31 @@ describe('evaluateTargets', () => {
     );
     expect(t.value).toBe(1);
     expect(t.holds).toBe(false);
+  });
+});
+
+describe('trafficTargets and gzipTarget', () => {
+  const good = {
+    before: { readUnitsPerRequest: 8, busiestBucketRps: 30 },
+    after: { readUnitsPerRequest: 0.3, busiestBucketRps: 0.5, stalenessP99Ms: 1_000, inconsistent: 0 },
+    keysSeenWithinMs: 1_000,
+  };
+
+  it('hold within the limits, and each fails past its limit', () => {
+    expect(trafficTargets(good).every((t) => t.holds)).toBe(true);
+    expect(trafficTargets(good)).toHaveLength(6);
+    const bad = (over: Partial<typeof good.after>) => trafficTargets({ ...good, after: { ...good.after, ...over } }).filter((t) => !t.holds).map((t) => t.name);
+    expect(bad({ readUnitsPerRequest: 0.6 })).toEqual(['traffic: read units per request, change-aware cache']);
+    expect(bad({ readUnitsPerRequest: 0.81 })).toHaveLength(2); // and above 1/10 of the TTL cache's 8
+    expect(bad({ busiestBucketRps: 3.1 })).toEqual(['traffic: requests to the busiest bucket partition, change-aware / TTL cache']);
+    expect(bad({ stalenessP99Ms: 2_001 })).toEqual(['traffic: staleness p99, change-aware cache']);
+    expect(bad({ inconsistent: 1 })).toHaveLength(1);
+    expect(trafficTargets({ ...good, keysSeenWithinMs: 2_500 }).filter((t) => !t.holds)).toHaveLength(1);
+  });
+
+  it('gzip: compressed / plain at most 1/5', () => {
+    expect(gzipTarget(200, 1000).holds).toBe(true);
+    expect(gzipTarget(201, 1000).holds).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { addDays, daysBetween } from '../../../src/legs/dates.js';
-import { AIRCRAFT, AIRPORTS, COUNTRIES, FEATURED_AIRPORTS, demoLegs, generateDemoRecords } from '../../../local/demo/index.js';
+import { AIRCRAFT, AIRPORTS, COUNTRIES, DEMO_SOURCES, FEATURED_AIRPORTS, demoLegs, generateDemoRecords } from '../../../local/demo/index.js';
 import { REGISTRATION_PATTERNS } from '../../../local/demo/aircraft.js';
 import { COUNTRY_CODES, isIanaTimeZone, validateImportRecords } from '../../../src/legs/import/index.js';
 import { AMENITY_TYPES } from '../../../src/legs/model.js';
@@ -156,5 +156,15 @@ describe('generation', () => {
     expect([...airports].every((icao) => AIRPORTS.slice(0, 200).some((a) => a.icao === icao))).toBe(true);
     const last = result.legs.reduce((m, l) => (l.startDate > m ? l.startDate : m), TODAY);
     expect(daysBetween(TODAY, last)).toBeGreaterThan(300);
+  });
+});
+
+describe('demo feeds', () => {
+  it('spreads the demo legs over the demo sources, each with listed legs to sync', () => {
+    const legs = demoLegs(TODAY);
+    const bySource = new Map<string, number>();
+    for (const leg of legs) if (leg.listed && !leg.blocked) bySource.set(leg.source!, (bySource.get(leg.source!) ?? 0) + 1);
+    expect([...bySource.keys()].sort()).toEqual([...DEMO_SOURCES].sort());
+    for (const n of bySource.values()) expect(n).toBeGreaterThan(legs.length / DEMO_SOURCES.length / 2);
   });
 });

@@ -70,7 +70,7 @@ describe('a complete valid record', () => {
     const result = validateImportRecord(record(), { today: TODAY });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
-    expect(Object.keys(result.leg)).toEqual([...EMPTY_LEG_FIELDS, 'listed', 'blocked', 'depTimezone']);
+    expect(Object.keys(result.leg)).toEqual([...EMPTY_LEG_FIELDS, 'listed', 'blocked', 'depTimezone', 'source']);
     for (const key of Object.keys(BASE)) expect(result.leg[key as keyof typeof result.leg]).toEqual(BASE[key as keyof typeof BASE]);
   });
 });

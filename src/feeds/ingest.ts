@@ -1,0 +1,215 @@
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { S3Event } from 'aws-lambda';
+import { utcDate } from '../legs/dates.js';
+import { loadFeed, type FeedLoadOutcome } from '../legs/feed-load.js';
+import { readImportStream, type ImportError, type ImportResult } from '../legs/import/index.js';
+import type { LoadMode, PlanCounts, SourcePlan } from '../legs/sync-plan.js';
+import { logger } from '../logger.js';
+import { decodeEventKey, feedKey } from './keys.js';
+import { emfRecord, type FeedMetricValues } from './metrics.js';
+
+/**
+ * Ingesting one feed file of the feeds bucket: the same validation and loading as `legs:load`
+ * (src/legs/import, src/legs/feed-load.ts), then a report next to it. All or nothing: a file with
+ * one invalid record, or a sync the guard stops, writes no leg (the ingest has no --skip-invalid and
+ * no --force; an operator who means it runs the command). NDJSON is read from the object's stream
+ * line by line; a JSON array is read whole, up to MAX_JSON_FEED_BYTES.
+ */
+export const MAX_JSON_FEED_BYTES = 32 * 1024 * 1024;
+
+export interface IngestDeps {
+  s3: S3Client;
+  dynamo: DynamoDBDocumentClient;
+  legsTableName: string;
+  stage: string;
+  now?: () => Date;
+  /** Where the metric line goes (stdout in Lambda, which CloudWatch reads). */
+  emit?: (line: string) => void;
+}
+
+export interface FeedObject {
+  bucket: string;
+  key: string;
+  versionId?: string | undefined;
+}
+
+export type ReportStatus = 'loaded' | 'refused' | 'failed';
+
+export interface ReportError {
+  line?: number;
+  index?: number;
+  field: string | null;
+  rule: string;
+  message: string;
+}
+
+export interface FeedReport {
+  file: string;
+  versionId: string | null;
+  mode: LoadMode;
+  status: ReportStatus;
+  /** Why a file was refused or failed, in one line; null when loaded. */
+  reason: string | null;
+  startedAt: string;
+  finishedAt: string;
+  table: string;
+  format: 'json' | 'ndjson' | null;
+  records: number;
+  validLegs: number;
+  invalidRecords: number;
+  /** Legs written with the file's content, and legs unlisted (sync). */
+  written: number;
+  unlisted: number;
+  /** Sync: the planned counts, in total and per source. */
+  counts: Omit<PlanCounts, 'inListing' | 'leaving'> | null;
+  sources: SourcePlan[];
+  /** Sync: sources the guard stopped. */
+  guard: { source: string; inListing: number; leaving: number }[];
+  /** Every refused record: where, which field, which rule. */
+  errors: ReportError[];
+}
+
+function reportError(e: ImportError): ReportError {
+  const at = e.at ? (e.at.kind === 'line' ? { line: e.at.n } : { index: e.at.n }) : {};
+  return { ...at, field: e.field, rule: e.rule, message: e.message };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The report of a file that was read (valid or not) and, when valid, loaded or stopped by the guard. */
+export function buildReport(
+  base: Pick<FeedReport, 'file' | 'versionId' | 'mode' | 'startedAt' | 'finishedAt' | 'table'>,
+  parsed: ImportResult,
+  outcome: FeedLoadOutcome | undefined,
+): FeedReport {
+  const plan = outcome?.plan;
+  let status: ReportStatus = 'loaded';
+  let reason: string | null = null;
+  if (parsed.fatal) {
+    status = 'refused';
+    reason = `the file cannot be read as the import format: ${parsed.errors[0]?.rule ?? 'unknown error'}; nothing was written`;
+  } else if (parsed.invalidRecords > 0) {
+    status = 'refused';
+    reason = `${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written`;
+  } else if (outcome?.status === 'refused' && plan) {
+    status = 'refused';
+    reason =
+      plan.refusals.map((r) => `source ${r.source} would lose ${r.leaving} of its ${plural(r.inListing, 'leg')} in the listing`).join('; ') +
+      ' (more than half): a truncated feed? Nothing was written; to sync it anyway, run legs:load --sync --force';
+  }
+  const totals = plan?.totals;
+  return {
+    ...base,
+    status,
+    reason,
+    format: parsed.format,
+    records: parsed.records,
+    validLegs: parsed.legs.length,
+    invalidRecords: parsed.invalidRecords,
+    written: outcome?.written ?? 0,
+    unlisted: outcome?.unlisted ?? 0,
+    counts: totals ? { new: totals.new, changed: totals.changed, unchanged: totals.unchanged, unlist: totals.unlist } : null,
+    sources: plan?.bySource ?? [],
+    guard: plan?.refusals ?? [],
+    errors: parsed.errors.map(reportError),
+  };
+}
+
+function isAsyncIterable(body: unknown): body is AsyncIterable<Uint8Array> {
+  return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
+}
+
+/**
+ * Ingests one object. Returns its report (also written to the bucket). A failure of S3 or DynamoDB
+ * is reported as `failed` when the report can still be written, then thrown, so that the invocation
+ * fails (Lambda retries it; the function's Errors alarm fires). Running a load again is safe.
+ */
+export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<FeedReport | undefined> {
+  const where = feedKey(object.key);
+  if (!where) return undefined;
+  const now = deps.now ?? (() => new Date());
+  const started = now();
+  const base = {
+    file: object.key,
+    versionId: object.versionId ?? null,
+    mode: where.mode,
+    startedAt: started.toISOString(),
+    table: deps.legsTableName,
+  };
+  let report: FeedReport;
+  try {
+    const got = await deps.s3.send(
+      new GetObjectCommand({ Bucket: object.bucket, Key: object.key, ...(object.versionId ? { VersionId: object.versionId } : {}) }),
+    );
+    if (!isAsyncIterable(got.Body)) throw new Error(`s3://${object.bucket}/${object.key} has no readable body`);
+    const parsed = await readImportStream(got.Body, { today: utcDate(started), maxJsonBytes: MAX_JSON_FEED_BYTES });
+    const valid = !parsed.fatal && parsed.invalidRecords === 0;
+    const outcome = valid
+      ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started })
+      : undefined;
+    report = buildReport({ ...base, finishedAt: now().toISOString() }, parsed, outcome);
+  } catch (err) {
+    const failed: FeedReport = {
+      ...base,
+      finishedAt: now().toISOString(),
+      status: 'failed',
+      reason: `${err instanceof Error ? err.name : 'Error'}: ${err instanceof Error ? err.message : String(err)}; the load may be partly written, and is retried (loading a file again is safe)`,
+      format: null,
+      records: 0,
+      validLegs: 0,
+      invalidRecords: 0,
+      written: 0,
+      unlisted: 0,
+      counts: null,
+      sources: [],
+      guard: [],
+      errors: [],
+    };
+    await putReport(deps, object.bucket, where.reportKey, failed).catch(() => undefined);
+    throw err;
+  }
+  await putReport(deps, object.bucket, where.reportKey, report);
+  const values: FeedMetricValues = {
+    loaded: report.status === 'loaded' ? 1 : 0,
+    refused: report.status === 'refused' ? 1 : 0,
+    legsWritten: report.written,
+    legsUnlisted: report.unlisted,
+  };
+  (deps.emit ?? ((line) => process.stdout.write(`${line}\n`)))(JSON.stringify(emfRecord(deps.stage, values, now())));
+  return report;
+}
+
+async function putReport(deps: IngestDeps, bucket: string, key: string, report: FeedReport): Promise<void> {
+  await deps.s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: `${JSON.stringify(report, null, 2)}\n`,
+      ContentType: 'application/json',
+    }),
+  );
+}
+
+/**
+ * The ingest function's work for one S3 event: each object created under `incoming/` of the feeds
+ * bucket, one after the other. Objects of another bucket or outside `incoming/` are skipped (logged).
+ */
+export async function ingestS3Event(event: S3Event, deps: IngestDeps & { bucket: string }): Promise<FeedReport[]> {
+  const reports: FeedReport[] = [];
+  for (const record of event.Records ?? []) {
+    const bucket = record.s3.bucket.name;
+    const key = decodeEventKey(record.s3.object.key);
+    if (bucket !== deps.bucket || !feedKey(key)) {
+      logger.warn('not a feed file: skipped', { bucket, key });
+      continue;
+    }
+    const report = await ingestFeed({ bucket, key, versionId: record.s3.object.versionId }, deps);
+    if (!report) continue;
+    const summary = { file: report.file, status: report.status, reason: report.reason, written: report.written, unlisted: report.unlisted };
+    if (report.status === 'loaded') logger.info('feed loaded', summary);
+    else logger.error('feed refused', { ...summary, errors: report.errors.slice(0, 20) });
+    reports.push(report);
+  }
+  return reports;
+}
