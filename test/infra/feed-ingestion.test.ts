@@ -81,7 +81,7 @@ describe.each(STAGES)('stage %s', (stage) => {
     expect(json(env.FEEDS_BUCKET_NAME)).toContain(`empty-legs-${stage}-feeds`);
   });
 
-  it('least privilege: read incoming/*, write reports/*, Scan, BatchWriteItem and the change journal's GetItem and PutItem on the legs table, its own logs; nothing else', () => {
+  it('least privilege: read incoming/*, write reports/*, Scan, BatchWriteItem and the journal GetItem and PutItem on the legs table, its own logs; nothing else', () => {
     const f = resourcesOfType(t(), 'AWS::Lambda::Function')[INGEST_FUNCTION_LOGICAL_ID]!;
     const roleId = (props(f).Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!;
     const policies = Object.values(resourcesOfType(t(), 'AWS::IAM::Policy')).filter((p) => json(props(p).Roles) === json([{ Ref: roleId }]));
