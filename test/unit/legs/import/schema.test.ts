@@ -1,69 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import {
-  COUNTRY_CODES,
-  findJsonSyntaxError,
-  parseImportText,
-  parseInstant,
-  validateImportRecord,
-  validateImportRecords,
-} from '../../../../src/legs/import/index.js';
+import { parseImportText, validateImportRecord } from '../../../../src/legs/import/index.js';
 import { EMPTY_LEG_FIELDS } from '../../../../src/legs/model.js';
+import { BASE, NULLABLE, TODAY, errorsOf, record, type Patch } from '../../../support/import-records.js';
 
-const TODAY = '2026-11-21';
-const fixture = (name: string) => readFileSync(new URL(`../../../fixtures/${name}`, import.meta.url), 'utf8');
-
-/** A valid record with every field. */
-const BASE = {
-  id: 'LEG-1',
-  startDate: '2026-12-10',
-  endDate: '2026-12-12',
-  depCityName: 'Paris',
-  depAirportName: 'Paris-Le Bourget Airport',
-  depAirportIcao: 'LFPB',
-  depAirportIata: 'LBG',
-  depCountryName: 'France',
-  depCountryCode: 'FR',
-  arrCityName: 'Geneva',
-  arrAirportName: 'Geneva Airport',
-  arrAirportIcao: 'LSGG',
-  arrAirportIata: 'GVA',
-  arrCountryName: 'Switzerland',
-  arrCountryCode: 'CH',
-  airlineName: 'Riviera Aviation',
-  aircraftModelName: 'Cessna Citation CJ4',
-  aircraftType: 'Light Jet',
-  registration: 'F-HCJF',
-  aircraftImg: 'https://images.example.com/cj4.jpg',
-  makeYear: 2016,
-  renovateYear: 2022,
-  seatNum: 8,
-  price: 6900.5,
-  currency: 'EUR',
-  amenities: [{ amenityType: 'wifi', amenityName: 'Wi-Fi', amenityDesc: 'Ka-band internet' }],
-  listed: true,
-  blocked: false,
-  depTimezone: 'Europe/Paris',
-};
-type Patch = Record<string, unknown>;
-
-const NULLABLE = [
-  'depAirportName', 'depAirportIcao', 'depAirportIata', 'depCountryName', 'depCountryCode',
-  'arrAirportName', 'arrAirportIcao', 'arrAirportIata', 'arrCountryName', 'arrCountryCode',
-  'airlineName', 'aircraftModelName', 'aircraftType', 'registration', 'aircraftImg',
-  'makeYear', 'renovateYear', 'seatNum', 'price', 'currency',
-];
-
-/** BASE with `patch` applied; a value of undefined removes the field. */
-function record(patch: Patch = {}): Record<string, unknown> {
-  const r: Record<string, unknown> = { ...BASE, ...patch };
-  for (const [k, v] of Object.entries(patch)) if (v === undefined) delete r[k];
-  return r;
-}
-
-function errorsOf(patch: Patch): string[] {
-  return parseImportText(JSON.stringify([record(patch)]), { today: TODAY }).errors.map((e) => e.message);
-}
+/** The rules of one import record (src/legs/import/schema.ts). */
 
 describe('a complete valid record', () => {
   it('becomes a stored leg with every field, in the API field order, plus the listing state', () => {
@@ -188,7 +128,6 @@ describe('rules: passing cases and normalisation', () => {
   });
 });
 
-
 describe('departureAt: startDate is the date of the instant in depTimezone', () => {
   it.each<[string, string, string]>([
     ['2026-03-01T23:30:00-05:00', 'America/New_York', '2026-03-01'],
@@ -208,124 +147,5 @@ describe('departureAt: startDate is the date of the instant in depTimezone', () 
   it('checks endDate against the derived startDate', () => {
     const errors = errorsOf({ startDate: undefined, departureAt: '2026-12-10T23:30:00-05:00', depTimezone: 'UTC', endDate: '2026-12-10' });
     expect(errors).toEqual(['index 0: endDate: must not be before startDate 2026-12-11, got "2026-12-10"']);
-  });
-
-  it('parses instants exactly', () => {
-    expect(parseInstant('2026-03-01T23:30:00-05:00')).toBe(Date.UTC(2026, 2, 2, 4, 30));
-    expect(parseInstant('2026-03-01T23:30Z')).toBe(Date.UTC(2026, 2, 1, 23, 30));
-    expect(parseInstant('2026-03-01')).toBeUndefined();
-    expect(parseInstant('2026-03-01T23:30:00+19:00')).toBeUndefined();
-  });
-});
-
-describe('file formats', () => {
-  it('reads the same legs from the JSON array and the NDJSON fixtures', () => {
-    const json = parseImportText(fixture('legs-valid.json'), { today: TODAY });
-    const ndjson = parseImportText(fixture('legs-valid.ndjson'), { today: TODAY });
-    const raw = JSON.parse(fixture('legs-valid.json')) as { id: string }[];
-    expect(json.errors).toEqual([]);
-    expect(json.format).toBe('json');
-    expect(ndjson.errors).toEqual([]);
-    expect(ndjson.format).toBe('ndjson');
-    expect(json.legs.map((l) => l.id)).toEqual(raw.map((r) => r.id));
-    expect(ndjson.legs).toEqual(json.legs);
-  });
-
-  it('numbers NDJSON records by line (1-based, blank lines counted) and JSON records by index', () => {
-    const lines = [JSON.stringify(record({ id: 'A' })), '', '   ', JSON.stringify(record({ id: 'B', depAirportIcao: 'EGL' }))];
-    expect(parseImportText(lines.join('\n'), { today: TODAY }).errors.map((e) => e.message)).toEqual([
-      'line 4: depAirportIcao: must be 4 letters (ICAO), got "EGL"',
-    ]);
-    expect(parseImportText(lines.join('\r\n'), { today: TODAY }).errors[0]!.at).toEqual({ kind: 'line', n: 4 });
-    const array = [record({ id: 'A' }), record({ id: 'B' }), record({ id: 'C', depAirportIcao: 'EGL' })];
-    expect(parseImportText(JSON.stringify(array, null, 2), { today: TODAY }).errors[0]!.message).toMatch(/^index 2: depAirportIcao:/);
-  });
-
-  it('reports a broken JSON array with its line and column, and nothing else', () => {
-    const text = '[\n  {"id": "A"},\n  {"id": "B" "x": 1}\n]';
-    const result = parseImportText(text, { today: TODAY });
-    expect(result.fatal).toBe(true);
-    expect(result.legs).toEqual([]);
-    expect(result.errors.map((e) => e.message)).toEqual([`line 3: invalid JSON at column 14: expected ',' or '}'`]);
-  });
-
-  it.each<[string, string]>([
-    ['[{"id": "A"},]', 'trailing comma before ]'],
-    ['[{"id": "A"}', 'unexpected end of file'],
-    ['[{"id": x}]', 'unexpected character "x"'],
-    ["[{'id': 'A'}]", 'expected a "quoted" field name'],
-    ['[1] 2', 'unexpected text after the end of the JSON value'],
-  ])('locates the syntax error in %s', (text, reason) => {
-    const result = parseImportText(text, { today: TODAY });
-    expect(result.fatal).toBe(true);
-    expect(result.errors).toHaveLength(1);
-    expect(result.errors[0]!.message).toContain(reason);
-  });
-
-  it('agrees with JSON.parse on what is valid', () => {
-    for (const text of ['[]', '[{"a":[1,-2.5e3,true,false,null,"\\u00e9\\n"]}]', ' [ ] ']) {
-      expect(() => JSON.parse(text) as unknown).not.toThrow();
-      expect(findJsonSyntaxError(text)).toBeUndefined();
-    }
-  });
-
-  it('reports a broken NDJSON line and still validates the other lines', () => {
-    const result = parseImportText(fixture('legs-bad.ndjson'), { today: TODAY });
-    const lines = fixture('legs-bad.ndjson').split('\n');
-    const lineOf = (id: string) => lines.findIndex((l) => l.includes(`"id": "${id}"`)) + 1;
-    const messages = result.errors.map((e) => e.message);
-    expect(messages).toContain(`line ${lineOf('FX-BROKEN')}: invalid JSON at column ${lines[lineOf('FX-BROKEN') - 1]!.length + 1}: unexpected end of line`);
-    expect(messages).toContain(`line ${lineOf('FX-TYPO')}: arrAirprtIcao: is not a field of the import format (did you mean arrAirportIcao?)`);
-    expect(messages).toContain(`line ${lineOf('FX-LONG-WINDOW')}: startDate: must be a real calendar date yyyy-MM-dd, got "2026-02-30"`);
-    // the only record without a problem
-    expect(result.legs.map((l) => l.id)).toEqual(['FX-DEPARTURE-AT']);
-    const nonBlank = lines.filter((l) => l.trim() !== '').length;
-    expect(result.records).toBe(nonBlank);
-    expect(result.invalidRecords).toBe(nonBlank - 1);
-    expect(result.fatal).toBe(false);
-  });
-
-  it('explains that a lone pretty-printed object is not the format', () => {
-    const result = parseImportText(JSON.stringify(record(), null, 2), { today: TODAY });
-    expect(result.fatal).toBe(true);
-    expect(result.errors.map((e) => e.message)).toEqual([
-      'file: a JSON file must be an array of records ([...]); NDJSON has one record per line',
-    ]);
-  });
-
-  it('accepts a byte-order mark, an empty array and an empty file', () => {
-    expect(parseImportText(`\ufeff${JSON.stringify([record()])}`, { today: TODAY }).legs).toHaveLength(1);
-    expect(parseImportText('[]', { today: TODAY })).toMatchObject({ legs: [], errors: [], records: 0 });
-    expect(parseImportText('\n\n', { today: TODAY })).toMatchObject({ legs: [], errors: [], records: 0 });
-  });
-});
-
-describe('duplicate ids', () => {
-  it('refuses every occurrence and names the other positions', () => {
-    const lines = [record({ id: 'D' }), record({ id: 'E' }), record({ id: 'D' }), record({ id: 'D' })].map((r) => JSON.stringify(r));
-    const result = parseImportText(lines.join('\n'), { today: TODAY });
-    expect(result.errors.map((e) => e.message)).toEqual([
-      'line 1: id: duplicate id "D", also at line 3, line 4',
-      'line 3: id: duplicate id "D", also at line 1, line 4',
-      'line 4: id: duplicate id "D", also at line 1, line 3',
-    ]);
-    expect(result.legs.map((l) => l.id)).toEqual(['E']);
-  });
-
-  it('works on parsed records with index positions', () => {
-    const result = validateImportRecords([record({ id: 'X' }), record({ id: 'X' })], { today: TODAY });
-    expect(result.errors.map((e) => e.message)).toEqual([
-      'index 0: id: duplicate id "X", also at index 1',
-      'index 1: id: duplicate id "X", also at index 0',
-    ]);
-  });
-});
-
-describe('country codes', () => {
-  it('holds the 249 officially assigned ISO 3166-1 codes plus XK, each one a region Intl knows', () => {
-    const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
-    expect(COUNTRY_CODES.size).toBe(250);
-    for (const code of COUNTRY_CODES) expect(names.of(code)).toBeDefined();
-    for (const code of ['EU', 'UN', 'ZZ', 'UK', 'EZ', 'QO', 'AN', 'SU']) expect(COUNTRY_CODES.has(code)).toBe(false);
   });
 });
