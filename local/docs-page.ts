@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPENAPI_DOCUMENT_JSON } from '../src/contract/openapi-document.js';
+import { requestTarget } from './edges.js';
 
 /**
  * The reference page of `npm start`, at `/docs`: Redoc (the `redoc` package's standalone bundle,
@@ -60,8 +61,10 @@ const CSP = [
  * Serves `/docs` and its bundle; returns false for any other path (the API gateway handles it).
  */
 export function serveDocs(req: IncomingMessage, res: ServerResponse): boolean {
-  const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  // The gateway answers a target that is no URL (in the envelope); never throw on one here.
+  const path = requestTarget(req.url)?.rawPath;
+  if (path === undefined) return false;
   if (path === DOCS_PATH || path === `${DOCS_PATH}/`) {
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',

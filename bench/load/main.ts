@@ -20,7 +20,7 @@ import { formatReport, runLoad } from './run.js';
  * the keys it needs, fires the mix of bench/load/mix.ts and checks every response. Prints requests/s,
  * p50, p99 and counts by status; exits 1 on any connection error, time-out or wrong response.
  */
-const ROOT = resolve(import.meta.dirname, '..');
+const ROOT = resolve(import.meta.dirname, '../..');
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 interface Target {

@@ -48,7 +48,7 @@ describe('npm run legs:export', () => {
       expect(parsed.errors).toEqual([]);
       const file = join(dir, 'legs.ndjson');
       writeFileSync(file, exported.stdout);
-      const loaded = await runScript('legs-load', [file], envFor(target), { inherit: true, timeoutMs: 60_000 });
+      const loaded = await runScript('legs:load', [file], envFor(target), { inherit: true, timeoutMs: 60_000 });
       expect(loaded.code).toBe(0);
       expect(sortById(await scanLegItems(target.client, target.legsTableName))).toEqual(original);
     },

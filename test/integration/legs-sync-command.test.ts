@@ -20,7 +20,7 @@ describe('npm run legs:load -- FILE --sync', () => {
   let t: TestTables;
   let dir: string;
   const env = () => ({ DYNAMODB_ENDPOINT: t.endpoint, LEGS_TABLE_NAME: t.legsTableName, KEYS_TABLE_NAME: t.keysTableName });
-  const run = (args: string[]): Promise<CommandRun> => runScript('legs-load', args, env(), { inherit: true, timeoutMs: 60_000 });
+  const run = (args: string[]): Promise<CommandRun> => runScript('legs:load', args, env(), { inherit: true, timeoutMs: 60_000 });
   const file = (name: string, records: readonly Record<string, unknown>[]) => {
     const path = join(dir, name);
     writeFileSync(path, ndjson(records));
