@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseCommandLine, runCommand } from '../cli/args.js';
-import { ConfigError } from '../src/errors.js';
+import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
+import { parseIntegerSetting } from '../src/config.js';
 import { renderChart } from './chart.js';
 import { renderMarkdown } from './markdown.js';
 import { renderTrafficChart } from './traffic-chart.js';
@@ -30,14 +30,6 @@ const USAGE =
   '       npm run bench -- --markdown RESULT.json...\n' +
   '       npm run bench -- --traffic-chart OUT.svg RESULT.json';
 
-function integer(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(flag, `'${raw}' is not a whole number`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(flag, `${n} is outside ${min}-${max}`);
-  return n;
-}
-
 function trafficOptions(seconds: number): TrafficOptions | undefined {
   return seconds === 0 ? undefined : { ...DEFAULT_TRAFFIC, seconds };
 }
@@ -65,7 +57,7 @@ async function main(): Promise<void> {
     return;
   }
   if (values.chart !== undefined) {
-    if (positionals.length === 0) throw new ConfigError('--chart', 'needs one or more RESULT.json files');
+    if (positionals.length === 0) throw CommandError.usage('--chart', 'needs one or more RESULT.json files');
     const results = positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult);
     writeFileSync(values.chart, renderChart(results));
     process.stderr.write(`wrote ${values.chart}\n`);
@@ -73,32 +65,32 @@ async function main(): Promise<void> {
   }
   if (values['traffic-chart'] !== undefined) {
     const file = positionals[0];
-    if (file === undefined) throw new ConfigError('--traffic-chart', 'needs a RESULT.json file with a traffic simulation');
+    if (file === undefined) throw CommandError.usage('--traffic-chart', 'needs a RESULT.json file with a traffic simulation');
     const result = JSON.parse(readFileSync(file, 'utf8')) as BenchResult;
-    if (!result.traffic) throw new ConfigError('--traffic-chart', `${file} has no traffic simulation`);
+    if (!result.traffic) throw CommandError.usage('--traffic-chart', `${file} has no traffic simulation`);
     writeFileSync(values['traffic-chart'], renderTrafficChart(result.traffic));
     process.stderr.write(`wrote ${values['traffic-chart']}\n`);
     return;
   }
   if (values.markdown) {
-    if (positionals.length === 0) throw new ConfigError('--markdown', 'needs one or more RESULT.json files');
+    if (positionals.length === 0) throw CommandError.usage('--markdown', 'needs one or more RESULT.json files');
     process.stdout.write(renderMarkdown(positionals.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchResult)));
     return;
   }
-  if (positionals.length > 0) throw new ConfigError(positionals[0]!, `unexpected argument\n${USAGE}`);
+  if (positionals.length > 0) throw CommandError.usage(positionals[0]!, `unexpected argument\n${USAGE}`);
 
-  const runs = integer('--runs', values.runs, 200, 1, 100_000);
+  const runs = parseIntegerSetting('--runs', values.runs, 200, 1, 100_000);
   const options = {
-    legs: integer('--legs', values.legs, 20_000, 1, 1_000_000),
+    legs: parseIntegerSetting('--legs', values.legs, 20_000, 1, 1_000_000),
     runs,
     // Empty-cache requests read DynamoDB Local for real (up to a second each at 20,000 legs on two
     // cores): by default enough rounds of the 9-query mix for at least `runs` requests in all.
-    coldRounds: integer('--cold-rounds', values['cold-rounds'], Math.ceil(runs / MIX_SIZE), 1, 100_000),
-    importRuns: integer('--import-runs', values['import-runs'], 7, 1, 1_000),
-    seed: integer('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
-    cacheTtlSeconds: integer('--ttl', values.ttl, 10, 0, 3600),
+    coldRounds: parseIntegerSetting('--cold-rounds', values['cold-rounds'], Math.ceil(runs / MIX_SIZE), 1, 100_000),
+    importRuns: parseIntegerSetting('--import-runs', values['import-runs'], 7, 1, 1_000),
+    seed: parseIntegerSetting('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
+    cacheTtlSeconds: parseIntegerSetting('--ttl', values.ttl, 10, 0, 3600),
     // The traffic simulation runs by default (--traffic says so explicitly); --traffic-seconds 0 skips it.
-    traffic: trafficOptions(integer('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
+    traffic: trafficOptions(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
   };
   const json = values.json === true;
   const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);

@@ -1,8 +1,7 @@
 import './quiet-node-notice.js';
-import { parseCommandLine, runCommand } from './args.js';
+import { CommandError, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig, type Stage } from '../src/config.js';
-import { ConfigError } from '../src/errors.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
@@ -61,12 +60,12 @@ interface Target extends CommandTables {
 async function connect(aws: boolean, stageFlag: string | undefined): Promise<Target> {
   const config = readConfig(process.env, { defaultToLocal: true });
   if (aws) {
-    if (stageFlag === undefined) throw new ConfigError('--stage', 'is required with --aws: sandbox or prod');
+    if (stageFlag === undefined) throw CommandError.usage('--stage', 'is required with --aws: sandbox or prod');
     const stage = parseStage('--stage', stageFlag);
     return { ...(await openStageTables(stage)), stage };
   }
   if (stageFlag !== undefined) {
-    throw new ConfigError('--stage', 'only applies with --aws (locally the stage is the STAGE setting)');
+    throw CommandError.usage('--stage', 'only applies with --aws (locally the stage is the STAGE setting)');
   }
   return { ...(await openLocalTables(config)), stage: config.stage };
 }
@@ -157,10 +156,10 @@ function printTable(keys: PublicKeyRecord[]): void {
 
 function keyIdArgument(positionals: string[]): string {
   const [keyId, ...extra] = positionals;
-  if (keyId === undefined) throw new ConfigError('KEY_ID', 'missing: give the key id (key_...), see `npm run keys -- list`');
-  if (extra.length > 0) throw new ConfigError('arguments', `unexpected argument ${shown(extra[0]!)}`);
+  if (keyId === undefined) throw CommandError.usage('KEY_ID', 'missing: give the key id (key_...), see `npm run keys -- list`');
+  if (extra.length > 0) throw CommandError.usage('arguments', `unexpected argument ${shown(extra[0]!)}`);
   if (!isKeyId(keyId)) {
-    throw new ConfigError(
+    throw CommandError.usage(
       'KEY_ID',
       keyId.startsWith('elk_')
         ? 'this is an API key, not its id: give the public id (key_...) shown by `npm run keys -- list`'
@@ -175,9 +174,9 @@ function parseName(raw: string | undefined): string | undefined {
   const name = raw.trim();
   if (name === '') return undefined;
   if (name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw new ConfigError('--name', 'at most 100 printable characters');
+    throw CommandError.usage('--name', 'at most 100 printable characters');
   }
-  if (name.startsWith('elk_')) throw new ConfigError('--name', 'must not look like an API key');
+  if (name.startsWith('elk_')) throw CommandError.usage('--name', 'must not look like an API key');
   return name;
 }
 
@@ -188,19 +187,19 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const [commandWord, ...args] = positionals;
-  if (commandWord === undefined) throw new ConfigError('command', 'missing: expected create, rotate, revoke or list (see --help)');
+  if (commandWord === undefined) throw CommandError.usage('command', 'missing: expected create, rotate, revoke or list (see --help)');
   if (!Object.hasOwn(COMMANDS, commandWord)) {
-    throw new ConfigError('command', `${shown(commandWord)} is not one of create, rotate, revoke, list`);
+    throw CommandError.usage('command', `${shown(commandWord)} is not one of create, rotate, revoke, list`);
   }
   const command = commandWord as CommandName;
   const spec = COMMANDS[command];
   for (const name of Object.keys(values) as OptionName[]) {
     if (!spec.options.includes(name) && !COMMON.includes(name)) {
-      throw new ConfigError(`--${name}`, `is not an option of ${command}`);
+      throw CommandError.usage(`--${name}`, `is not an option of ${command}`);
     }
   }
   const keyId = spec.keyId ? keyIdArgument(args) : undefined;
-  if (!spec.keyId && args.length > 0) throw new ConfigError('arguments', `unexpected argument ${shown(args[0]!)}`);
+  if (!spec.keyId && args.length > 0) throw CommandError.usage('arguments', `unexpected argument ${shown(args[0]!)}`);
 
   // Validate every flag before touching the database.
   let environment: KeyEnvironment | undefined;
@@ -208,10 +207,10 @@ async function main(argv: string[]): Promise<void> {
   let name: string | undefined;
   let graceMs = DEFAULT_GRACE_MS;
   if (command === 'create') {
-    if (values.env === undefined) throw new ConfigError('--env', 'is required: test or live');
-    if (values.env !== 'test' && values.env !== 'live') throw new ConfigError('--env', `${shown(values.env)} must be test or live`);
+    if (values.env === undefined) throw CommandError.usage('--env', 'is required: test or live');
+    if (values.env !== 'test' && values.env !== 'live') throw CommandError.usage('--env', `${shown(values.env)} must be test or live`);
     environment = values.env;
-    if (values.scopes === undefined) throw new ConfigError('--scopes', 'is required, e.g. --scopes empty_leg:read');
+    if (values.scopes === undefined) throw CommandError.usage('--scopes', 'is required, e.g. --scopes empty_leg:read');
     scopes = parseScopes(values.scopes);
     name = parseName(values.name);
   }

@@ -1,9 +1,8 @@
 import './quiet-node-notice.js';
 import { once } from 'node:events';
-import { parseCommandLine, runCommand } from './args.js';
-import { oneLine, openLocalTables, openStageTables, type CommandTables } from './connect.js';
+import { CommandError, oneLine, parseCommandLine, runCommand } from './command.js';
+import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
-import { ConfigError } from '../src/errors.js';
 import { exportLines } from '../src/legs/export.js';
 import { SOURCE_PATTERN, SOURCE_RULE, sourceOf } from '../src/legs/source.js';
 import { scanLegItems } from '../src/legs/table-scan.js';
@@ -15,8 +14,6 @@ import { scanLegItems } from '../src/legs/table-scan.js';
  * `depTimezone`), ordered by id, on stdout; one summary line on stderr. Exit status: 0 exported;
  * 1 the database failed; 2 a bad flag or setting.
  */
-class Exit extends Error {}
-
 async function main(): Promise<void> {
   const { values } = parseCommandLine(
     process.argv.slice(2),
@@ -24,10 +21,10 @@ async function main(): Promise<void> {
     false,
   );
   if (values.stage !== undefined && !values.aws) {
-    throw new ConfigError('--stage', 'only applies with --aws (the local tables have no stage)');
+    throw CommandError.usage('--stage', 'only applies with --aws (the local tables have no stage)');
   }
   const source = values.source;
-  if (source !== undefined && !SOURCE_PATTERN.test(source)) throw new ConfigError('--source', `'${source}' ${SOURCE_RULE}`);
+  if (source !== undefined && !SOURCE_PATTERN.test(source)) throw CommandError.usage('--source', `'${source}' ${SOURCE_RULE}`);
   const config = readConfig(process.env, { defaultToLocal: true });
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
 
@@ -35,7 +32,7 @@ async function main(): Promise<void> {
   try {
     tables = values.aws ? await openStageTables(stage) : await openLocalTables(config);
   } catch (err) {
-    throw new Exit(oneLine(err));
+    throw CommandError.failure(oneLine(err), err);
   }
   const { client, legsTableName } = tables;
   let lines: string[];
@@ -47,7 +44,7 @@ async function main(): Promise<void> {
     });
     lines = exportLines(items);
   } catch (err) {
-    throw new Exit(`Reading ${legsTableName} failed: ${oneLine(err)}`);
+    throw CommandError.failure(`Reading ${legsTableName} failed: ${oneLine(err)}`, err);
   } finally {
     client.destroy();
   }
@@ -58,10 +55,4 @@ async function main(): Promise<void> {
   process.stderr.write(`Exported ${lines.length} legs${of} from ${legsTableName}\n`);
 }
 
-runCommand(() =>
-  main().catch((err: unknown) => {
-    if (!(err instanceof Exit)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = 1;
-  }),
-);
+runCommand(main);

@@ -1,9 +1,8 @@
 import './quiet-node-notice.js';
 import { open, type FileHandle } from 'node:fs/promises';
-import { parseCommandLine, runCommand } from './args.js';
-import { oneLine, openLocalTables, openStageTables, type CommandTables } from './connect.js';
+import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './command.js';
+import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
-import { ConfigError } from '../src/errors.js';
 import { utcDate } from '../src/legs/dates.js';
 import { moveLines, planLines, refusalLine } from './load-report.js';
 import { loadFeed } from '../src/legs/feed-load.js';
@@ -23,16 +22,6 @@ const USAGE =
   'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--dry-run] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
-/** Exit with a status after printing a line; not an error of the program. */
-class Exit extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function printErrors(errors: readonly ImportError[], prefix: string): void {
   for (const e of errors.slice(0, MAX_ERRORS_SHOWN)) process.stderr.write(`${prefix}${e.message}\n`);
   if (errors.length > MAX_ERRORS_SHOWN) process.stderr.write(`${prefix}... and ${errors.length - MAX_ERRORS_SHOWN} more\n`);
@@ -50,10 +39,10 @@ async function main(): Promise<void> {
     aws: { type: 'boolean' },
     stage: { type: 'string' },
   });
-  if (positionals.length === 0) throw new ConfigError('FILE', `missing; ${USAGE}`);
-  if (positionals.length > 1) throw new ConfigError('FILE', `give one file, got ${positionals.length}; ${USAGE}`);
+  if (positionals.length === 0) throw CommandError.usage('FILE', `missing; ${USAGE}`);
+  if (positionals.length > 1) throw CommandError.usage('FILE', `give one file, got ${positionals.length}; ${USAGE}`);
   if (values.stage !== undefined && !values.aws) {
-    throw new ConfigError('--stage', 'only applies with --aws (the local tables have no stage)');
+    throw CommandError.usage('--stage', 'only applies with --aws (the local tables have no stage)');
   }
   const config = readConfig(process.env, { defaultToLocal: true });
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
@@ -62,18 +51,18 @@ async function main(): Promise<void> {
   const sync = values.sync === true;
   const dryRun = values['dry-run'] === true;
   const force = values.force === true;
-  if (force && !sync) throw new ConfigError('--force', 'only applies with --sync');
+  if (force && !sync) throw CommandError.usage('--force', 'only applies with --sync');
   if (skipInvalid && sync) {
-    throw new ConfigError('--skip-invalid', 'cannot be combined with --sync: a skipped record would count as absent from the feed and its leg would be unlisted');
+    throw CommandError.usage('--skip-invalid', 'cannot be combined with --sync: a skipped record would count as absent from the feed and its leg would be unlisted');
   }
   const source = values.source;
-  if (source !== undefined && !SOURCE_PATTERN.test(source)) throw new ConfigError('--source', `'${source}' ${SOURCE_RULE}`);
+  if (source !== undefined && !SOURCE_PATTERN.test(source)) throw CommandError.usage('--source', `'${source}' ${SOURCE_RULE}`);
 
   let handle: FileHandle;
   try {
     handle = await open(file, 'r');
   } catch (err) {
-    throw new Exit(2, `Cannot read ${file}: ${oneLine(err)}`);
+    throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
   }
   // Validate first: a file can be checked without a database. NDJSON is read line by line.
   const now = new Date();
@@ -81,19 +70,18 @@ async function main(): Promise<void> {
   try {
     parsed = await readImportStream(handle.createReadStream(), { today: utcDate(now), source });
   } catch (err) {
-    throw new Exit(2, `Cannot read ${file}: ${oneLine(err)}`);
+    throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
   } finally {
     await handle.close().catch(() => undefined);
   }
   if (parsed.fatal) {
     printErrors(parsed.errors, '');
-    throw new Exit(1, `${file} cannot be read as the import format; nothing was written`);
+    throw CommandError.failure(`${file} cannot be read as the import format; nothing was written`);
   }
   if (parsed.invalidRecords > 0) {
     if (!skipInvalid) {
       printErrors(parsed.errors, '');
-      throw new Exit(
-        1,
+      throw CommandError.failure(
         `${file}: ${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written ` +
           `(fix them, or give --skip-invalid to load the ${plural(parsed.legs.length, 'valid leg')})`,
       );
@@ -105,7 +93,7 @@ async function main(): Promise<void> {
   try {
     tables = values.aws ? await openStageTables(stage) : await openLocalTables(config);
   } catch (err) {
-    throw new Exit(1, oneLine(err));
+    throw CommandError.failure(oneLine(err), err);
   }
   const { client, legsTableName: tableName } = tables;
 
@@ -130,8 +118,7 @@ async function main(): Promise<void> {
     const t = plan.totals;
     if (outcome.status === 'refused') {
       for (const r of plan.refusals) process.stderr.write(`refused: ${refusalLine(r)}\n`);
-      throw new Exit(
-        1,
+      throw CommandError.failure(
         dryRun
           ? `Dry run: nothing was written to ${tableName}; this sync would be refused (check ${file}, or give --force)`
           : `Nothing was written to ${tableName}: check ${file}, or give --force to sync anyway`,
@@ -150,17 +137,11 @@ async function main(): Promise<void> {
         `wrote ${plural(outcome.written, 'leg')}, unlisted ${outcome.unlisted}, ${t.unchanged} unchanged\n`,
     );
   } catch (err) {
-    if (err instanceof Exit) throw err;
-    throw new Exit(1, oneLine(err));
+    if (err instanceof CommandError) throw err;
+    throw CommandError.failure(oneLine(err), err);
   } finally {
     client.destroy();
   }
 }
 
-runCommand(() =>
-  main().catch((err: unknown) => {
-    if (!(err instanceof Exit)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exitCode = err.status;
-  }),
-);
+runCommand(main);

@@ -1,9 +1,7 @@
 import '../cli/quiet-node-notice.js';
 import { parseIntegerSetting, parseStage, readConfig } from '../src/config.js';
-import { parseCommandLine } from '../cli/args.js';
-import { ConfigError } from '../src/errors.js';
-import { DynamoDbLocalError } from './dynamodb-local.js';
-import { LIST_PATH, LocalServiceError, startLocalService, type LocalService } from './service.js';
+import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
+import { LIST_PATH, startLocalService, type LocalService } from './service.js';
 
 /**
  * `npm start [-- --port N] [--data FILE] [--stage sandbox|prod]`: the service on this machine.
@@ -45,7 +43,7 @@ async function main(): Promise<void> {
   const config = readConfig(process.env, { defaultToLocal: true });
   const port = parseIntegerSetting(values.port !== undefined ? '--port' : 'PORT', values.port ?? process.env.PORT, 3000, 1, 65535);
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
-  if (values.data !== undefined && values.data.trim() === '') throw new ConfigError('--data', 'needs a file path');
+  if (values.data !== undefined && values.data.trim() === '') throw CommandError.usage('--data', 'needs a file path');
 
   service = await startLocalService({
     port,
@@ -65,15 +63,4 @@ async function main(): Promise<void> {
   console.log(`Listening on ${service.url}`);
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(2);
-  }
-  if (err instanceof DynamoDbLocalError || err instanceof LocalServiceError) {
-    console.error(err.message);
-    process.exit(1);
-  }
-  console.error(`npm start failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { openApiModuleSource } from './openapi-source.js';
 
 /**
@@ -7,14 +8,17 @@ import { openApiModuleSource } from './openapi-source.js';
  * committed module is out of date instead of writing it.
  */
 const TARGET = 'src/contract/openapi-document.ts';
-const source = openApiModuleSource(readFileSync('docs/openapi.yaml', 'utf8'));
-if (process.argv.includes('--check')) {
-  if (readFileSync(TARGET, 'utf8') !== source) {
-    console.error(`${TARGET} is out of date: run npm run openapi`);
-    process.exit(1);
+
+function main(): void {
+  const { values } = parseCommandLine(process.argv.slice(2), { check: { type: 'boolean' } }, false);
+  const source = openApiModuleSource(readFileSync('docs/openapi.yaml', 'utf8'));
+  if (values.check) {
+    if (readFileSync(TARGET, 'utf8') !== source) throw CommandError.failure(`${TARGET} is out of date: run npm run openapi`);
+    console.log(`${TARGET} is up to date`);
+    return;
   }
-  console.log(`${TARGET} is up to date`);
-} else {
   writeFileSync(TARGET, source);
   console.log(`Wrote ${TARGET}`);
 }
+
+runCommand(main);

@@ -34,12 +34,17 @@ export function invalidParameter(parameter: string, rule: string): AppError {
   return new AppError('INVALID_PARAMETER', `Invalid parameter '${parameter}': ${rule}`);
 }
 
+/** The one line that names a missing or bad setting and the rule it breaks. */
+export function settingMessage(setting: string, rule: string): string {
+  return `Invalid setting ${setting}: ${rule}`;
+}
+
 /** A setting (environment variable or command-line flag) that is missing or bad. */
 export class ConfigError extends Error {
   readonly setting: string;
 
   constructor(setting: string, rule: string) {
-    super(`Invalid setting ${setting}: ${rule}`);
+    super(settingMessage(setting, rule));
     this.name = 'ConfigError';
     this.setting = setting;
   }

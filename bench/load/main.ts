@@ -1,11 +1,10 @@
 import '../../cli/quiet-node-notice.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { parseCommandLine, runCommand } from '../../cli/args.js';
+import { CommandError, parseCommandLine, runCommand } from '../../cli/command.js';
 import { openLocalTables } from '../../cli/connect.js';
 import { parseIntegerSetting, parseStage, readConfig, type Stage } from '../../src/config.js';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
-import { ConfigError } from '../../src/errors.js';
 import { utcDate } from '../../src/legs/dates.js';
 import { freePort } from '../../local/dynamodb-local.js';
 import { createLoadKeys } from './keys.js';
@@ -78,10 +77,10 @@ function loopbackUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('--url', `not a URL: ${raw}`);
+    throw CommandError.usage('--url', `not a URL: ${raw}`);
   }
   if (url.protocol !== 'http:' || !LOOPBACK.has(url.hostname)) {
-    throw new ConfigError('--url', 'the load test runs on loopback only: http://127.0.0.1:PORT or http://localhost:PORT');
+    throw CommandError.usage('--url', 'the load test runs on loopback only: http://127.0.0.1:PORT or http://localhost:PORT');
   }
   return url.origin;
 }

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isUnavailable } from '../aws/unavailable.js';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 
 /** The response envelope (docs/api.md, "Envelope"), and the one mapper from any error to it. */
@@ -28,32 +29,6 @@ export function respond<T>(status: number, envelope: Envelope<T>): APIGatewayPro
 
 export function successResponse<T>(data: T, traceId: string): APIGatewayProxyStructuredResultV2 {
   return respond(200, { code: 'OK', message: SUCCESS_MESSAGE, data, traceId });
-}
-
-const UNAVAILABLE_NAMES = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  // A connection or request timeout of the SDK's HTTP handler, an invocation's database deadline
-  // (src/aws/deadline.ts), middy's own timeout guard.
-  'TimeoutError',
-  // A request torn down by the deadline's abort signal.
-  'AbortError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-]);
-const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** True for a DynamoDB throttle, a 5xx from the service, a time-out or a connection failure. */
-export function isUnavailable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const e = error as { name?: unknown; code?: unknown; $metadata?: { httpStatusCode?: unknown }; $retryable?: unknown };
-  if (typeof e.name === 'string' && UNAVAILABLE_NAMES.has(e.name)) return true;
-  if (typeof e.code === 'string' && UNAVAILABLE_ERRNO.has(e.code)) return true;
-  const status = e.$metadata?.httpStatusCode;
-  return typeof status === 'number' && status >= 500;
 }
 
 export interface MappedError {

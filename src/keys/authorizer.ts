@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LRUCache } from 'lru-cache';
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult, Context } from 'aws-lambda';
 import type { Stage } from '../config.js';
 import { DeadlineError, withDeadline } from '../aws/deadline.js';
 import { logger } from '../logger.js';
+import { ttlCache } from '../ttl-cache.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import {
   rejectedContext,
@@ -60,32 +60,6 @@ export function wrongEnvironmentMessage(keyEnvironment: KeyEnvironment, stage: S
 
 export function expiredMessage(graceUntil: string | undefined): string {
   return `The API key has expired: it was rotated and its grace period ended${graceUntil ? ` at ${graceUntil}` : ''}; use the new key`;
-}
-
-/**
- * A least-recently-used map with per-entry expiry on the authorizer's clock (lru-cache; an entry is
- * gone from `expiresAt` on, exactly).
- */
-function ttlCache<V>(maxEntries: number, now: () => number) {
-  const cache = new LRUCache<string, { value: V; expiresAt: number }>({ max: maxEntries, ttlResolution: 0, perf: { now } });
-  return {
-    get(key: string): V | undefined {
-      const entry = cache.get(key);
-      if (entry === undefined) return undefined;
-      if (now() < entry.expiresAt) return entry.value;
-      cache.delete(key);
-      return undefined;
-    },
-    set(key: string, value: V, expiresAt: number) {
-      const ttl = expiresAt - now();
-      if (ttl > 0) cache.set(key, { value, expiresAt }, { ttl });
-      else cache.delete(key);
-    },
-    get size() {
-      return cache.size;
-    },
-    clear: () => cache.clear(),
-  };
 }
 
 export interface KeyAuthorizerOptions {

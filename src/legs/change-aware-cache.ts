@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { RESET_ID, type ChangeSet, type JournalHead, type JournalSource, type LegChange } from './journal.js';
-import { MAX_CACHED_RECORDS, type LegsRepository, type StartDateRange } from './repository.js';
+import { covers, MAX_CACHED_RECORDS, type LegsRepository, type StartDateRange } from './repository.js';
 import { IndexEntryReader, type IndexEntry } from './storage.js';
 
 /**
@@ -59,12 +59,6 @@ function before(a: IndexEntry, b: IndexEntry): boolean {
 
 function inRange(startDate: string, range: StartDateRange): boolean {
   return (range.from === undefined || startDate >= range.from) && (range.to === undefined || startDate <= range.to);
-}
-
-function covers(outer: StartDateRange, inner: StartDateRange): boolean {
-  const fromOk = outer.from === undefined || (inner.from !== undefined && outer.from <= inner.from);
-  const toOk = outer.to === undefined || (inner.to !== undefined && outer.to >= inner.to);
-  return fromOk && toOk;
 }
 
 /** The changes of a run of change sets, the last change of each leg winning. */

@@ -2,7 +2,7 @@ import { utcDate } from './dates.js';
 import { bucketReads, collectMatches, pageOfMerged, queryWindow } from './listing.js';
 import { toApiRecord, type EmptyLeg } from './model.js';
 import type { ListQuery } from './query.js';
-import type { MatchMemo } from './match-memo.js';
+import { matchesKey, type MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
 import { LONG_BUCKET } from './storage.js';
 
@@ -33,7 +33,7 @@ export async function listEmptyLegs(
   // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
   // as the page goes.
   const nowMs = deps.now.getTime();
-  const key = JSON.stringify([todayUtc, window, query.depCityName, query.arrCityName, query.depAirportCode, query.arrAirportCode]);
+  const key = matchesKey(query, todayUtc);
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
     matches = { months: [], long: [] };

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { LIST_QUERY_FIELDS, type ListQuery } from './query.js';
 import type { IndexEntry } from './storage.js';
 
 /**
@@ -14,6 +16,24 @@ export interface Matches {
   long: IndexEntry[];
 }
 
+/**
+ * The fields of a query that do not change which legs match: where the page lies in them. The memo
+ * holds all the matches, so the pages of one query share an entry.
+ */
+export const PAGING_FIELDS = ['page', 'size'] as const satisfies readonly (keyof ListQuery)[];
+const PAGING: ReadonlySet<string> = new Set(PAGING_FIELDS);
+
+/** Every other field of the query, as the schema lists them: a new filter is in the key by default. */
+const MATCHING_FIELDS = LIST_QUERY_FIELDS.filter((field) => !PAGING.has(field));
+
+/**
+ * The memo key of a parsed query on the UTC day `todayUtc` (the date window moves with it): that
+ * day and the value of every field that can change the matches.
+ */
+export function matchesKey(query: ListQuery, todayUtc: string): string {
+  return JSON.stringify([todayUtc, ...MATCHING_FIELDS.map((field) => query[field] ?? null)]);
+}
+
 interface Memo extends Matches {
   sources: readonly (readonly IndexEntry[])[];
   validUntil: number;
@@ -22,9 +42,12 @@ interface Memo extends Matches {
 export const DEFAULT_MEMO_ENTRIES = 256;
 
 export class MatchMemo {
-  private readonly entries = new Map<string, Memo>();
+  /** Least recently used out first, beyond `maxEntries`. */
+  private readonly entries: LRUCache<string, Memo>;
 
-  constructor(private readonly maxEntries = DEFAULT_MEMO_ENTRIES) {}
+  constructor(maxEntries = DEFAULT_MEMO_ENTRIES) {
+    this.entries = new LRUCache<string, Memo>({ max: maxEntries });
+  }
 
   get(key: string, sources: readonly (readonly IndexEntry[])[], nowMs: number): Matches | undefined {
     const memo = this.entries.get(key);
@@ -34,21 +57,13 @@ export class MatchMemo {
       this.entries.delete(key);
       return undefined;
     }
-    // Least recently used goes first: re-insert on use.
-    this.entries.delete(key);
-    this.entries.set(key, memo);
     return { months: memo.months, long: memo.long };
   }
 
   set(key: string, sources: readonly (readonly IndexEntry[])[], matches: Matches): void {
     let validUntil = Infinity;
     for (const list of [matches.months, matches.long]) for (const e of list) if (e.expiresAt < validUntil) validUntil = e.expiresAt;
-    this.entries.delete(key);
     this.entries.set(key, { ...matches, sources, validUntil });
-    for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.maxEntries) break;
-      this.entries.delete(oldest);
-    }
   }
 
   get size(): number {

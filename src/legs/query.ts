@@ -21,18 +21,6 @@ export interface AirportFilter {
   code: string;
 }
 
-export interface ListQuery {
-  page: number;
-  size: number;
-  depDate: string | undefined;
-  offsetDays: number;
-  /** Lower-cased needles for the case-insensitive contains match. */
-  depCityName: string | undefined;
-  arrCityName: string | undefined;
-  depAirportCode: AirportFilter | undefined;
-  arrAirportCode: AirportFilter | undefined;
-}
-
 const INTEGER = /^[+-]?\d+$/;
 
 function clamp(raw: string, min: number, max: number): number {
@@ -45,12 +33,17 @@ function clamp(raw: string, min: number, max: number): number {
   return Math.min(max, Math.max(min, Number(digits)));
 }
 
-/** Empty (`?page=`) counts as absent (docs/api.md, "Query parameters"). */
+/**
+ * Empty (`?page=`) counts as absent (docs/api.md, "Query parameters"): an absent parameter reads as
+ * the empty string, and the empty string as undefined. (With that default, every field of the
+ * parsed query is present, possibly undefined, rather than optional.)
+ */
 const optionalRaw = v.optional(
   v.pipe(
     v.string(),
     v.transform((s) => (s === '' ? undefined : s)),
   ),
+  '',
 );
 
 const clampedInteger = (min: number, max: number, fallback: number) =>
@@ -95,44 +88,41 @@ const airportCode = v.pipe(
   ),
 );
 
+/** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
+const ListQueryFields = v.object({
+  page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
+  size: clampedInteger(1, MAX_SIZE, DEFAULT_SIZE),
+  depDate,
+  offsetDays,
+  depCityName: cityName,
+  arrCityName: cityName,
+  depAirportCode: airportCode,
+  arrAirportCode: airportCode,
+});
+
+/** The names of the query parameters the list operation reads. */
+export const LIST_QUERY_FIELDS = Object.keys(ListQueryFields.entries) as readonly (keyof ListQuery)[];
+
 export const ListQuerySchema = v.pipe(
-  v.object({
-    page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
-    size: clampedInteger(1, MAX_SIZE, DEFAULT_SIZE),
-    depDate,
-    offsetDays,
-    depCityName: cityName,
-    arrCityName: cityName,
-    depAirportCode: airportCode,
-    arrAirportCode: airportCode,
-  }),
+  ListQueryFields,
   v.forward(
     v.check((q) => q.offsetDays === 0 || q.depDate !== undefined, 'a non-zero value requires depDate'),
     ['offsetDays'],
   ),
 );
 
+/** A parsed query: page and size clamped, dates checked, city names folded, airport codes typed. */
+export type ListQuery = v.InferOutput<typeof ListQuerySchema>;
+
 /** Parses the query string parameters of a v2 event (unknown parameters are ignored). */
 export function parseListQuery(params: Readonly<Record<string, string | undefined>> | undefined): ListQuery {
   const input: Record<string, string | undefined> = {};
-  for (const key of ['page', 'size', 'depDate', 'offsetDays', 'depCityName', 'arrCityName', 'depAirportCode', 'arrAirportCode']) {
-    input[key] = params?.[key];
-  }
+  for (const key of LIST_QUERY_FIELDS) input[key] = params?.[key];
   const result = v.safeParse(ListQuerySchema, input, { abortPipeEarly: true });
   if (!result.success) {
     const issue = result.issues[0];
     const parameter = issue.path?.map((p) => String(p.key)).join('.') ?? 'query';
     throw invalidParameter(parameter, issue.message);
   }
-  const q = result.output;
-  return {
-    page: q.page ?? DEFAULT_PAGE,
-    size: q.size ?? DEFAULT_SIZE,
-    depDate: q.depDate,
-    offsetDays: q.offsetDays ?? 0,
-    depCityName: q.depCityName,
-    arrCityName: q.arrCityName,
-    depAirportCode: q.depAirportCode,
-    arrAirportCode: q.arrAirportCode,
-  };
+  return result.output;
 }

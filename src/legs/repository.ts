@@ -2,6 +2,7 @@ import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
+import { ttlCache } from '../ttl-cache.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_IDS_PER_REQUEST, MAX_QUERY_PAGES_PER_BUCKET } from './limits.js';
 import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
@@ -110,7 +111,7 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
   };
 }
 
-/** How many records the per-container cache keeps at most (oldest first out). */
+/** How many records the per-container cache keeps at most (least recently used first out). */
 export const MAX_CACHED_RECORDS = 5_000;
 
 interface CachedRead extends StartDateRange {
@@ -119,7 +120,7 @@ interface CachedRead extends StartDateRange {
 }
 
 /** True when a read of range `outer` holds every entry a read of `inner` would. */
-function covers(outer: StartDateRange, inner: StartDateRange): boolean {
+export function covers(outer: StartDateRange, inner: StartDateRange): boolean {
   const fromOk = outer.from === undefined || (inner.from !== undefined && outer.from <= inner.from);
   const toOk = outer.to === undefined || (inner.to !== undefined && outer.to >= inner.to);
   return fromOk && toOk;
@@ -140,7 +141,8 @@ export function withBucketCache(
   maxRecords: number = MAX_CACHED_RECORDS,
 ): LegsRepository & { clear(): void } {
   const reads = new Map<string, CachedRead[]>();
-  const records = new Map<string, { expires: number; item: Record<string, unknown> }>();
+  // Records by id, each kept `ttlMs` from the request that fetched it.
+  const records = ttlCache<Record<string, unknown>>(maxRecords, clock);
   return {
     queryBucket(bucket, range = {}) {
       if (ttlMs <= 0) return repo.queryBucket(bucket, range);
@@ -162,20 +164,12 @@ export function withBucketCache(
       const missing: string[] = [];
       for (const id of ids) {
         const hit = records.get(id);
-        if (hit && hit.expires > now) found.push(hit.item);
+        if (hit) found.push(hit);
         else missing.push(id);
       }
       if (missing.length === 0) return found;
       const fetched = await repo.getLegs(missing);
-      for (const item of fetched) {
-        if (typeof item.id !== 'string') continue;
-        records.delete(item.id);
-        records.set(item.id, { expires: now + ttlMs, item });
-      }
-      for (const id of records.keys()) {
-        if (records.size <= maxRecords) break;
-        records.delete(id);
-      }
+      for (const item of fetched) if (typeof item.id === 'string') records.set(item.id, item, now + ttlMs);
       return [...found, ...fetched];
     },
 

@@ -365,6 +365,31 @@ describe('repository key condition and listing cache', () => {
     expect(calls.ids).toHaveLength(3);
   });
 
+  it('fetches a page record again once its TTL has passed, counted from the request that fetched it', async () => {
+    const { repo, calls } = fakeRepo();
+    let t = 0;
+    const cached = withBucketCache(repo, 10_000, () => t);
+    await cached.getLegs(['a']);
+    t = 9_999;
+    await cached.getLegs(['a']);
+    expect(calls.ids).toEqual([['a']]);
+    t = 10_000;
+    await cached.getLegs(['a']);
+    expect(calls.ids).toEqual([['a'], ['a']]);
+  });
+
+  it('keeps at most maxRecords page records, least recently used out first', async () => {
+    const { repo, calls } = fakeRepo();
+    const cached = withBucketCache(repo, 10_000, () => 0, 2);
+    await cached.getLegs(['a', 'b']);
+    await cached.getLegs(['a']);
+    await cached.getLegs(['c']);
+    await cached.getLegs(['a']);
+    expect(calls.ids).toEqual([['a', 'b'], ['c']]);
+    await cached.getLegs(['b']);
+    expect(calls.ids).toEqual([['a', 'b'], ['c'], ['b']]);
+  });
+
   it('reads through when the TTL is 0', async () => {
     const { repo, calls } = fakeRepo();
     const cached = withBucketCache(repo, 0);
