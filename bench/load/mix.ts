@@ -1,4 +1,5 @@
 import { addDays } from '../../src/legs/dates.js';
+import { mulberry32 } from '../../local/demo/generator.js';
 
 /**
  * The load test's request mix (`npm run load`), and what each request must get, derived from the
@@ -133,17 +134,8 @@ export function expectationFor(keyKind: KeyKind, query: QueryRule): Expectation 
   };
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same sequence of requests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (the demo data's mulberry32): the same seed gives the same sequence of requests. */
+export const seededRandom = mulberry32;
 
 export function pickWeighted<T extends { weight: number }>(items: readonly T[], random: () => number): T {
   const total = items.reduce((sum, i) => sum + i.weight, 0);

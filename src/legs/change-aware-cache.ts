@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { RESET_ID, type ChangeSet, type JournalHead, type JournalSource, type LegChange } from './journal.js';
-import { covers, MAX_CACHED_RECORDS, type LegsRepository, type StartDateRange } from './repository.js';
+import { covers, MAX_CACHED_RECORDS, splitCached, type LegsRepository, type StartDateRange } from './repository.js';
 import { IndexEntryReader, type IndexEntry } from './storage.js';
 
 /**
@@ -205,13 +205,7 @@ export function withChangeAwareCache(
 
     async getLegs(ids) {
       await sync();
-      const found: Record<string, unknown>[] = [];
-      const missing: string[] = [];
-      for (const id of ids) {
-        const hit = records.get(id);
-        if (hit) found.push(hit);
-        else missing.push(id);
-      }
+      const { found, missing } = splitCached(ids, (id) => records.get(id));
       if (missing.length === 0) return found;
       const version = seen;
       const fetched = await repo.getLegs(missing);

@@ -111,6 +111,21 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
   };
 }
 
+/** The records a cache holds for `ids`, and the ids it misses (to fetch). */
+export function splitCached(
+  ids: readonly string[],
+  get: (id: string) => Record<string, unknown> | undefined,
+): { found: Record<string, unknown>[]; missing: string[] } {
+  const found: Record<string, unknown>[] = [];
+  const missing: string[] = [];
+  for (const id of ids) {
+    const hit = get(id);
+    if (hit) found.push(hit);
+    else missing.push(id);
+  }
+  return { found, missing };
+}
+
 /** How many records the per-container cache keeps at most (least recently used first out). */
 export const MAX_CACHED_RECORDS = 5_000;
 
@@ -160,13 +175,7 @@ export function withBucketCache(
     async getLegs(ids) {
       if (ttlMs <= 0) return repo.getLegs(ids);
       const now = clock();
-      const found: Record<string, unknown>[] = [];
-      const missing: string[] = [];
-      for (const id of ids) {
-        const hit = records.get(id);
-        if (hit) found.push(hit);
-        else missing.push(id);
-      }
+      const { found, missing } = splitCached(ids, (id) => records.get(id));
       if (missing.length === 0) return found;
       const fetched = await repo.getLegs(missing);
       for (const item of fetched) if (typeof item.id === 'string') records.set(item.id, item, now + ttlMs);
