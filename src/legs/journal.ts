@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { BUCKET_ATTR, FILTER_ATTR, SORT_ATTR } from './storage.js';
+import { MAX_BATCH_GET_ATTEMPTS } from './limits.js';
 
 /**
  * The legs table's change journal: how a container learns, cheaply, that legs changed and what
@@ -189,7 +190,7 @@ export function createJournalSource(client: DynamoDBDocumentClient, tableName: s
       let keys: Record<string, unknown>[] = [...wanted.keys()].map((id) => ({ id }));
       const sets = new Map<number, ChangeSet>();
       for (let attempt = 1; keys.length > 0; attempt++) {
-        if (attempt > 6) return undefined;
+        if (attempt > MAX_BATCH_GET_ATTEMPTS) return undefined;
         if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
         const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
         for (const item of out.Responses?.[tableName] ?? []) {

@@ -55,7 +55,14 @@ export const MAX_BATCH_GET_CALLS = Math.ceil(MAX_IDS_PER_REQUEST / BATCH_GET_LIM
 export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
 
 /**
- * Most DynamoDB requests (SDK commands) one list request sends: 16 x 32 + 6 = 518. The SDK client
- * may retry each command on a throttle or a network error (its maxAttempts, src/aws/dynamodb.ts).
+ * The change journal's check (src/legs/journal.ts), at most once a second per container: one
+ * GetItem of its head, and one BatchGetItem of the missed change sets with at most 6 attempts.
  */
-export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS;
+export const MAX_JOURNAL_CALLS = 1 + MAX_BATCH_GET_ATTEMPTS;
+
+/**
+ * Most DynamoDB requests (SDK commands) one list request sends: 16 x 32 + 6 + 7 = 525. The SDK
+ * client may retry each command on a throttle or a network error (its maxAttempts,
+ * src/aws/dynamodb.ts).
+ */
+export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_JOURNAL_CALLS;
