@@ -51,6 +51,9 @@ function ownRealmError(err: unknown): unknown {
   });
 }
 
+/** The name of the SDK's logger middleware, removed from every client (below). */
+export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+
 /** Full jitter below min(maxBackoffMs, 25 ms * 2^(attempt-1)). */
 export function retryBackoff(budget: Pick<DynamoDbCallBudget, 'maxBackoffMs'>, random: () => number = Math.random) {
   return (attempt: number): number => Math.floor(random() * Math.min(budget.maxBackoffMs, 25 * 2 ** Math.max(0, attempt - 1)));
@@ -75,6 +78,11 @@ export function createDocumentClient(options: DynamoDbClientOptions): DynamoDBDo
       httpsAgent: { keepAlive: true },
     }),
   });
+  // The SDK's logger middleware copies every response (its sensitive-data filter walks each item)
+  // to hand it to the client's logger, even the no-op logger these clients have: at 20,000 legs
+  // that copy was a fifth of a cold container's CPU (docs/performance.md, "Cold cache"). Nothing
+  // here logs through the SDK.
+  client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
     unmarshallOptions: { wrapNumbers: false },

@@ -1,8 +1,10 @@
 import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
+import { readRawBody } from '../aws/raw-body.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
 import { ttlCache } from '../ttl-cache.js';
+import { readIndexPage } from './index-page.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_IDS_PER_REQUEST, MAX_QUERY_PAGES_PER_BUCKET } from './limits.js';
 import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
@@ -66,18 +68,21 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
           });
         }
         pages += 1;
-        const out = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: LEGS_INDEX.indexName,
-            KeyConditionExpression: condition.expression,
-            ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
-            ExpressionAttributeValues: condition.values,
-            // Leaves the bucket name out of each returned entry (read units are the same).
-            ProjectionExpression: 'id, #s, #f',
-            ExclusiveStartKey: startKey,
-          }),
-        );
+        const command = new QueryCommand({
+          TableName: tableName,
+          IndexName: LEGS_INDEX.indexName,
+          KeyConditionExpression: condition.expression,
+          ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+          ExpressionAttributeValues: condition.values,
+          // Leaves the bucket name out of each returned entry (read units are the same).
+          ProjectionExpression: 'id, #s, #f',
+          ExclusiveStartKey: startKey,
+        });
+        // The entries are read from the response's text (src/legs/index-page.ts), and the SDK
+        // deserializes only what is left: Count, LastEvaluatedKey. A client that returns Items
+        // (one that never reaches HTTP) has them read below.
+        readRawBody(command.middlewareStack, (body) => readIndexPage(body, reader, entries));
+        const out = await client.send(command);
         for (const item of out.Items ?? []) {
           const entry = reader.read(item);
           if (entry) entries.push(entry);

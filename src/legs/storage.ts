@@ -153,19 +153,18 @@ function codes(icao: string | null, iata: string | null): string {
   return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
 }
 
-function splitCodes(value: string): [icao: string, iata: string] {
+/** The ICAO code of a side's codes field (`eglffab`, `eglf`, `fab`, `icao/iata`); '' for none. */
+function icaoOf(value: string): string {
   const slash = value.indexOf('/');
-  if (slash >= 0) return [value.slice(0, slash), value.slice(slash + 1)];
-  switch (value.length) {
-    case 7:
-      return [value.slice(0, 4), value.slice(4)];
-    case 4:
-      return [value, ''];
-    case 3:
-      return ['', value];
-    default:
-      return ['', ''];
-  }
+  if (slash >= 0) return value.slice(0, slash);
+  return value.length === 7 ? value.slice(0, 4) : value.length === 4 ? value : '';
+}
+
+/** The IATA code of a side's codes field; '' for none. */
+function iataOf(value: string): string {
+  const slash = value.indexOf('/');
+  if (slash >= 0) return value.slice(slash + 1);
+  return value.length === 7 ? value.slice(4) : value.length === 3 ? value : '';
 }
 
 export function encodeExpiry(endDate: string, expiresAt: number): string {
@@ -216,14 +215,27 @@ export class IndexEntryReader {
     const sort = item[SORT_ATTR];
     const filter = item[FILTER_ATTR];
     if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
-    const f = filter.split(SEP);
-    const startDate = sort.slice(0, 10);
-    if (f.length !== 6) return undefined;
+    return this.fromFilter(id, sort.slice(0, 10), filter);
+  }
+
+  /**
+   * An entry from its id, the sort key's first ten characters and the filter attribute, whose six
+   * fields are separated by `separator` (the text of the response page may hold the separator
+   * escaped, src/legs/index-page.ts). `keep` is given each city, to keep (or copy) it.
+   */
+  fromFilter(id: string, startDate: string, filter: string, separator = SEP, keep: (city: string) => string = (c) => c): IndexEntry | undefined {
+    const step = separator.length;
+    const s1 = filter.indexOf(separator);
+    const s2 = s1 < 0 ? -1 : filter.indexOf(separator, s1 + step);
+    const s3 = s2 < 0 ? -1 : filter.indexOf(separator, s2 + step);
+    const s4 = s3 < 0 ? -1 : filter.indexOf(separator, s3 + step);
+    const s5 = s4 < 0 ? -1 : filter.indexOf(separator, s4 + step);
+    if (s5 < 0 || filter.indexOf(separator, s5 + step) >= 0) return undefined;
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
     }
-    const span = Number(f[0]);
+    const span = Number(filter.slice(0, s1));
     if (!Number.isInteger(span) || span < 0 || Number.isNaN(this.lastStartMs)) return undefined;
     const endMs = this.lastStartMs + span * DAY_MS;
     let endDate = this.ends.get(endMs);
@@ -231,19 +243,19 @@ export class IndexEntryReader {
       endDate = new Date(endMs).toISOString().slice(0, 10);
       this.ends.set(endMs, endDate);
     }
-    const [depIcao, depIata] = splitCodes(f[3]!);
-    const [arrIcao, arrIata] = splitCodes(f[5]!);
+    const depCodes = filter.slice(s3 + step, s4);
+    const arrCodes = filter.slice(s5 + step);
     return {
       id,
       startDate,
       endDate,
-      expiresAt: decodeExpiry(endMs + DAY_MS, f[1]!),
-      depCity: f[2]!,
-      depIcao,
-      depIata,
-      arrCity: f[4]!,
-      arrIcao,
-      arrIata,
+      expiresAt: decodeExpiry(endMs + DAY_MS, filter.slice(s1 + step, s2)),
+      depCity: keep(filter.slice(s2 + step, s3)),
+      depIcao: icaoOf(depCodes),
+      depIata: iataOf(depCodes),
+      arrCity: keep(filter.slice(s4 + step, s5)),
+      arrIcao: icaoOf(arrCodes),
+      arrIata: iataOf(arrCodes),
     };
   }
 }

@@ -1,0 +1,191 @@
+import type { IndexEntryReader} from './storage.js';
+import { FILTER_ATTR, SORT_ATTR, type IndexEntry } from './storage.js';
+
+/**
+ * Reads the index entries of a Query response body (DynamoDB's JSON wire form) straight from its
+ * text, without building the response's items (docs/performance.md, "Cold cache"). Pure.
+ *
+ * A response of the listing index looks like
+ *   {"Items":[{"lf":{"S":"1\u001F12\u001Friyadh\u001F..."},"ls":{"S":"2027-02-01#EL-1"},"id":{"S":"EL-1"}},...],
+ *    "Count":1070,"ScannedCount":1070,"LastEvaluatedKey":{...}}
+ * The fast path walks the `Items` array with indexOf and takes each value's JSON text as it is:
+ * the filter attribute is split on the escaped separator (`\u001F` or `\u001f`), the start date is
+ * the sort key's first ten characters, and a value is unescaped (JSON.parse of that one string)
+ * only when it holds another escape. Anything it does not expect (whitespace, another attribute
+ * type, a value it cannot take apart) sends the whole page to the slow path: JSON.parse of the
+ * body and the same reader over its items. Either way the result is the same entries.
+ *
+ * Returns the body without its items (`"Items":[]`), for the SDK to read `Count`,
+ * `LastEvaluatedKey` and the rest from.
+ */
+export function readIndexPage(body: string, reader: IndexEntryReader, out: IndexEntry[]): string {
+  const fast: IndexEntry[] = [];
+  const rest = scanItems(body, reader, fast);
+  if (rest !== undefined) {
+    for (const entry of fast) out.push(entry);
+    return rest;
+  }
+  return readParsed(body, reader, out);
+}
+
+interface WireItem {
+  [name: string]: { S?: unknown } | undefined;
+}
+
+/** The slow path: the whole body through JSON.parse. */
+export function readParsed(body: string, reader: IndexEntryReader, out: IndexEntry[]): string {
+  const parsed = JSON.parse(body) as { Items?: WireItem[] };
+  for (const item of parsed.Items ?? []) {
+    const entry = reader.read({ id: item.id?.S, [SORT_ATTR]: item[SORT_ATTR]?.S, [FILTER_ATTR]: item[FILTER_ATTR]?.S });
+    if (entry) out.push(entry);
+  }
+  if (parsed.Items !== undefined) parsed.Items = [];
+  return JSON.stringify(parsed);
+}
+
+const ITEMS = '"Items":[';
+const STRING_VALUE = ':{"S":"';
+const SEPARATOR_ESCAPES = ['\\u001F', '\\u001f'] as const;
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+
+/**
+ * V8 keeps a substring of 13 characters or more as a view into the string it was cut from, which
+ * would keep every whole response body alive for as long as an entry is cached. Longer values are
+ * copied (city names through a table, since they repeat).
+ */
+const VIEW_MIN_LENGTH = 13;
+
+function copyOf(text: string): string {
+  return text.length < VIEW_MIN_LENGTH ? text : (JSON.parse(`"${text}"`) as string);
+}
+
+/** The JSON string text `raw` (no quotes) as a string. */
+function unescape(raw: string): string {
+  return JSON.parse(`"${raw}"`) as string;
+}
+
+/** The fast path; undefined when the body is not in the expected form. */
+function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): string | undefined {
+  const start = body.indexOf(ITEMS);
+  if (start < 0) return undefined;
+  const cities = new Map<string, string>();
+  const keep = (text: string): string => {
+    if (text.length < VIEW_MIN_LENGTH) return text;
+    let kept = cities.get(text);
+    if (kept === undefined) cities.set(text, (kept = copyOf(text)));
+    return kept;
+  };
+  let i = start + ITEMS.length;
+  if (body.charCodeAt(i) === CLOSE_BRACKET) return body;
+  for (;;) {
+    if (body.charCodeAt(i) !== OPEN_BRACE) return undefined;
+    i += 1;
+    let id: string | undefined;
+    let startDate: string | undefined;
+    let filter: string | undefined;
+    for (;;) {
+      if (body.charCodeAt(i) !== QUOTE) return undefined;
+      const nameEnd = body.indexOf('"', i + 1);
+      if (nameEnd < 0 || !body.startsWith(STRING_VALUE, nameEnd + 1)) return undefined;
+      const valueStart = nameEnd + 1 + STRING_VALUE.length;
+      const valueEnd = closingQuote(body, valueStart);
+      if (valueEnd < 0) return undefined;
+      switch (attributeOf(body, i + 1, nameEnd)) {
+        case 'id': {
+          const raw = body.slice(valueStart, valueEnd);
+          id = raw.includes('\\') ? unescape(raw) : copyOf(raw);
+          break;
+        }
+        case 'sort':
+          startDate = startDateOf(body, valueStart, valueEnd);
+          break;
+        case 'filter':
+          filter = body.slice(valueStart, valueEnd);
+          break;
+        case undefined:
+          return undefined;
+        default:
+      }
+      if (body.charCodeAt(valueEnd + 1) !== CLOSE_BRACE) return undefined;
+      i = valueEnd + 2;
+      const next = body.charCodeAt(i);
+      i += 1;
+      if (next === COMMA) continue;
+      if (next === CLOSE_BRACE) break;
+      return undefined;
+    }
+    if (id !== undefined && startDate !== undefined && filter !== undefined) {
+      const separator = escapedSeparator(filter);
+      const entry = separator
+        ? reader.fromFilter(id, startDate, filter, separator, keep)
+        : reader.fromFilter(id, startDate, filter.includes('\\') ? unescape(filter) : filter);
+      if (entry) out.push(entry);
+    } else if (id !== undefined || startDate !== undefined || filter !== undefined) {
+      // An item with some of the attributes: the slow path decides as the reader always did.
+      return undefined;
+    }
+    const next = body.charCodeAt(i);
+    if (next === COMMA) {
+      i += 1;
+      continue;
+    }
+    if (next === CLOSE_BRACKET) return body.slice(0, start + ITEMS.length) + body.slice(i);
+    return undefined;
+  }
+}
+
+/** Index of the quote that ends the JSON string starting at `from`, or -1. */
+function closingQuote(body: string, from: number): number {
+  let end = body.indexOf('"', from);
+  while (end >= 0) {
+    let backslashes = 0;
+    while (end - 1 - backslashes >= from && body.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes += 1;
+    if (backslashes % 2 === 0) return end;
+    end = body.indexOf('"', end + 1);
+  }
+  return -1;
+}
+
+/**
+ * Which of the entry's attributes the name between `from` and `to` is; '' for another, undefined
+ * for a name holding an escape (left to the slow path).
+ */
+function attributeOf(body: string, from: number, to: number): 'id' | 'sort' | 'filter' | '' | undefined {
+  const length = to - from;
+  if (length === 2 && body.startsWith('id', from)) return 'id';
+  if (length === SORT_ATTR.length && body.startsWith(SORT_ATTR, from)) return 'sort';
+  if (length === FILTER_ATTR.length && body.startsWith(FILTER_ATTR, from)) return 'filter';
+  const backslash = body.indexOf('\\', from);
+  return backslash >= 0 && backslash < to ? undefined : '';
+}
+
+/** The start date of a sort key (`yyyy-MM-dd#id`) whose JSON text lies between `from` and `to`. */
+function startDateOf(body: string, from: number, to: number): string {
+  if (to - from >= 11 && body.charCodeAt(from + 10) === 35 /* # */) {
+    let plain = true;
+    for (let k = from; k < from + 10; k++) if (body.charCodeAt(k) === BACKSLASH) plain = false;
+    if (plain) return body.slice(from, from + 10);
+  }
+  return unescape(body.slice(from, to)).slice(0, 10);
+}
+
+/**
+ * The escaped separator of a filter attribute's JSON text when every escape in it is one (`\u001F`
+ * or `\u001f`, whichever the writer used): the fields can then be cut from the text as it is.
+ */
+function escapedSeparator(raw: string): string | undefined {
+  let at = raw.indexOf('\\');
+  if (at < 0) return undefined;
+  const separator = raw.startsWith(SEPARATOR_ESCAPES[0], at) ? SEPARATOR_ESCAPES[0] : raw.startsWith(SEPARATOR_ESCAPES[1], at) ? SEPARATOR_ESCAPES[1] : undefined;
+  if (separator === undefined) return undefined;
+  while (at >= 0) {
+    if (!raw.startsWith(separator, at)) return undefined;
+    at = raw.indexOf('\\', at + separator.length);
+  }
+  return separator;
+}
