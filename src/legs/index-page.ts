@@ -1,5 +1,4 @@
-import type { IndexEntryReader} from './storage.js';
-import { FILTER_ATTR, SORT_ATTR, type IndexEntry } from './storage.js';
+import { FILTER_ATTR, SORT_ATTR, type IndexEntry, type IndexEntryReader } from './storage.js';
 
 /**
  * Reads the index entries of a Query response body (DynamoDB's JSON wire form) straight from its
