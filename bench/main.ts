@@ -23,6 +23,11 @@ import { DEFAULT_TRAFFIC, type TrafficOptions } from './traffic.js';
  */
 /** Queries in the mix (bench/mix.ts). */
 const MIX_SIZE = 9;
+/**
+ * Empty-cache rounds of the mix by default (and rounds of the cold-CPU comparison): each request
+ * reads DynamoDB Local for real, up to a second at 20,000 legs on two cores.
+ */
+const DEFAULT_COLD_ROUNDS = 10;
 
 const USAGE =
   'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--traffic] [--traffic-seconds S] [--json] [--out FILE] [--check]\n' +
@@ -84,8 +89,8 @@ async function main(): Promise<void> {
     legs: parseIntegerSetting('--legs', values.legs, 20_000, 1, 1_000_000),
     runs,
     // Empty-cache requests read DynamoDB Local for real (up to a second each at 20,000 legs on two
-    // cores): by default enough rounds of the 9-query mix for at least `runs` requests in all.
-    coldRounds: parseIntegerSetting('--cold-rounds', values['cold-rounds'], Math.ceil(runs / MIX_SIZE), 1, 100_000),
+    // cores): by default DEFAULT_COLD_ROUNDS rounds of the 9-query mix (fewer when `runs` is small).
+    coldRounds: parseIntegerSetting('--cold-rounds', values['cold-rounds'], Math.min(DEFAULT_COLD_ROUNDS, Math.ceil(runs / MIX_SIZE)), 1, 100_000),
     importRuns: parseIntegerSetting('--import-runs', values['import-runs'], 7, 1, 1_000),
     seed: parseIntegerSetting('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
     cacheTtlSeconds: parseIntegerSetting('--ttl', values.ttl, 10, 0, 3600),

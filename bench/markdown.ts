@@ -36,7 +36,10 @@ export function resultSection(r: BenchResult): string {
     `Bundles: list ${n(b.list.bytes / 1000)} kB, import ${n(b.list.importMs)} ms (${n(b.list.inProcessImportMs)} ms inside \`import()\`); ` +
       `authorizer ${n(b.authorizer.bytes / 1000)} kB, ${n(b.authorizer.importMs)} ms; hello-world ${n(b.hello.importMs)} ms (${n(b.hello.inProcessImportMs)} ms). ` +
       `Authorizer handler p50 / p95 ${n(r.overall.authorizerLatencyMs.p50, 2)} / ${n(r.overall.authorizerLatencyMs.p95, 2)} ms. ` +
-      `Mean index entry ${n(r.data.meanIndexEntryBytes)} B, mean item ${int(r.data.meanItemBytes)} B.`,
+      `Mean index entry ${n(r.data.meanIndexEntryBytes)} B, mean item ${int(r.data.meanItemBytes)} B.` +
+      (r.coldCpu
+        ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds} each: ${n(r.coldCpu.beforeMs.p50)} ms reading as before, ${n(r.coldCpu.afterMs.p50)} ms now (${n(r.coldCpu.ratio, 3)}).`
+        : ''),
   );
   if (r.traffic) out.push('', trafficTable(r.traffic));
   return out.join('\n');

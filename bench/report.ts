@@ -83,6 +83,13 @@ export function formatReport(r: BenchResult): string {
     `busiest bucket ${r.hotBucket.bucket}: ${r.hotBucket.entries} entries, ${fmt(r.hotBucket.readUnitsPerRead)} RU per read, ` +
       `${fmt(r.hotBucket.fullReadsPerSecondAt3000, 0)} reads/s at 3,000 RU/s`,
   );
+  if (r.coldCpu) {
+    const c = r.coldCpu;
+    out.push(
+      `cold-cache handler CPU, no-filter query (${c.rounds} rounds each, alternating): before ${fmt(c.beforeMs.p50)} ms median ` +
+        `(p95 ${fmt(c.beforeMs.p95)}), now ${fmt(c.afterMs.p50)} ms (p95 ${fmt(c.afterMs.p95)}): ${fmt(c.ratio, 3)}`,
+    );
+  }
   out.push('');
   const b = r.bundles;
   out.push(

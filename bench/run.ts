@@ -29,8 +29,9 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldCpuTarget, evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { compressResponse } from '../src/http/compression.js';
+import { createLegacyClient, createLegacyListRepository } from './legacy-repository.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 
 /**
@@ -109,6 +110,11 @@ export interface BenchResult {
   overall: { cold: ModeFigures; warm: ModeFigures; authorizerLatencyMs: LatencySummary };
   hotBucket: { bucket: string; entries: number; readUnitsPerRead: number; fullReadsPerSecondAt3000: number };
   bundles: BundleReport;
+  /**
+   * Cold-cache handler CPU of the no-filter query (every bucket read), the read as it was before
+   * (bench/legacy-repository.ts) and the functions' own, alternating in the same run.
+   */
+  coldCpu?: { rounds: number; beforeMs: LatencySummary; afterMs: LatencySummary; ratio: number };
   /** The traffic simulation, both designs (absent when skipped). */
   traffic?: TrafficResult;
   targets: Target[];
@@ -347,7 +353,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     };
 
     let lastPage100 = '';
-    const invoke = async (q: MixQuery, index: number): Promise<Sample> => {
+    const invoke = async (q: MixQuery, index: number, handler = list): Promise<Sample> => {
       const a0 = performance.now();
       const verdict = await authorize(authorizerEvent(key, q.params), lambdaContext('authorizer'));
       const a1 = performance.now();
@@ -356,7 +362,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       recorder.reset();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
-      const res: APIGatewayProxyStructuredResultV2 = await list(event, context);
+      const res: APIGatewayProxyStructuredResultV2 = await handler(event, context);
       const t1 = performance.now();
       const cpu = process.cpuUsage(cpu0);
       const calls = recorder.reset().map(summarizeCall);
@@ -373,6 +379,21 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       if (q.params.size === '100' && res.statusCode === 200) lastPage100 = body;
       return { handlerMs: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
     };
+
+    // DynamoDB Local compiles its code paths on the first requests (a first bucket read can take
+    // longer than the functions' 1.5 s per attempt): one round of the mix, not measured.
+    log('warming DynamoDB Local: one round of the mix, not measured');
+    mute();
+    try {
+      for (let i = 0; i < mix.length; i++) {
+        cache.clear();
+        await invoke(mix[i]!, i);
+      }
+    } finally {
+      unmute();
+    }
+    errors.length = 0;
+    reported.clear();
 
     // Empty cache: the listing cache is cleared before every request.
     log(`empty cache: ${options.coldRounds} rounds of the ${mix.length}-query mix`);
@@ -413,6 +434,51 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     } finally {
       unmute();
     }
+
+    // Cold-cache CPU, before and after: the no-filter query (it reads every bucket, as a new
+    // container does) with an empty cache, the read as it was and the functions' own, alternating
+    // which goes first, on the same table.
+    log(`cold-cache CPU: ${options.coldRounds} rounds of the no-filter query, the read as before and as now, alternating`);
+    const legacyClient = createLegacyClient(functionSettings);
+    const legacyCache = createLegacyListRepository(legacyClient, functionSettings);
+    const legacyList = createListHandler({ repository: legacyCache, config: functionSettings });
+    const coldBefore: number[] = [];
+    const coldAfter: number[] = [];
+    mute();
+    try {
+      const runBefore = async () => {
+        legacyCache.clear();
+        coldBefore.push((await invoke(mix[0]!, 0, legacyList)).cpuMs);
+      };
+      const runAfter = async () => {
+        cache.clear();
+        coldAfter.push((await invoke(mix[0]!, 0)).cpuMs);
+      };
+      await runBefore();
+      await runAfter();
+      coldBefore.length = 0;
+      coldAfter.length = 0;
+      for (let round = 0; round < options.coldRounds; round++) {
+        if (round % 2 === 0) {
+          await runBefore();
+          await runAfter();
+        } else {
+          await runAfter();
+          await runBefore();
+        }
+      }
+    } finally {
+      unmute();
+      legacyClient.destroy();
+    }
+    const coldCpu = {
+      rounds: options.coldRounds,
+      beforeMs: summarize(coldBefore),
+      afterMs: summarize(coldAfter),
+      ratio: 0,
+    };
+    coldCpu.ratio = coldCpu.beforeMs.p50 > 0 ? coldCpu.afterMs.p50 / coldCpu.beforeMs.p50 : 0;
+    log(`  median CPU ${coldCpu.beforeMs.p50.toFixed(1)} ms before, ${coldCpu.afterMs.p50.toFixed(1)} ms now (${coldCpu.ratio.toFixed(3)})`);
 
     // Reference figures: the Query calls of one empty-cache request of each query, replayed on
     // the whole-item index (each distinct condition once, from its start to its end).
@@ -556,6 +622,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       listImportMs: bundles.list.importMs,
       helloImportMs: bundles.hello.importMs,
     });
+    targets.push(coldCpuTarget(coldCpu.ratio));
     const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
     targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
     if (traffic) {
@@ -615,6 +682,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         fullReadsPerSecondAt3000: hot.units > 0 ? 3000 / hot.units : Number.POSITIVE_INFINITY,
       },
       bundles,
+      coldCpu,
       ...(traffic ? { traffic } : {}),
       targets,
       errors,

@@ -123,6 +123,20 @@ export function trafficTargets(input: TrafficTargetInputs): Target[] {
   return targets.map((t) => ({ ...t, holds: t.value <= t.limit }));
 }
 
+/** Cold-cache handler CPU now / before, median of the no-filter query (stated at 20,000 legs). */
+export const COLD_CPU_MAX_RATIO = 0.5;
+
+export function coldCpuTarget(ratio: number): Target {
+  const value = round(ratio, 4);
+  return {
+    name: 'cold-cache handler CPU time, no-filter query, now / before (median; stated at 20,000 legs)',
+    value,
+    limit: COLD_CPU_MAX_RATIO,
+    unit: 'ratio',
+    holds: value <= COLD_CPU_MAX_RATIO,
+  };
+}
+
 export function gzipTarget(compressedBytes: number, plainBytes: number): Target {
   const value = plainBytes > 0 ? round(compressedBytes / plainBytes, 4) : 0;
   return { name: 'gzip: bytes on the wire of a size=100 page / uncompressed body', value, limit: GZIP_MAX_RATIO, unit: 'ratio', holds: value <= GZIP_MAX_RATIO };

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { withDeadline } from '../aws/deadline.js';
 import type { Config } from '../config.js';
-import { successResponse } from '../http/envelope.js';
+import { listResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
@@ -51,6 +51,6 @@ export function createListHandler({ repository, config, clock = () => new Date()
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
         listEmptyLegs(query, { repository, now: clock(), memo }),
       );
-      return successResponse(page, traceIdOf({ context }));
+      return listResponse(page, traceIdOf({ context }));
     });
 }

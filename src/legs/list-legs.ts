@@ -17,6 +17,18 @@ export interface LegsPage {
   size: number;
 }
 
+/**
+ * API records by stored item: a warm container's record cache hands back the same item objects, so
+ * each is converted once (and, being unchanged after, serialized once: src/http/envelope.ts).
+ */
+const apiRecords = new WeakMap<object, EmptyLeg>();
+
+function apiRecordOf(item: Record<string, unknown>): EmptyLeg {
+  let record = apiRecords.get(item);
+  if (record === undefined) apiRecords.set(item, (record = toApiRecord(item)));
+  return record;
+}
+
 export async function listEmptyLegs(
   query: ListQuery,
   deps: { repository: LegsRepository; now: Date; memo?: MatchMemo },
@@ -49,7 +61,7 @@ export async function listEmptyLegs(
     const item = byId.get(entry.id);
     // The index is eventually consistent: skip a leg deleted, blocked or unlisted since.
     if (!item || item.listed === false || item.blocked === true) return [];
-    return [toApiRecord(item)];
+    return [apiRecordOf(item)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }

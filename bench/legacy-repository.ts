@@ -1,0 +1,68 @@
+import { getLoggerPlugin } from '@aws-sdk/core/client';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Config } from '../src/config.js';
+import { createFunctionClient } from '../src/aws/function-clients.js';
+import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
+import { createJournalSource } from '../src/legs/journal.js';
+import { MAX_QUERY_PAGES_PER_BUCKET } from '../src/legs/limits.js';
+import { createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
+import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from '../src/legs/storage.js';
+import { LEGS_INDEX } from '../src/tables.js';
+
+/**
+ * The cold read as it was before the index entries were read from the response text
+ * (docs/performance.md, "Cold cache"): the document client as the SDK builds it (its logger
+ * middleware included, which copies every response for the no-op logger), each page's items
+ * deserialized by the SDK and unmarshalled by the document client, then read into entries. The
+ * benchmark runs it beside the functions' own repository, in the same run, on the same table.
+ */
+export function createLegacyClient(config: Pick<Config, 'dynamodbEndpoint'>): DynamoDBDocumentClient {
+  const client = createFunctionClient(config);
+  // The plugin is typed for any client; it adds one middleware that reads only the context.
+  const logger = getLoggerPlugin({}) as Parameters<typeof client.middlewareStack.use>[0];
+  client.middlewareStack.use(logger);
+  return client;
+}
+
+function legacyTable(client: DynamoDBDocumentClient, tableName: string): LegsRepository {
+  const table = createLegsRepository(client, tableName);
+  return {
+    async queryBucket(bucket, range) {
+      const entries: IndexEntry[] = [];
+      const reader = new IndexEntryReader();
+      const condition = keyCondition(bucket, range);
+      let startKey: Record<string, unknown> | undefined;
+      for (let pages = 0; pages < MAX_QUERY_PAGES_PER_BUCKET; pages++) {
+        const out = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: LEGS_INDEX.indexName,
+            KeyConditionExpression: condition.expression,
+            ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+            ExpressionAttributeValues: condition.values,
+            ProjectionExpression: 'id, #s, #f',
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of out.Items ?? []) {
+          const entry = reader.read(item);
+          if (entry) entries.push(entry);
+        }
+        startKey = out.LastEvaluatedKey;
+        if (!startKey) return entries;
+      }
+      throw new Error(`bucket ${bucket}: more than ${MAX_QUERY_PAGES_PER_BUCKET} pages`);
+    },
+    getLegs: (ids) => table.getLegs(ids),
+  };
+}
+
+/** The functions' listing repository (src/legs/list-handler.ts createListRepository) over the legacy read. */
+export function createLegacyListRepository(
+  client: DynamoDBDocumentClient,
+  config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'>,
+): LegsRepository & { clear(): void } {
+  return withChangeAwareCache(legacyTable(client, config.legsTableName), createJournalSource(client, config.legsTableName), {
+    ceilingMs: Math.max(1, config.listingCacheTtlSeconds) * 1000,
+  });
+}
