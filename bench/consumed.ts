@@ -68,7 +68,12 @@ export function consumedUnits(consumed: unknown): number {
   return list.reduce<number>((sum, c) => sum + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
 }
 
-export function summarizeCall(call: RawCall): RecordedCall {
+/**
+ * `meanEntryBytes`: the mean DynamoDB size of the index entry of the data set, for a Query whose items the
+ * listing read from the response text (src/legs/index-page.ts), which leaves `Items` empty and
+ * `Count` as DynamoDB sent it: the call then read `Count` entries of that mean size.
+ */
+export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
   const { operation, input, output } = call;
   let items: WireItem[] = [];
   if (operation === 'Query') items = (output.Items as WireItem[] | undefined) ?? [];
@@ -85,8 +90,9 @@ export function summarizeCall(call: RawCall): RecordedCall {
     bucket,
     queryInput: operation === 'Query' ? input : undefined,
     document: call.document,
-    items: items.length,
-    itemBytes: items.reduce((sum, item) => sum + size(item), 0),
+    ...(operation === 'Query' && items.length === 0 && typeof output.Count === 'number' && output.Count > 0
+      ? { items: output.Count, itemBytes: output.Count * meanEntryBytes }
+      : { items: items.length, itemBytes: items.reduce((sum, item) => sum + size(item), 0) }),
     readUnits: consumedUnits(output.ConsumedCapacity),
     ms: call.ms,
   };

@@ -19,7 +19,7 @@ import { addDays, utcDate } from '../src/legs/dates.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { HORIZON_DAYS } from '../src/legs/limits.js';
-import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../src/legs/storage.js';
+import { BUCKET_ATTR, FILTER_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, SORT_ATTR, toStorageItem } from '../src/legs/storage.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { createTableInput, LEGS_INDEX, LEGS_TABLE } from '../src/tables.js';
@@ -293,6 +293,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: itemSize(item) };
     });
     const sizeById = new Map(data.map((d) => [d.leg.id, d.itemBytes]));
+    // The DynamoDB size of an index entry as the listing reads it (id, sort key, filter), averaged.
+    const indexed = legs.map(toStorageItem).filter((item) => typeof item[BUCKET_ATTR] === 'string');
+    const meanEntryBytes = indexed.reduce((a, item) => a + itemSize({ id: item.id, [SORT_ATTR]: item[SORT_ATTR], [FILTER_ATTR]: item[FILTER_ATTR] }), 0) / (indexed.length || 1);
     const buckets: Record<string, number> = {};
     for (const d of data) if (d.bucket !== undefined) buckets[d.bucket] = (buckets[d.bucket] ?? 0) + 1;
 
@@ -365,7 +368,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const res: APIGatewayProxyStructuredResultV2 = await handler(event, context);
       const t1 = performance.now();
       const cpu = process.cpuUsage(cpu0);
-      const calls = recorder.reset().map(summarizeCall);
+      const calls = recorder.reset().map((call) => summarizeCall(call, meanEntryBytes));
       const body = typeof res.body === 'string' ? res.body : '';
       if (res.statusCode !== 200) {
         fail(`${q.name}: HTTP ${res.statusCode} ${body.slice(0, 200)}`);

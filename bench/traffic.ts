@@ -206,7 +206,7 @@ export async function runTraffic(input: {
     const res = successResponse(page, 'sim');
     const t1 = performance.now();
     const cpu = process.cpuUsage(cpu0);
-    const calls = design.recorder.reset().map(summarizeCall);
+    const calls = design.recorder.reset().map((call) => summarizeCall(call));
     if (!record) return;
     const miss = calls.some((call) => call.operation === 'Query');
     design.samples.push({ ms: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, miss });
