@@ -6,14 +6,15 @@ import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { createJournalSource } from '../src/legs/journal.js';
 import { MAX_QUERY_PAGES_PER_BUCKET } from '../src/legs/limits.js';
 import { createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
-import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from '../src/legs/storage.js';
+import { BUCKET_ATTR, FILTER_ATTR, SORT_ATTR, type IndexEntry } from '../src/legs/storage.js';
 import { LEGS_INDEX } from '../src/tables.js';
 
 /**
  * The cold read as it was before the index entries were read from the response text
  * (docs/performance.md, "Cold cache"): the document client as the SDK builds it (its logger
  * middleware included, which copies every response for the no-op logger), each page's items
- * deserialized by the SDK and unmarshalled by the document client, then read into entries. The
+ * deserialized by the SDK and unmarshalled by the document client, then read into entries by the
+ * reader as it was (one string per field of every entry). The
  * benchmark runs it beside the functions' own repository, in the same run, on the same table.
  */
 export function createLegacyClient(config: Pick<Config, 'dynamodbEndpoint'>): DynamoDBDocumentClient {
@@ -24,12 +25,69 @@ export function createLegacyClient(config: Pick<Config, 'dynamodbEndpoint'>): Dy
   return client;
 }
 
+const SEP = '\u001f';
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+function splitCodes(value: string): [icao: string, iata: string] {
+  const slash = value.indexOf('/');
+  if (slash >= 0) return [value.slice(0, slash), value.slice(slash + 1)];
+  if (value.length === 7) return [value.slice(0, 4), value.slice(4)];
+  if (value.length === 4) return [value, ''];
+  return value.length === 3 ? ['', value] : ['', ''];
+}
+
+/** The reader of index items as it was (src/legs/storage.ts IndexEntryReader before it took the response text). */
+class LegacyEntryReader {
+  private lastStart = '';
+  private lastStartMs = Number.NaN;
+  private readonly ends = new Map<number, string>();
+
+  read(item: Readonly<Record<string, unknown>>): IndexEntry | undefined {
+    const id = item.id;
+    const sort = item[SORT_ATTR];
+    const filter = item[FILTER_ATTR];
+    if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
+    const f = filter.split(SEP);
+    const startDate = sort.slice(0, 10);
+    if (f.length !== 6) return undefined;
+    if (startDate !== this.lastStart) {
+      this.lastStart = startDate;
+      this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
+    }
+    const span = Number(f[0]);
+    if (!Number.isInteger(span) || span < 0 || Number.isNaN(this.lastStartMs)) return undefined;
+    const endMs = this.lastStartMs + span * DAY_MS;
+    let endDate = this.ends.get(endMs);
+    if (endDate === undefined) {
+      endDate = new Date(endMs).toISOString().slice(0, 10);
+      this.ends.set(endMs, endDate);
+    }
+    const expiry = f[1]!;
+    const dayAfterMs = endMs + DAY_MS;
+    const [depIcao, depIata] = splitCodes(f[3]!);
+    const [arrIcao, arrIata] = splitCodes(f[5]!);
+    return {
+      id,
+      startDate,
+      endDate,
+      expiresAt: expiry.startsWith('m') ? dayAfterMs - Number(expiry.slice(1)) * MINUTE_MS : dayAfterMs - Number(expiry) * 15 * MINUTE_MS,
+      depCity: f[2]!,
+      depIcao,
+      depIata,
+      arrCity: f[4]!,
+      arrIcao,
+      arrIata,
+    };
+  }
+}
+
 function legacyTable(client: DynamoDBDocumentClient, tableName: string): LegsRepository {
   const table = createLegsRepository(client, tableName);
   return {
     async queryBucket(bucket, range) {
       const entries: IndexEntry[] = [];
-      const reader = new IndexEntryReader();
+      const reader = new LegacyEntryReader();
       const condition = keyCondition(bucket, range);
       let startKey: Record<string, unknown> | undefined;
       for (let pages = 0; pages < MAX_QUERY_PAGES_PER_BUCKET; pages++) {

@@ -24,10 +24,10 @@ import { DEFAULT_TRAFFIC, type TrafficOptions } from './traffic.js';
 /** Queries in the mix (bench/mix.ts). */
 const MIX_SIZE = 9;
 /**
- * Empty-cache rounds of the mix by default (and rounds of the cold-CPU comparison): each request
- * reads DynamoDB Local for real, up to a second at 20,000 legs on two cores.
+ * Empty-cache rounds of the mix by default: each request reads DynamoDB Local for real, up to a
+ * second at 20,000 legs on two cores.
  */
-const DEFAULT_COLD_ROUNDS = 10;
+const DEFAULT_COLD_ROUNDS = 6;
 
 const USAGE =
   'usage: npm run bench -- [--legs N] [--runs R] [--cold-rounds C] [--import-runs I] [--seed S] [--ttl T] [--traffic] [--traffic-seconds S] [--json] [--out FILE] [--check]\n' +
@@ -98,7 +98,9 @@ async function main(): Promise<void> {
     traffic: trafficOptions(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
   };
   const json = values.json === true;
-  const log = (line: string) => (json ? process.stderr : process.stdout).write(`${line}\n`);
+  const began = performance.now();
+  const log = (line: string) =>
+    (json ? process.stderr : process.stdout).write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
   const { runBenchmark } = await import('./run.js');
   const result = await runBenchmark({ ...options, log });
