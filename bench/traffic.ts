@@ -51,7 +51,7 @@ export interface TrafficOptions {
 export const DEFAULT_TRAFFIC: TrafficOptions = {
   containers: 20,
   requestsPerSecond: 50,
-  seconds: 30,
+  seconds: 60,
   writesPerSecond: 1,
   batchLegs: 500,
   ttlSeconds: 10,

@@ -216,6 +216,18 @@ export class IndexEntryReader {
    */
   private readonly strings = new Map<string, string>();
 
+  private readonly codes = new Map<string, readonly [icao: string, iata: string]>();
+
+  /** The ICAO and IATA codes of a side's codes field, each a shared string. */
+  private codesOf(text: string, keep: (text: string) => string): readonly [icao: string, iata: string] {
+    let pair = this.codes.get(text);
+    if (pair === undefined) {
+      pair = [this.shared(icaoOf(text), keep), this.shared(iataOf(text), keep)];
+      this.codes.set(this.shared(text, keep), pair);
+    }
+    return pair;
+  }
+
   private shared(text: string, keep: (text: string) => string): string {
     let kept = this.strings.get(text);
     if (kept === undefined) {
@@ -260,19 +272,19 @@ export class IndexEntryReader {
       endDate = new Date(endMs).toISOString().slice(0, 10);
       this.ends.set(endMs, endDate);
     }
-    const depCodes = filter.slice(s3 + step, s4);
-    const arrCodes = filter.slice(s5 + step);
+    const [depIcao, depIata] = this.codesOf(filter.slice(s3 + step, s4), keep);
+    const [arrIcao, arrIata] = this.codesOf(filter.slice(s5 + step), keep);
     return {
       id,
       startDate,
       endDate,
       expiresAt: decodeExpiry(endMs + DAY_MS, filter.slice(s1 + step, s2)),
       depCity: this.shared(filter.slice(s2 + step, s3), keep),
-      depIcao: this.shared(icaoOf(depCodes), keep),
-      depIata: this.shared(iataOf(depCodes), keep),
+      depIcao,
+      depIata,
       arrCity: this.shared(filter.slice(s4 + step, s5), keep),
-      arrIcao: this.shared(icaoOf(arrCodes), keep),
-      arrIata: this.shared(iataOf(arrCodes), keep),
+      arrIcao,
+      arrIata,
     };
   }
 }
