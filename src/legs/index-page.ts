@@ -55,7 +55,7 @@ const CLOSE_BRACKET = 93;
 /**
  * V8 keeps a substring of 13 characters or more as a view into the string it was cut from, which
  * would keep every whole response body alive for as long as an entry is cached. Longer values are
- * copied (cities and codes once each: the reader keeps one string of each).
+ * copied (city names through a table, since they repeat).
  */
 const VIEW_MIN_LENGTH = 13;
 
@@ -72,6 +72,13 @@ function unescape(raw: string): string {
 function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): string | undefined {
   const start = body.indexOf(ITEMS);
   if (start < 0) return undefined;
+  const cities = new Map<string, string>();
+  const keep = (text: string): string => {
+    if (text.length < VIEW_MIN_LENGTH) return text;
+    let kept = cities.get(text);
+    if (kept === undefined) cities.set(text, (kept = copyOf(text)));
+    return kept;
+  };
   let i = start + ITEMS.length;
   if (body.charCodeAt(i) === CLOSE_BRACKET) return body;
   for (;;) {
@@ -114,7 +121,7 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
     if (id !== undefined && startDate !== undefined && filter !== undefined) {
       const separator = escapedSeparator(filter);
       const entry = separator
-        ? reader.fromFilter(id, startDate, filter, separator, copyOf)
+        ? reader.fromFilter(id, startDate, filter, separator, keep)
         : reader.fromFilter(id, startDate, filter.includes('\\') ? unescape(filter) : filter);
       if (entry) out.push(entry);
     } else if (id !== undefined || startDate !== undefined || filter !== undefined) {

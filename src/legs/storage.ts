@@ -210,32 +210,6 @@ export class IndexEntryReader {
   // NaN until a start date is parsed: an empty start date (equal to the initial lastStart) is no date.
   private lastStartMs = Number.NaN;
   private readonly ends = new Map<number, string>();
-  /**
-   * Cities and codes, one string each: a bucket's thousands of entries share a few hundred of
-   * them, so a cached read holds (and the garbage collector moves) far fewer strings.
-   */
-  private readonly strings = new Map<string, string>();
-
-  private readonly codes = new Map<string, readonly [icao: string, iata: string]>();
-
-  /** The ICAO and IATA codes of a side's codes field, each a shared string. */
-  private codesOf(text: string, keep: (text: string) => string): readonly [icao: string, iata: string] {
-    let pair = this.codes.get(text);
-    if (pair === undefined) {
-      pair = [this.shared(icaoOf(text), keep), this.shared(iataOf(text), keep)];
-      this.codes.set(this.shared(text, keep), pair);
-    }
-    return pair;
-  }
-
-  private shared(text: string, keep: (text: string) => string): string {
-    let kept = this.strings.get(text);
-    if (kept === undefined) {
-      kept = keep(text);
-      this.strings.set(kept, kept);
-    }
-    return kept;
-  }
 
   read(item: Readonly<Record<string, unknown>>): IndexEntry | undefined {
     const id = item.id;
@@ -248,10 +222,9 @@ export class IndexEntryReader {
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute, whose six
    * fields are separated by `separator` (the text of the response page may hold the separator
-   * escaped, src/legs/index-page.ts). `keep` is given each city and code the first time it is
-   * seen, to keep (or copy) it.
+   * escaped, src/legs/index-page.ts). `keep` is given each city, to keep (or copy) it.
    */
-  fromFilter(id: string, startDate: string, filter: string, separator = SEP, keep: (text: string) => string = (c) => c): IndexEntry | undefined {
+  fromFilter(id: string, startDate: string, filter: string, separator = SEP, keep: (city: string) => string = (c) => c): IndexEntry | undefined {
     const step = separator.length;
     const s1 = filter.indexOf(separator);
     const s2 = s1 < 0 ? -1 : filter.indexOf(separator, s1 + step);
@@ -259,8 +232,7 @@ export class IndexEntryReader {
     const s4 = s3 < 0 ? -1 : filter.indexOf(separator, s3 + step);
     const s5 = s4 < 0 ? -1 : filter.indexOf(separator, s4 + step);
     if (s5 < 0 || filter.indexOf(separator, s5 + step) >= 0) return undefined;
-    if (startDate === this.lastStart) startDate = this.lastStart;
-    else {
+    if (startDate !== this.lastStart) {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
     }
@@ -272,19 +244,19 @@ export class IndexEntryReader {
       endDate = new Date(endMs).toISOString().slice(0, 10);
       this.ends.set(endMs, endDate);
     }
-    const [depIcao, depIata] = this.codesOf(filter.slice(s3 + step, s4), keep);
-    const [arrIcao, arrIata] = this.codesOf(filter.slice(s5 + step), keep);
+    const depCodes = filter.slice(s3 + step, s4);
+    const arrCodes = filter.slice(s5 + step);
     return {
       id,
       startDate,
       endDate,
       expiresAt: decodeExpiry(endMs + DAY_MS, filter.slice(s1 + step, s2)),
-      depCity: this.shared(filter.slice(s2 + step, s3), keep),
-      depIcao,
-      depIata,
-      arrCity: this.shared(filter.slice(s4 + step, s5), keep),
-      arrIcao,
-      arrIata,
+      depCity: keep(filter.slice(s2 + step, s3)),
+      depIcao: icaoOf(depCodes),
+      depIata: iataOf(depCodes),
+      arrCity: keep(filter.slice(s4 + step, s5)),
+      arrIcao: icaoOf(arrCodes),
+      arrIata: iataOf(arrCodes),
     };
   }
 }
