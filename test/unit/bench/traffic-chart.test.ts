@@ -5,7 +5,7 @@ import type { BenchResult } from '../../../bench/run.js';
 
 describe('renderTrafficChart', () => {
   it('draws both designs for each measure, with the measured values, from a committed result', () => {
-    const result = JSON.parse(readFileSync('docs/bench-results/traffic-20000.json', 'utf8')) as BenchResult;
+    const result = JSON.parse(readFileSync('docs/bench-results/legs-20000.json', 'utf8')) as BenchResult;
     const svg = renderTrafficChart(result.traffic!);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.match(/fill="#c0392b"/g)).toHaveLength(5); // legend + 4 bars
