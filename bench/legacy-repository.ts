@@ -5,9 +5,8 @@ import { createFunctionClient } from '../src/aws/function-clients.js';
 import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { createJournalSource } from '../src/legs/journal.js';
 import { MAX_QUERY_PAGES_PER_BUCKET } from '../src/legs/limits.js';
-import { createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
-import { BUCKET_ATTR, FILTER_ATTR, SORT_ATTR, type IndexEntry } from '../src/legs/storage.js';
-import { LEGS_INDEX } from '../src/tables.js';
+import { bucketQueryInput, createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
+import { FILTER_ATTR, SORT_ATTR, type IndexEntry } from '../src/legs/storage.js';
 
 /**
  * The cold read as it was before the index entries were read from the response text
@@ -91,17 +90,7 @@ function legacyTable(client: DynamoDBDocumentClient, tableName: string): LegsRep
       const condition = keyCondition(bucket, range);
       let startKey: Record<string, unknown> | undefined;
       for (let pages = 0; pages < MAX_QUERY_PAGES_PER_BUCKET; pages++) {
-        const out = await client.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: LEGS_INDEX.indexName,
-            KeyConditionExpression: condition.expression,
-            ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
-            ExpressionAttributeValues: condition.values,
-            ProjectionExpression: 'id, #s, #f',
-            ExclusiveStartKey: startKey,
-          }),
-        );
+        const out = await client.send(new QueryCommand(bucketQueryInput(tableName, condition, startKey)));
         for (const item of out.Items ?? []) {
           const entry = reader.read(item);
           if (entry) entries.push(entry);

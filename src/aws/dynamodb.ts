@@ -52,7 +52,7 @@ function ownRealmError(err: unknown): unknown {
 }
 
 /** The name of the SDK's logger middleware, removed from every client (below). */
-export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
 
 /** Full jitter below min(maxBackoffMs, 25 ms * 2^(attempt-1)). */
 export function retryBackoff(budget: Pick<DynamoDbCallBudget, 'maxBackoffMs'>, random: () => number = Math.random) {

@@ -32,7 +32,7 @@ async function collect(body: unknown): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export const RAW_BODY_MIDDLEWARE = 'readRawBody';
+const RAW_BODY_MIDDLEWARE = 'readRawBody';
 
 export function readRawBody<I extends object, O extends object>(stack: MiddlewareStack<I, O>, read: (body: string) => string): void {
   const middleware: DeserializeMiddleware<I, O> = (next) => async (args) => {

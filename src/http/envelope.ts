@@ -19,12 +19,12 @@ export const BASE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
+function jsonResponse(status: number, traceId: string, body: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: status, headers: { ...BASE_HEADERS, 'x-trace-id': traceId }, body };
+}
+
 export function respond<T>(status: number, envelope: Envelope<T>): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode: status,
-    headers: { ...BASE_HEADERS, 'x-trace-id': envelope.traceId },
-    body: JSON.stringify(envelope),
-  };
+  return jsonResponse(status, envelope.traceId, JSON.stringify(envelope));
 }
 
 export function successResponse<T>(data: T, traceId: string): APIGatewayProxyStructuredResultV2 {
@@ -55,8 +55,7 @@ export function listResponse<D extends { records: readonly object[] }>(data: D, 
   const tail = JSON.stringify({ data: rest, traceId });
   // `tail` is {"data":{...rest},"traceId":"..."}: the rest of data after the records, then the trace id.
   const restOfData = tail.slice('{"data":{'.length);
-  const body = `${LIST_OPENING}${records.map(jsonOf).join(',')}]${restOfData.startsWith('}') ? '' : ','}${restOfData}`;
-  return { statusCode: 200, headers: { ...BASE_HEADERS, 'x-trace-id': traceId }, body };
+  return jsonResponse(200, traceId, `${LIST_OPENING}${records.map(jsonOf).join(',')}]${restOfData.startsWith('}') ? '' : ','}${restOfData}`);
 }
 
 export interface MappedError {

@@ -18,12 +18,11 @@ import { FILTER_ATTR, SORT_ATTR, type IndexEntry, type IndexEntryReader } from '
  * `LastEvaluatedKey` and the rest from.
  */
 export function readIndexPage(body: string, reader: IndexEntryReader, out: IndexEntry[]): string {
-  const fast: IndexEntry[] = [];
-  const rest = scanItems(body, reader, fast);
-  if (rest !== undefined) {
-    for (const entry of fast) out.push(entry);
-    return rest;
-  }
+  const before = out.length;
+  const rest = scanItems(body, reader, out);
+  if (rest !== undefined) return rest;
+  // The fast path gave up part way: drop what it read, and read the page the slow way.
+  out.length = before;
   return readParsed(body, reader, out);
 }
 
@@ -59,13 +58,14 @@ const CLOSE_BRACKET = 93;
  */
 const VIEW_MIN_LENGTH = 13;
 
-function copyOf(text: string): string {
-  return text.length < VIEW_MIN_LENGTH ? text : (JSON.parse(`"${text}"`) as string);
-}
-
-/** The JSON string text `raw` (no quotes) as a string. */
+/** The JSON string text `raw` (no quotes) as a string of its own. */
 function unescape(raw: string): string {
   return JSON.parse(`"${raw}"`) as string;
+}
+
+/** The value of JSON string text `raw`: itself when short and plain, else unescaped (a copy). */
+function valueOf(raw: string): string {
+  return raw.length < VIEW_MIN_LENGTH && !raw.includes('\\') ? raw : unescape(raw);
 }
 
 /** The fast path; undefined when the body is not in the expected form. */
@@ -76,7 +76,7 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
   const keep = (text: string): string => {
     if (text.length < VIEW_MIN_LENGTH) return text;
     let kept = cities.get(text);
-    if (kept === undefined) cities.set(text, (kept = copyOf(text)));
+    if (kept === undefined) cities.set(text, (kept = valueOf(text)));
     return kept;
   };
   let i = start + ITEMS.length;
@@ -95,11 +95,9 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
       const valueEnd = closingQuote(body, valueStart);
       if (valueEnd < 0) return undefined;
       switch (attributeOf(body, i + 1, nameEnd)) {
-        case 'id': {
-          const raw = body.slice(valueStart, valueEnd);
-          id = raw.includes('\\') ? unescape(raw) : copyOf(raw);
+        case 'id':
+          id = valueOf(body.slice(valueStart, valueEnd));
           break;
-        }
         case 'sort':
           startDate = startDateOf(body, valueStart, valueEnd);
           break;

@@ -1,4 +1,4 @@
-import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { readRawBody } from '../aws/raw-body.js';
 import { AppError } from '../errors.js';
@@ -49,6 +49,24 @@ export function keyCondition(
   return { expression: `#b = :b${sort}`, values };
 }
 
+/** One Query page of a bucket read: the index, the key condition, the entry's attributes. */
+export function bucketQueryInput(
+  tableName: string,
+  condition: ReturnType<typeof keyCondition>,
+  startKey: Record<string, unknown> | undefined,
+): QueryCommandInput {
+  return {
+    TableName: tableName,
+    IndexName: LEGS_INDEX.indexName,
+    KeyConditionExpression: condition.expression,
+    ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+    ExpressionAttributeValues: condition.values,
+    // Leaves the bucket name out of each returned entry (read units are the same).
+    ProjectionExpression: 'id, #s, #f',
+    ExclusiveStartKey: startKey,
+  };
+}
+
 export function createLegsRepository(client: DynamoDBDocumentClient, tableName: string): LegsRepository {
   return {
     async queryBucket(bucket, range) {
@@ -68,16 +86,7 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
           });
         }
         pages += 1;
-        const command = new QueryCommand({
-          TableName: tableName,
-          IndexName: LEGS_INDEX.indexName,
-          KeyConditionExpression: condition.expression,
-          ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
-          ExpressionAttributeValues: condition.values,
-          // Leaves the bucket name out of each returned entry (read units are the same).
-          ProjectionExpression: 'id, #s, #f',
-          ExclusiveStartKey: startKey,
-        });
+        const command = new QueryCommand(bucketQueryInput(tableName, condition, startKey));
         // The entries are read from the response's text (src/legs/index-page.ts), and the SDK
         // deserializes only what is left: Count, LastEvaluatedKey. A client that returns Items
         // (one that never reaches HTTP) has them read below.
