@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyStructuredResultV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { DeadlineError, withDeadline } from '../../src/aws/deadline.js';
 import { mapError } from '../../src/http/envelope.js';
 import { generateKey } from '../../src/keys/format.js';
 import { lambdaContext as localLambdaContext } from '../../local/lambda-context.js';
 import { DATABASE_DEADLINE_MS, FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
-import { listEvent } from '../support/events.js';
+import { authorizerEvent, listEvent } from '../support/events.js';
 import { buildAuthorizerHandler, buildListHandler, createFunctionClient, testConfig } from '../support/handlers.js';
 import { startStalledPeer, type StalledPeer } from '../support/stalled-peer.js';
 
@@ -28,22 +28,6 @@ let peer: StalledPeer;
 let authorize: Authorizer;
 let list: List;
 let functionClient: ReturnType<typeof createFunctionClient>;
-
-function authorizerEvent(key: string): APIGatewayRequestAuthorizerEventV2 {
-  const base = listEvent(undefined, null);
-  return {
-    version: '2.0',
-    type: 'REQUEST',
-    routeArn: 'arn:aws:execute-api:us-east-1:123456789012:api/$default/GET/open/v1/empty-legs',
-    identitySource: [],
-    routeKey: base.routeKey,
-    rawPath: base.rawPath,
-    rawQueryString: '',
-    cookies: [],
-    headers: { ...base.headers, 'x-api-key': key },
-    requestContext: base.requestContext,
-  };
-}
 
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();

@@ -1,11 +1,11 @@
 import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { MAX_BATCH_GET_ATTEMPTS, MAX_BUCKET_READS, MAX_QUERY_PAGES_PER_BUCKET } from '../../src/legs/limits.js';
 import { toStorageItem } from '../../src/legs/storage.js';
 import { lambdaContext, listEvent } from '../support/events.js';
 import { storedLeg } from '../support/legs.js';
-import { buildListHandler } from '../support/handlers.js';
+import { buildListHandler, resetListHandler } from '../support/handlers.js';
 
 /** The bound on DynamoDB calls per request, made to happen against a mocked table that never ends. */
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -14,11 +14,7 @@ const { handler, repository } = buildListHandler();
 const NOW = new Date('2026-11-21T12:00:00Z');
 
 beforeEach(() => {
-  ddb.reset();
-  // The change journal's head (src/legs/journal.ts): no change set yet.
-  ddb.on(GetCommand).resolves({});
-  repository.clear();
-  jest.useFakeTimers({ now: NOW, doNotFake: ['setTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'] });
+  resetListHandler(ddb, repository, NOW);
 });
 afterAll(() => {
   jest.useRealTimers();

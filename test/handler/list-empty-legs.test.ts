@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -8,7 +8,7 @@ import { EMPTY_LEG_FIELDS } from '../../src/legs/model.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
 import { storedLeg } from '../support/legs.js';
-import { buildListHandler } from '../support/handlers.js';
+import { buildListHandler, resetListHandler } from '../support/handlers.js';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 // The list function as functions/list-empty-legs/handler.ts builds it, on the default settings.
@@ -78,11 +78,7 @@ async function call(params?: Record<string, string>, authorizer = verifiedContex
 }
 
 beforeEach(() => {
-  ddb.reset();
-  // The change journal's head (src/legs/journal.ts): no change set yet.
-  ddb.on(GetCommand).resolves({});
-  repository.clear();
-  jest.useFakeTimers({ now: NOW, doNotFake: ['setTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'] });
+  resetListHandler(ddb, repository, NOW);
 });
 afterAll(() => {
   jest.useRealTimers();

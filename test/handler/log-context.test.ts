@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { generateKey } from '../../src/keys/format.js';
 import { createNotFoundHandler } from '../../src/http/not-found.js';
 import { logger } from '../../src/logger.js';
-import { listEvent } from '../support/events.js';
+import { authorizerEvent, listEvent } from '../support/events.js';
 import { buildAuthorizerHandler, buildListHandler } from '../support/handlers.js';
 
 /**
@@ -98,19 +97,7 @@ describe('Lambda context in the logs', () => {
     const authorize = buildAuthorizerHandler();
     const context = lambdaContext('authorizer');
     const key = generateKey('test');
-    const base = listEvent(undefined, null);
-    const event: APIGatewayRequestAuthorizerEventV2 = {
-      version: '2.0',
-      type: 'REQUEST',
-      routeArn: 'arn:aws:execute-api:us-east-1:123456789012:api/$default/GET/open/v1/empty-legs',
-      identitySource: [],
-      routeKey: base.routeKey,
-      rawPath: base.rawPath,
-      rawQueryString: '',
-      cookies: [],
-      headers: { ...base.headers, 'x-api-key': key },
-      requestContext: base.requestContext,
-    };
+    const event = authorizerEvent(key);
     const lines = await captureLines(() => authorize(event, context));
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) {

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { lambdaContext as localLambdaContext } from '../../local/lambda-context.js';
 import { verifiedContext, type AuthorizerContext, type VerifiedKey } from '../../src/auth/verdict.js';
 
@@ -38,6 +38,23 @@ export function listEvent(
     isBase64Encoded: false,
   };
   return event;
+}
+
+/** The authorizer's v2 REQUEST event for the listing route, carrying `key` in X-API-Key. */
+export function authorizerEvent(key: string): APIGatewayRequestAuthorizerEventV2 {
+  const base = listEvent(undefined, null);
+  return {
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: 'arn:aws:execute-api:us-east-1:123456789012:api/$default/GET/open/v1/empty-legs',
+    identitySource: [],
+    routeKey: base.routeKey,
+    rawPath: base.rawPath,
+    rawQueryString: '',
+    cookies: [],
+    headers: { ...base.headers, 'x-api-key': key },
+    requestContext: base.requestContext,
+  };
 }
 
 export function lambdaContext(): Context {

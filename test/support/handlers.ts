@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { jest } from '@jest/globals';
+import { DynamoDBDocumentClient, GetCommand, type DynamoDBDocumentClientResolvedConfig, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
+import type { AwsStub } from 'aws-sdk-client-mock';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
@@ -37,3 +39,18 @@ export function buildAuthorizerHandler(options: { config?: Config; client?: Dyna
 
 /** The functions' own client (their time budget) for `config`, as the handler files create it. */
 export { createFunctionClient };
+
+/**
+ * Before each list handler test: no mocked answer but the change journal's head (no change set
+ * yet, src/legs/journal.ts), an empty listing cache, and the clock at `now` (timers left real).
+ */
+export function resetListHandler(
+  ddb: AwsStub<ServiceInputTypes, ServiceOutputTypes, DynamoDBDocumentClientResolvedConfig>,
+  repository: { clear(): void },
+  now: Date,
+): void {
+  ddb.reset();
+  ddb.on(GetCommand).resolves({});
+  repository.clear();
+  jest.useFakeTimers({ now, doNotFake: ['setTimeout', 'setImmediate', 'nextTick', 'queueMicrotask'] });
+}
