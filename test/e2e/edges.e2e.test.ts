@@ -6,6 +6,7 @@ import { createEdgeServer, MAX_REQUEST_HEAD_BYTES } from '../../local/edges.js';
 import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../local/gateway.js';
 import { rawRequest, type RawResponse } from '../support/raw-http.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
+import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
 /**
  * The edges of `npm start`, spoken to over raw sockets (fetch would normalise or refuse these
@@ -15,12 +16,8 @@ import { startLocalServer, type RunningService } from '../support/local-service.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PATH = '/open/v1/empty-legs';
 
-interface Envelope {
-  code: string;
-  message: string;
-  data: unknown;
-  traceId: string;
-}
+/** The response envelope (src/http/envelope.ts) as these tests read it. */
+type Envelope = ApiEnvelope<unknown>;
 
 /** The edge headers, and the body parsed as the envelope whose traceId is the X-Trace-Id header. */
 function expectEnvelope(res: RawResponse, status: number, code: string): Envelope {

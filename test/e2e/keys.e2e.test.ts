@@ -5,6 +5,7 @@ import { generateKey } from '../../src/keys/format.js';
 import { runScript, type CommandRun } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
+import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
 /**
  * API keys as a client sees them: `npm start` (sandbox), keys made with `npm run keys` against the
@@ -14,12 +15,8 @@ import { startLocalServer, type RunningService } from '../support/local-service.
  */
 const PATH = '/open/v1/empty-legs';
 
-interface Envelope {
-  code: string;
-  message: string;
-  data: unknown;
-  traceId: string;
-}
+/** The response envelope (src/http/envelope.ts) as these tests read it. */
+type Envelope = ApiEnvelope<unknown>;
 interface JsonKey {
   keyId: string;
   key: string;

@@ -8,6 +8,7 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { callApi, OPENAPI_FILE } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
+import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
 /**
  * The listing as a client sees it: `npm start --data FIXTURE`, then plain HTTP. The fixture's dates
@@ -96,12 +97,8 @@ const visible = legs
   .filter((l) => l.listed !== false && l.blocked !== true && l.endDate >= day(0))
   .sort((a, b) => (a.startDate === b.startDate ? (a.id < b.id ? -1 : 1) : a.startDate < b.startDate ? -1 : 1));
 
-interface Envelope {
-  code: string;
-  message: string;
-  data: { records: Record<string, unknown>[]; total: number; page: number; size: number } | null;
-  traceId: string;
-}
+/** The response envelope (src/http/envelope.ts) as these tests read it. */
+type Envelope = ApiEnvelope<{ records: Record<string, unknown>[]; total: number; page: number; size: number }>;
 
 let service: RunningService;
 
