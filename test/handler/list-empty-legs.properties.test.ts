@@ -205,8 +205,19 @@ const whitespace = fc.constantFrom(' ', '\t', '\u00a0', '\u3000', '\ufeff', '\n'
 const padded = (text: fc.Arbitrary<string>) =>
   fc.tuple(fc.array(whitespace, { maxLength: 2 }), text, fc.array(whitespace, { maxLength: 2 })).map(([a, t, b]) => a.join('') + t + b.join(''));
 const caseMixed = (s: string) => fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length }).map((up) => [...s].map((c, i) => (up[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+// A city's accents taken away (`Sao`), or marks put on its letters (`Lo\u0301ndon`): the filters ignore both.
+const MARKS = ['\u0301', '\u0308', '\u0323', '\u0327', '\u030c'];
+const accentVariant = (s: string) =>
+  fc.oneof(
+    fc.constant(s),
+    fc.constant([...s.normalize('NFD')].filter((c) => !MARKS.includes(c) && c !== '\u0303').join('')),
+    fc.array(fc.constantFrom('', '', ...MARKS), { minLength: s.length, maxLength: s.length }).map((m) => [...s].map((c, i) => c + (m[i] ?? '')).join('')),
+  );
 const citySub = fc.constantFrom(...CITIES).chain((c) =>
-  fc.tuple(fc.nat(c.length), fc.nat(c.length)).chain(([a, b]) => caseMixed(c.slice(Math.min(a, b), Math.max(a, b) + 1))),
+  fc
+    .tuple(fc.nat(c.length), fc.nat(c.length))
+    .chain(([a, b]) => caseMixed(c.slice(Math.min(a, b), Math.max(a, b) + 1)))
+    .chain(accentVariant),
 );
 const cityText = fc.oneof(padded(citySub), citySub, anyText, fc.constantFrom('', ' ', '   ', 'a', ' a ', 'é', '𝄞'));
 const codes = AIRPORTS.flatMap(([a, b]) => [a, b]).filter((c): c is string => c !== null);
@@ -290,6 +301,12 @@ const queryArb = fc
 /** ECMAScript white space and line terminators, as "trimming" removes them. */
 const WS = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 const trim = (s: string) => s.replace(new RegExp(`^[${WS}]+|[${WS}]+$`, 'g'), '');
+/**
+ * "Ignoring case and accents": lower case, then each character without its combining marks
+ * (`İ` lower-cases to `i` and a dot, `Ḷ` is `L` and a dot below, `ã` is `a` and a tilde).
+ */
+const bare = (s: string) =>
+  [...s.toLowerCase()].map((c) => [...c.normalize('NFD')].filter((part) => !/^\p{M}$/u.test(part)).join('')).join('');
 const INTEGER = /^[+-]?[0-9]+$/;
 const clampBig = (text: string, min: bigint, max: bigint) => {
   const n = BigInt(text);
@@ -351,7 +368,7 @@ function oracle(pairs: Pair[]): Expected {
     if (v === undefined || trim(v) === '') continue;
     const length = [...trim(v)].length;
     if (length < 2 || length > 100) bad();
-    else e[key] = trim(v).toLowerCase();
+    else e[key] = bare(trim(v));
   }
   for (const [name, key] of [['depAirportCode', 'depCode'], ['arrAirportCode', 'arrCode']] as const) {
     const v = get(name);
@@ -378,8 +395,8 @@ function reference(legs: StoredLeg[], e: Expected): { ids: string[]; total: numb
       if (e.depDate + k < TODAY) return false;
       if (start > e.depDate + k || end < Math.max(e.depDate - k, TODAY)) return false;
     }
-    if (e.depCity !== undefined && !leg.depCityName.toLowerCase().includes(e.depCity)) return false;
-    if (e.arrCity !== undefined && !leg.arrCityName.toLowerCase().includes(e.arrCity)) return false;
+    if (e.depCity !== undefined && !bare(leg.depCityName).includes(e.depCity)) return false;
+    if (e.arrCity !== undefined && !bare(leg.arrCityName).includes(e.arrCity)) return false;
     if (e.depCode !== undefined && !code(leg, 'dep', e.depCode)) return false;
     if (e.arrCode !== undefined && !code(leg, 'arr', e.arrCode)) return false;
     return true;
