@@ -93,7 +93,8 @@ async function main(): Promise<void> {
     coldRounds: parseIntegerSetting('--cold-rounds', values['cold-rounds'], Math.min(DEFAULT_COLD_ROUNDS, Math.ceil(runs / MIX_SIZE)), 1, 100_000),
     importRuns: parseIntegerSetting('--import-runs', values['import-runs'], 7, 1, 1_000),
     seed: parseIntegerSetting('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
-    cacheTtlSeconds: parseIntegerSetting('--ttl', values.ttl, 10, 0, 3600),
+    // LISTING_CACHE_TTL_SECONDS: the ceiling of the change-aware cache, as deployed (lib/stage-config.ts).
+    cacheTtlSeconds: parseIntegerSetting('--ttl', values.ttl, 900, 0, 3600),
     // The traffic simulation runs by default (--traffic says so explicitly); --traffic-seconds 0 skips it.
     traffic: trafficOptions(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
   };

@@ -20,7 +20,7 @@ export function formatReport(r: BenchResult): string {
   );
   out.push(
     `mean item ${fmt(r.data.meanItemBytes, 0)} B, mean index entry ${fmt(r.data.meanIndexEntryBytes, 1)} B; ` +
-      `empty cache: ${r.options.coldRounds} rounds of the mix; warm cache: ${r.options.runs} runs of each query; cache TTL ${r.options.cacheTtlSeconds} s`,
+      `empty cache: ${r.options.coldRounds} rounds of the mix; warm cache: ${r.options.runs} runs of each query; cache ceiling ${r.options.cacheTtlSeconds} s`,
   );
   out.push('');
   out.push('Read units per request (DynamoDB ConsumedCapacity, eventually consistent)');
