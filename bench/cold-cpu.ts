@@ -1,5 +1,3 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readConfig } from '../src/config.js';
 import { createListHandler, createListRepository } from '../src/legs/list-handler.js';
@@ -7,6 +5,7 @@ import { createFunctionClient } from '../src/aws/function-clients.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { listEvent } from './events.js';
 import { createLegacyClient, createLegacyListRepository } from './legacy-repository.js';
+import { forkModule, isForkedModule } from './fork.js';
 
 /**
  * The cold-cache CPU comparison (docs/performance.md, "Cold cache"): one query with an empty cache,
@@ -38,10 +37,7 @@ export interface ColdCpuSamples {
 
 /** Runs the comparison in a child Node process with this one's flags. */
 export function measureColdCpu(job: ColdCpuJob): Promise<ColdCpuSamples> {
-  const child = fork(fileURLToPath(import.meta.url), [], {
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+  const child = forkModule(import.meta.url);
   return new Promise((resolve, reject) => {
     let result: ColdCpuSamples | undefined;
     child.once('message', (message) => {
@@ -107,7 +103,7 @@ async function run(job: ColdCpuJob): Promise<ColdCpuSamples> {
   return { beforeMs, afterMs, errors: [...errors] };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.send) {
+if (isForkedModule(import.meta.url)) {
   process.once('message', (job: ColdCpuJob) => {
     run(job).then(
       (result) => process.send!(result, () => process.exit(0)),

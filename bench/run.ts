@@ -30,6 +30,7 @@ import { compressResponse } from '../src/http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 import { authorizerEvent, listEvent } from './events.js';
 import { measureColdCpu } from './cold-cpu.js';
+import { startReplayProxy } from './replay-proxy.js';
 
 /**
  * The benchmark (docs/performance.md): DynamoDB Local, the real tables, a synthetic data set from the demo
@@ -542,26 +543,39 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     let traffic: TrafficResult | undefined;
     if (options.traffic) {
       collectGarbage();
-      traffic = await runTraffic({
-        options: options.traffic,
-        tableName: names.legsTableName,
-        keysTableName: names.keysTableName,
-        data,
-        mix,
-        today,
-        newClient: () => createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, region: 'local' }),
-        scanLegs: async () => {
-          const items = new Map<string, Record<string, unknown>>();
-          let startKey: Record<string, unknown> | undefined;
-          do {
-            const out = await db.client.send(new ScanCommand({ TableName: names.legsTableName, ExclusiveStartKey: startKey }));
-            for (const item of out.Items ?? []) if (typeof item.id === 'string' && !item.id.startsWith('~')) items.set(item.id, item);
-            startKey = out.LastEvaluatedKey;
-          } while (startKey);
-          return items;
-        },
-        log,
-      });
+      const replay = await startReplayProxy(`http://127.0.0.1:${port}`);
+      try {
+        traffic = await runTraffic({
+          options: options.traffic,
+          tableName: names.legsTableName,
+          keysTableName: names.keysTableName,
+          data,
+          mix,
+          today,
+          newClient: () => createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, region: 'local' }),
+          ttlReads: {
+            newClient: () => createDocumentClient({ endpoint: replay.endpoint, region: 'local' }),
+            invalidate: (buckets) => replay.invalidate(buckets),
+          },
+          scanLegs: async () => {
+            const items = new Map<string, Record<string, unknown>>();
+            let startKey: Record<string, unknown> | undefined;
+            do {
+              const out = await db.client.send(new ScanCommand({ TableName: names.legsTableName, ExclusiveStartKey: startKey }));
+              for (const item of out.Items ?? []) if (typeof item.id === 'string' && !item.id.startsWith('~')) items.set(item.id, item);
+              startKey = out.LastEvaluatedKey;
+            } while (startKey);
+            return items;
+          },
+          log,
+        });
+        traffic.replay = await replay.stats();
+      } finally {
+        await replay.stop();
+      }
+      const r = traffic.replay;
+      log(`  the TTL design's bucket reads: ${r.replayed} of ${r.queries} replayed; ${r.checked} of those checked against DynamoDB Local, ${r.differed} differed`);
+      if (r.differed > 0) errors.push(`traffic: ${r.differed} replayed bucket reads differed from DynamoDB Local's answer`);
       for (const d of traffic.designs) log(`  ${d.design}: ${d.readUnitsPerRequest.toFixed(3)} RU/request, staleness p99 ${d.staleness.p99Ms} ms, inconsistent ${d.inconsistent}`);
       if (traffic.oracleMismatches > 0) errors.push(`traffic: the oracle's model differs from the table in ${traffic.oracleMismatches} legs`);
     }

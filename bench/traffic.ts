@@ -16,6 +16,7 @@ import { bucketOf, LISTING_HORIZON_DAYS, type StoredLeg } from '../src/legs/stor
 import { recordCalls, summarizeCall } from './consumed.js';
 import { expectedListing, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
+import type { ReplayStats } from './replay-proxy.js';
 
 /**
  * The traffic simulation (docs/performance.md, "Traffic simulation"): many containers, each with its
@@ -90,6 +91,8 @@ export interface TrafficResult {
    * key (marks it deprecated), each container asked every 100 ms.
    */
   keys: { revokedSeenMs: number; rotatedSeenMs: number };
+  /** The TTL design's bucket reads through the replay proxy (bench/replay-proxy.ts), when it was used. */
+  replay?: ReplayStats;
 }
 
 interface Container {
@@ -130,6 +133,11 @@ export async function runTraffic(input: {
   today: string;
   /** A new client on the same DynamoDB (one per design, and one for the writer). */
   newClient: () => DynamoDBDocumentClient;
+  /**
+   * The TTL design's client and what a write must tell it, when its repeated reads go through the
+   * replay proxy (bench/replay-proxy.ts): the buckets each write touched, before the next request.
+   */
+  ttlReads?: { newClient: () => DynamoDBDocumentClient; invalidate: (buckets: readonly string[]) => Promise<void> };
   /** Reads every leg of the table (the oracle check). */
   scanLegs: () => Promise<Map<string, Record<string, unknown>>>;
   log: (line: string) => void;
@@ -147,7 +155,7 @@ export async function runTraffic(input: {
   const writes: WriteEvent[] = [];
 
   const makeDesign = (name: Design['name']): Design => {
-    const client = input.newClient();
+    const client = name === 'ttl' && input.ttlReads ? input.ttlReads.newClient() : input.newClient();
     const containers: Container[] = Array.from({ length: options.containers }, () => {
       const table = createLegsRepository(client, input.tableName);
       const repository =
@@ -296,6 +304,10 @@ export async function runTraffic(input: {
       const before = new Map<string, StoredLeg | undefined>();
       for (const l of legs) before.set(l.id, model.get(l.id));
       await writeLegs(writer, input.tableName, legs);
+      // The index buckets the write changed: each leg's bucket before and after.
+      const touched = new Set<string>();
+      for (const l of [...before.values(), ...legs]) if (l && l.listed && !l.blocked) touched.add(bucketOf(l.startDate, l.endDate));
+      await input.ttlReads?.invalidate([...touched]);
       for (const l of legs) model.set(l.id, l);
       writes.push({ k: writes.length, at: simNow, before });
       legsWritten += legs.length;
