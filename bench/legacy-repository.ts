@@ -36,6 +36,16 @@ function splitCodes(value: string): [icao: string, iata: string] {
   return value.length === 3 ? ['', value] : ['', ''];
 }
 
+/** The places of an entry as the reader as it was kept them. */
+interface FormerFields {
+  depCity: string;
+  depIcao: string;
+  depIata: string;
+  arrCity: string;
+  arrIcao: string;
+  arrIata: string;
+}
+
 /** The reader of index items as it was (src/legs/storage.ts IndexEntryReader before it took the response text). */
 class LegacyEntryReader {
   private lastStart = '';
@@ -66,7 +76,14 @@ class LegacyEntryReader {
     const dayAfterMs = endMs + DAY_MS;
     const [depIcao, depIata] = splitCodes(f[3]!);
     const [arrIcao, arrIata] = splitCodes(f[5]!);
-    return {
+    // Today's listing reads the places from the filter text by offsets (src/legs/storage.ts); the
+    // entry as it was held them as six strings of its own. It keeps both: what it used to keep, and
+    // the text, one string more than it did.
+    const depCityAt = f[0]!.length + f[1]!.length + 2;
+    const depCodesAt = depCityAt + f[2]!.length + 1;
+    const arrCityAt = depCodesAt + f[3]!.length + 1;
+    const arrCodesAt = arrCityAt + f[4]!.length + 1;
+    const entry: IndexEntry & FormerFields = {
       id,
       startDate,
       endDate,
@@ -77,7 +94,16 @@ class LegacyEntryReader {
       arrCity: f[4]!,
       arrIcao,
       arrIata,
+      text: filter,
+      depCityAt,
+      depCityEnd: depCodesAt - 1,
+      depCodesAt,
+      depCodesEnd: arrCityAt - 1,
+      arrCityAt,
+      arrCityEnd: arrCodesAt - 1,
+      arrCodesAt,
     };
+    return entry;
   }
 }
 

@@ -51,34 +51,25 @@ const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
 
-/**
- * V8 keeps a substring of 13 characters or more as a view into the string it was cut from, which
- * would keep every whole response body alive for as long as an entry is cached. Longer values are
- * copied (city names through a table, since they repeat).
- */
-const VIEW_MIN_LENGTH = 13;
-
 /** The JSON string text `raw` (no quotes) as a string of its own. */
 function unescape(raw: string): string {
   return JSON.parse(`"${raw}"`) as string;
 }
 
-/** The value of JSON string text `raw`: itself when short and plain, else unescaped (a copy). */
+/**
+ * The value of JSON string text `raw`: itself when it holds no escape, else unescaped (a copy).
+ * Entries keep views into the body (V8 cuts substrings of 13 characters or more as views of the
+ * string they come from): the cache then holds each page's text once, where a copy of each value
+ * made one string more per value to allocate and to collect (docs/performance.md, "Cold cache").
+ */
 function valueOf(raw: string): string {
-  return raw.length < VIEW_MIN_LENGTH && !raw.includes('\\') ? raw : unescape(raw);
+  return raw.includes('\\') ? unescape(raw) : raw;
 }
 
 /** The fast path; undefined when the body is not in the expected form. */
 function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): string | undefined {
   const start = body.indexOf(ITEMS);
   if (start < 0) return undefined;
-  const cities = new Map<string, string>();
-  const keep = (text: string): string => {
-    if (text.length < VIEW_MIN_LENGTH) return text;
-    let kept = cities.get(text);
-    if (kept === undefined) cities.set(text, (kept = valueOf(text)));
-    return kept;
-  };
   let i = start + ITEMS.length;
   if (body.charCodeAt(i) === CLOSE_BRACKET) return body;
   for (;;) {
@@ -99,7 +90,7 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
           id = valueOf(body.slice(valueStart, valueEnd));
           break;
         case 'sort':
-          startDate = startDateOf(body, valueStart, valueEnd);
+          startDate = startDateOf(body, valueStart, valueEnd, reader.lastStartDate);
           break;
         case 'filter':
           filter = body.slice(valueStart, valueEnd);
@@ -119,7 +110,7 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
     if (id !== undefined && startDate !== undefined && filter !== undefined) {
       const separator = escapedSeparator(filter);
       const entry = separator
-        ? reader.fromFilter(id, startDate, filter, separator, keep)
+        ? reader.fromFilter(id, startDate, filter, separator)
         : reader.fromFilter(id, startDate, filter.includes('\\') ? unescape(filter) : filter);
       if (entry) out.push(entry);
     } else if (id !== undefined || startDate !== undefined || filter !== undefined) {
@@ -161,9 +152,13 @@ function attributeOf(body: string, from: number, to: number): 'id' | 'sort' | 'f
   return backslash >= 0 && backslash < to ? undefined : '';
 }
 
-/** The start date of a sort key (`yyyy-MM-dd#id`) whose JSON text lies between `from` and `to`. */
-function startDateOf(body: string, from: number, to: number): string {
+/**
+ * The start date of a sort key (`yyyy-MM-dd#id`) whose JSON text lies between `from` and `to`:
+ * `previous` itself when it is the same date (entries of a page come in date order).
+ */
+function startDateOf(body: string, from: number, to: number, previous: string): string {
   if (to - from >= 11 && body.charCodeAt(from + 10) === 35 /* # */) {
+    if (previous.length === 10 && body.startsWith(previous, from)) return previous;
     let plain = true;
     for (let k = from; k < from + 10; k++) if (body.charCodeAt(k) === BACKSLASH) plain = false;
     if (plain) return body.slice(from, from + 10);

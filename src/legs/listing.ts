@@ -10,7 +10,7 @@ import {
 } from './dates.js';
 import { HORIZON_DAYS, MAX_BUCKET_READS } from './limits.js';
 import type { ListQuery } from './query.js';
-import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
+import { cityIncludes, hasCode, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
 
 /**
  * The listing's pure logic: the date window, which index buckets it needs, which legs match, the
@@ -117,12 +117,12 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
   if (entry.endDate < window.from) return false;
   if (entry.startDate > window.to) return false;
   if (isExpired(entry, nowMs)) return false;
-  if (query.depCityName !== undefined && !entry.depCity.includes(query.depCityName)) return false;
-  if (query.arrCityName !== undefined && !entry.arrCity.includes(query.arrCityName)) return false;
+  if (query.depCityName !== undefined && !cityIncludes(entry, 'dep', query.depCityName)) return false;
+  if (query.arrCityName !== undefined && !cityIncludes(entry, 'arr', query.arrCityName)) return false;
   const dep = query.depAirportCode;
-  if (dep !== undefined && (dep.kind === 'icao' ? entry.depIcao : entry.depIata) !== dep.code) return false;
+  if (dep !== undefined && !hasCode(entry, 'dep', dep.kind, dep.code)) return false;
   const arr = query.arrAirportCode;
-  if (arr !== undefined && (arr.kind === 'icao' ? entry.arrIcao : entry.arrIata) !== arr.code) return false;
+  if (arr !== undefined && !hasCode(entry, 'arr', arr.kind, arr.code)) return false;
   return true;
 }
 

@@ -65,12 +65,68 @@ export function fold(value: string): string {
   return value.toLocaleLowerCase('en-US').normalize('NFD').replace(COMBINING_MARKS, '');
 }
 
-/** The part of a leg the listing filters and orders on: what the index holds. */
+/**
+ * The part of a leg the listing filters and orders on: what the index holds.
+ *
+ * The places (cities and codes) stay in the filter attribute's text, found by offsets: a cached
+ * entry is this object, its id and that one string (a view into the response body when it was read
+ * from one, src/legs/index-page.ts), where six strings of its own made a cold read's garbage
+ * collection twice the work (docs/performance.md, "Cold cache"). The text's separators are U+001F,
+ * or their JSON escape `\u001F` in a view of a response body; the offsets account for either.
+ * `cityIncludes` and `hasCode` read it; `entryFields` gives the fields as strings.
+ */
 export interface IndexEntry {
   id: string;
   startDate: string;
   endDate: string;
   /** Epoch ms from which the leg is expired: the start of the day after endDate in its departure zone. */
+  expiresAt: number;
+  /** The filter attribute (`lf`) as read. */
+  text: string;
+  /** Departure city: text[depCityAt, depCityEnd). Then the codes, the arrival city, the arrival codes (to the end). */
+  depCityAt: number;
+  depCityEnd: number;
+  depCodesAt: number;
+  depCodesEnd: number;
+  arrCityAt: number;
+  arrCityEnd: number;
+  arrCodesAt: number;
+}
+
+export type Side = 'dep' | 'arr';
+
+/** True when the side's city (folded) contains `needle` (folded: src/legs/query.ts). */
+export function cityIncludes(entry: IndexEntry, side: Side, needle: string): boolean {
+  const start = side === 'dep' ? entry.depCityAt : entry.arrCityAt;
+  const end = side === 'dep' ? entry.depCityEnd : entry.arrCityEnd;
+  const at = entry.text.indexOf(needle, start);
+  return at >= 0 && at + needle.length <= end;
+}
+
+/** Where the side's ICAO or IATA code lies in the entry's text, per the codes field's forms; undefined for none. */
+function codeRange(entry: IndexEntry, side: Side, kind: 'icao' | 'iata'): [from: number, to: number] | undefined {
+  const start = side === 'dep' ? entry.depCodesAt : entry.arrCodesAt;
+  const end = side === 'dep' ? entry.depCodesEnd : entry.text.length;
+  const slash = entry.text.indexOf('/', start);
+  if (slash >= 0 && slash < end) return kind === 'icao' ? [start, slash] : [slash + 1, end];
+  const length = end - start;
+  if (kind === 'icao') return length === 7 || length === 4 ? [start, start + 4] : undefined;
+  if (length === 7) return [start + 4, end];
+  return length === 3 ? [start, end] : undefined;
+}
+
+/** True when the side's ICAO (IATA) code is `code` (lower case); a missing code matches nothing. */
+export function hasCode(entry: IndexEntry, side: Side, kind: 'icao' | 'iata', code: string): boolean {
+  if (code === '') return false;
+  const range = codeRange(entry, side, kind);
+  return range !== undefined && range[1] - range[0] === code.length && entry.text.startsWith(code, range[0]);
+}
+
+/** The places of an entry as strings (for tests and diagnostics; the listing reads them in place). */
+export function entryFields(entry: IndexEntry): {
+  id: string;
+  startDate: string;
+  endDate: string;
   expiresAt: number;
   depCity: string;
   depIcao: string;
@@ -78,6 +134,20 @@ export interface IndexEntry {
   arrCity: string;
   arrIcao: string;
   arrIata: string;
+} {
+  const cut = (range: [number, number] | undefined) => (range ? entry.text.slice(range[0], range[1]) : '');
+  return {
+    id: entry.id,
+    startDate: entry.startDate,
+    endDate: entry.endDate,
+    expiresAt: entry.expiresAt,
+    depCity: entry.text.slice(entry.depCityAt, entry.depCityEnd),
+    depIcao: cut(codeRange(entry, 'dep', 'icao')),
+    depIata: cut(codeRange(entry, 'dep', 'iata')),
+    arrCity: entry.text.slice(entry.arrCityAt, entry.arrCityEnd),
+    arrIcao: cut(codeRange(entry, 'arr', 'icao')),
+    arrIata: cut(codeRange(entry, 'arr', 'iata')),
+  };
 }
 
 const dateFormatters = new Map<string, Intl.DateTimeFormat>();
@@ -153,20 +223,6 @@ function codes(icao: string | null, iata: string | null): string {
   return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
 }
 
-/** The ICAO code of a side's codes field (`eglffab`, `eglf`, `fab`, `icao/iata`); '' for none. */
-function icaoOf(value: string): string {
-  const slash = value.indexOf('/');
-  if (slash >= 0) return value.slice(0, slash);
-  return value.length === 7 ? value.slice(0, 4) : value.length === 4 ? value : '';
-}
-
-/** The IATA code of a side's codes field; '' for none. */
-function iataOf(value: string): string {
-  const slash = value.indexOf('/');
-  if (slash >= 0) return value.slice(slash + 1);
-  return value.length === 7 ? value.slice(4) : value.length === 3 ? value : '';
-}
-
 export function encodeExpiry(endDate: string, expiresAt: number): string {
   const dayAfter = Date.parse(`${addDays(endDate, 1)}T00:00:00Z`);
   const offset = dayAfter - expiresAt;
@@ -219,12 +275,17 @@ export class IndexEntryReader {
     return this.fromFilter(id, sort.slice(0, 10), filter);
   }
 
+  /** The start date of the entry read last ('' before the first): a reader of a page's text shares it. */
+  get lastStartDate(): string {
+    return this.lastStart;
+  }
+
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute, whose six
    * fields are separated by `separator` (the text of the response page may hold the separator
-   * escaped, src/legs/index-page.ts). `keep` is given each city, to keep (or copy) it.
+   * escaped, src/legs/index-page.ts).
    */
-  fromFilter(id: string, startDate: string, filter: string, separator = SEP, keep: (city: string) => string = (c) => c): IndexEntry | undefined {
+  fromFilter(id: string, startDate: string, filter: string, separator = SEP): IndexEntry | undefined {
     const step = separator.length;
     const s1 = filter.indexOf(separator);
     const s2 = s1 < 0 ? -1 : filter.indexOf(separator, s1 + step);
@@ -244,19 +305,19 @@ export class IndexEntryReader {
       endDate = new Date(endMs).toISOString().slice(0, 10);
       this.ends.set(endMs, endDate);
     }
-    const depCodes = filter.slice(s3 + step, s4);
-    const arrCodes = filter.slice(s5 + step);
     return {
       id,
-      startDate,
+      startDate: this.lastStart,
       endDate,
       expiresAt: decodeExpiry(endMs + DAY_MS, filter.slice(s1 + step, s2)),
-      depCity: keep(filter.slice(s2 + step, s3)),
-      depIcao: icaoOf(depCodes),
-      depIata: iataOf(depCodes),
-      arrCity: keep(filter.slice(s4 + step, s5)),
-      arrIcao: icaoOf(arrCodes),
-      arrIata: iataOf(arrCodes),
+      text: filter,
+      depCityAt: s2 + step,
+      depCityEnd: s3,
+      depCodesAt: s3 + step,
+      depCodesEnd: s4,
+      arrCityAt: s4 + step,
+      arrCityEnd: s5,
+      arrCodesAt: s5 + step,
     };
   }
 }

@@ -13,19 +13,24 @@ import {
 } from '../../../src/legs/listing.js';
 import { parseListQuery } from '../../../src/legs/query.js';
 import { keyCondition, withBucketCache, type LegsRepository } from '../../../src/legs/repository.js';
-import { expiryInstant, parseIndexItem, toStorageItem, type IndexEntry, type StoredLeg } from '../../../src/legs/storage.js';
+import { entryFields, expiryInstant, parseIndexItem, toStorageItem, type IndexEntry, type StoredLeg } from '../../../src/legs/storage.js';
 import { storedLeg } from '../../support/legs.js';
+import { indexEntry, type EntryFields } from '../../support/index-entries.js';
 
 const TODAY = '2026-11-21';
 const NOW = new Date('2026-11-21T12:00:00Z');
 
-/** An index entry; `depTimezone` (default UTC) gives its expiry, as the storage mapping does. */
-function entry(over: Partial<IndexEntry> & { depTimezone?: string }): IndexEntry {
+/**
+ * An index entry; `depTimezone` (default UTC) gives its expiry, as the storage mapping does. Without
+ * an endDate it ends on the 27th, or on its start day when that is later.
+ */
+function entry(over: Partial<EntryFields> & { depTimezone?: string }): IndexEntry {
   const { depTimezone = 'UTC', ...rest } = over;
+  const startDate = over.startDate ?? '2026-11-25';
   const base = {
     id: 'a',
-    startDate: '2026-11-25',
-    endDate: '2026-11-27',
+    startDate,
+    endDate: startDate > '2026-11-27' ? startDate : '2026-11-27',
     depCity: 'london',
     depIcao: 'eglf',
     depIata: 'fab',
@@ -34,7 +39,7 @@ function entry(over: Partial<IndexEntry> & { depTimezone?: string }): IndexEntry
     arrIata: 'nce',
     ...rest,
   };
-  return { expiresAt: expiryInstant(base.endDate, depTimezone), ...base };
+  return indexEntry({ expiresAt: expiryInstant(base.endDate, depTimezone), ...base });
 }
 
 describe('queryWindow', () => {
@@ -275,7 +280,7 @@ describe('index entries (storage)', () => {
     const item = toStorageItem(leg);
     expect(item.lb).toBe('2026-12');
     expect(item.ls).toBe('2026-12-01#EL-000042');
-    expect(parseIndexItem({ id: item.id, ls: item.ls, lf: item.lf })).toEqual({
+    expect(entryFields(parseIndexItem({ id: item.id, ls: item.ls, lf: item.lf })!)).toEqual({
       id: 'EL-000042',
       startDate: '2026-12-01',
       endDate: '2026-12-04',
@@ -292,7 +297,7 @@ describe('index entries (storage)', () => {
 
   it('keeps codes of unusual length apart, and one code without the other', () => {
     const odd = toStorageItem({ ...leg, depAirportIcao: 'K1', depAirportIata: null, arrAirportIcao: null, arrAirportIata: 'NCE' });
-    expect(parseIndexItem(odd)).toMatchObject({ depIcao: 'k1', depIata: '', arrIcao: '', arrIata: 'nce' });
+    expect(entryFields(parseIndexItem(odd)!)).toMatchObject({ depIcao: 'k1', depIata: '', arrIcao: '', arrIata: 'nce' });
   });
 
   it('puts the expiry at the start of the next local day, also where it does not start at midnight', () => {

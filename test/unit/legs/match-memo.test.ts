@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { MatchMemo } from '../../../src/legs/match-memo.js';
 import type { IndexEntry } from '../../../src/legs/storage.js';
+import { indexEntry } from '../../support/index-entries.js';
 
 function entry(id: string, expiresAt: number): IndexEntry {
-  return { id, startDate: '2026-12-01', endDate: '2026-12-02', expiresAt, depCity: '', depIcao: '', depIata: '', arrCity: '', arrIcao: '', arrIata: '' };
+  return indexEntry({ id, startDate: '2026-12-01', endDate: '2026-12-02', expiresAt, depCity: '', depIcao: '', depIata: '', arrCity: '', arrIcao: '', arrIata: '' });
 }
 
 describe('MatchMemo', () => {
