@@ -10,12 +10,13 @@ import { forkModule, isForkedModule } from './fork.js';
 /**
  * The cold-cache CPU comparison (docs/performance.md, "Cold cache"): one query with an empty cache,
  * `rounds` times with the read as it was before (bench/legacy-repository.ts) and `rounds` times with
- * the functions' own, alternating which goes first, after two unmeasured pairs.
+ * the functions' own, alternating which goes first, after four unmeasured requests of each.
  *
- * It runs in a Node process of its own, started with the benchmark's flags (single-threaded, GC
- * exposed): a list function's container holds its own code and cache, not the benchmark's data set,
- * oracle and figures, whose hundred-odd MB would otherwise be marked by every collection the reads
- * cause and add the same cost to both designs.
+ * Each design runs in a Node process of its own, started with the benchmark's flags
+ * (single-threaded, GC exposed), as each would in its own container: a process holds its code, its
+ * client and its cache, not the benchmark's data set, oracle and figures (a hundred-odd MB that
+ * every collection would mark), nor the other design's garbage (the read as it was leaves several
+ * times more, and a collection it makes necessary would land in whichever request runs next).
  */
 export interface ColdCpuJob {
   /** The functions' settings (environment variable names), as readConfig takes them. */
@@ -29,88 +30,97 @@ export interface ColdCpuJob {
 }
 
 export interface ColdCpuSamples {
-  /** CPU time of each request (process.cpuUsage, user + system), ms. */
+  /** CPU time of each request (process.cpuUsage of its process, user + system), ms. */
   beforeMs: number[];
   afterMs: number[];
   errors: string[];
 }
 
-/** Runs the comparison in a child Node process with this one's flags. */
-export function measureColdCpu(job: ColdCpuJob): Promise<ColdCpuSamples> {
-  const child = forkModule(import.meta.url);
-  return new Promise((resolve, reject) => {
-    let result: ColdCpuSamples | undefined;
-    child.once('message', (message) => {
-      result = message as ColdCpuSamples;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (result) resolve(result);
-      else reject(new Error(`the cold-CPU process ended (exit code ${code}) without a result`));
-    });
-    child.send(job);
-  });
+type Design = 'before' | 'after';
+type Message = { op: 'setup'; job: ColdCpuJob; design: Design } | { op: 'request'; check: boolean };
+interface Outcome {
+  cpuMs: number;
+  error?: string;
 }
 
-const WARM_UP_PAIRS = 2;
-
-async function run(job: ColdCpuJob): Promise<ColdCpuSamples> {
-  const config = readConfig(job.settings);
-  const legacyClient = createLegacyClient(config);
-  const legacyCache = createLegacyListRepository(legacyClient, config);
-  const legacyList = createListHandler({ repository: legacyCache, config });
-  const client = createFunctionClient(config);
-  const cache = createListRepository(client, config);
-  const list = createListHandler({ repository: cache, config });
-  const errors = new Set<string>();
-
-  const once = async (design: 'before' | 'after', check = true): Promise<number> => {
-    (design === 'before' ? legacyCache : cache).clear();
-    const event = listEvent(job.params, job.authorizer);
-    const c0 = process.cpuUsage();
-    const res: APIGatewayProxyStructuredResultV2 = await (design === 'before' ? legacyList : list)(event, lambdaContext('list-empty-legs'));
-    const cpu = process.cpuUsage(c0);
-    const body = typeof res.body === 'string' ? res.body : '';
-    if (!check) return 0;
-    if (res.statusCode !== 200) errors.add(`cold CPU (${design}): HTTP ${res.statusCode} ${body.slice(0, 200)}`);
-    else {
-      const total = (JSON.parse(body) as { data: { total: number } }).data.total;
-      if (total !== job.expectedTotal) errors.add(`cold CPU (${design}): total ${total}, expected ${job.expectedTotal}`);
-    }
-    return (cpu.user + cpu.system) / 1000;
+/** One design's process: `request` runs one request with an empty cache and answers its CPU time. */
+function startDesign(job: ColdCpuJob, design: Design): { request(check: boolean): Promise<Outcome>; stop(): void } {
+  const child = forkModule(import.meta.url);
+  let waiting: { resolve: (o: Outcome) => void; reject: (e: Error) => void } | undefined;
+  child.on('message', (m: Outcome) => {
+    waiting?.resolve(m);
+    waiting = undefined;
+  });
+  child.once('exit', (code) => waiting?.reject(new Error(`the cold-CPU process (${design}) ended (exit code ${code})`)));
+  child.send({ op: 'setup', job, design } satisfies Message);
+  return {
+    request: (check) =>
+      new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+        child.send({ op: 'request', check } satisfies Message);
+      }),
+    stop: () => child.disconnect(),
   };
+}
 
+const WARM_UP_REQUESTS = 4;
+
+/** Runs the comparison: one process per design, their requests alternating. */
+export async function measureColdCpu(job: ColdCpuJob): Promise<ColdCpuSamples> {
+  const designs = { before: startDesign(job, 'before'), after: startDesign(job, 'after') };
+  const samples: Record<Design, number[]> = { before: [], after: [] };
+  const errors = new Set<string>();
+  try {
+    // A new process compiles as it goes: its first full reads can outlast the functions' 1.5 s per
+    // DynamoDB attempt and answer 503. Four requests of each first, neither measured nor checked.
+    for (let round = 0; round < WARM_UP_REQUESTS; round++) for (const d of ['before', 'after'] as const) await designs[d].request(false);
+    for (let round = 0; round < job.rounds; round++) {
+      const order = round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
+      for (const d of order) {
+        const outcome = await designs[d].request(true);
+        samples[d].push(outcome.cpuMs);
+        if (outcome.error) errors.add(`cold CPU (${d}): ${outcome.error}`);
+      }
+    }
+  } finally {
+    designs.before.stop();
+    designs.after.stop();
+  }
+  return { beforeMs: samples.before, afterMs: samples.after, errors: [...errors] };
+}
+
+function serveDesign(job: ColdCpuJob, design: Design): (check: boolean) => Promise<Outcome> {
+  const config = readConfig(job.settings);
+  const client = design === 'before' ? createLegacyClient(config) : createFunctionClient(config);
+  const cache = design === 'before' ? createLegacyListRepository(client, config) : createListRepository(client, config);
+  const list = createListHandler({ repository: cache, config });
   // The functions log to stdout; this process's stdout goes nowhere, and writing is skipped as in
   // the benchmark's own phases.
   process.stdout.write = () => true;
-  const beforeMs: number[] = [];
-  const afterMs: number[] = [];
-  try {
-    // A new process compiles as it goes: its first full reads can outlast the functions' 1.5 s per
-    // DynamoDB attempt and answer 503. Two pairs first, neither measured nor checked.
-    for (let round = 0; round < WARM_UP_PAIRS; round++) {
-      await once('before', false);
-      await once('after', false);
-    }
-    for (let round = 0; round < job.rounds; round++) {
-      const order = round % 2 === 0 ? (['before', 'after'] as const) : (['after', 'before'] as const);
-      for (const design of order) (design === 'before' ? beforeMs : afterMs).push(await once(design));
-    }
-  } finally {
-    legacyClient.destroy();
-    client.destroy();
-  }
-  return { beforeMs, afterMs, errors: [...errors] };
+  return async (check) => {
+    cache.clear();
+    const event = listEvent(job.params, job.authorizer);
+    const c0 = process.cpuUsage();
+    const res: APIGatewayProxyStructuredResultV2 = await list(event, lambdaContext('list-empty-legs'));
+    const cpu = process.cpuUsage(c0);
+    const cpuMs = (cpu.user + cpu.system) / 1000;
+    const body = typeof res.body === 'string' ? res.body : '';
+    if (!check) return { cpuMs };
+    if (res.statusCode !== 200) return { cpuMs, error: `HTTP ${res.statusCode} ${body.slice(0, 200)}` };
+    const total = (JSON.parse(body) as { data: { total: number } }).data.total;
+    return total === job.expectedTotal ? { cpuMs } : { cpuMs, error: `total ${total}, expected ${job.expectedTotal}` };
+  };
 }
 
 if (isForkedModule(import.meta.url)) {
-  process.once('message', (job: ColdCpuJob) => {
-    run(job).then(
-      (result) => process.send!(result, () => process.exit(0)),
-      (err: unknown) => {
-        process.stderr.write(`cold-CPU process: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-        process.exit(1);
-      },
-    );
+  let serve: ((check: boolean) => Promise<Outcome>) | undefined;
+  process.on('message', (m: Message) => {
+    if (m.op === 'setup') serve = serveDesign(m.job, m.design);
+    else
+      serve!(m.check).then(
+        (outcome) => process.send!(outcome),
+        (err: unknown) => process.send!({ cpuMs: 0, error: err instanceof Error ? err.message : String(err) } satisfies Outcome),
+      );
   });
+  process.once('disconnect', () => process.exit(0));
 }
