@@ -423,7 +423,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     // container does) with an empty cache, the read as it was and the functions' own, alternating
     // which goes first, on the same table.
     const coldCpuRounds = Math.max(options.coldRounds, MIN_COLD_CPU_ROUNDS);
-    log(`cold-cache CPU: ${coldCpuRounds} rounds of the no-filter query, the read as before and as now, alternating, in a process of their own`);
+    log(`cold-cache CPU: ${coldCpuRounds} rounds of the no-filter query, the read as before and as now, each in a process of its own, alternating`);
     const coldQuery = mix[0]!;
     const { context: coldAuthorizer } = await authorize(authorizerEvent(key, coldQuery.params), lambdaContext('authorizer'));
     const coldSamples = await measureColdCpu({
