@@ -47,15 +47,20 @@ interface Outcome {
 function startDesign(job: ColdCpuJob, design: Design): { request(check: boolean): Promise<Outcome>; stop(): void } {
   const child = forkModule(import.meta.url);
   let waiting: { resolve: (o: Outcome) => void; reject: (e: Error) => void } | undefined;
+  let ended: Error | undefined;
   child.on('message', (m: Outcome) => {
     waiting?.resolve(m);
     waiting = undefined;
   });
-  child.once('exit', (code) => waiting?.reject(new Error(`the cold-CPU process (${design}) ended (exit code ${code})`)));
+  child.once('exit', (code) => {
+    ended = new Error(`the cold-CPU process (${design}) ended (exit code ${code})`);
+    waiting?.reject(ended);
+  });
   child.send({ op: 'setup', job, design } satisfies Message);
   return {
     request: (check) =>
       new Promise((resolve, reject) => {
+        if (ended) return reject(ended);
         waiting = { resolve, reject };
         child.send({ op: 'request', check } satisfies Message);
       }),

@@ -6,7 +6,7 @@ import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { createJournalSource } from '../src/legs/journal.js';
 import { MAX_QUERY_PAGES_PER_BUCKET } from '../src/legs/limits.js';
 import { bucketQueryInput, createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
-import { FILTER_ATTR, SORT_ATTR, type IndexEntry } from '../src/legs/storage.js';
+import { FILTER_ATTR, SORT_ATTR, type EntryFields, type IndexEntry } from '../src/legs/storage.js';
 
 /**
  * The cold read as it was before the index entries were read from the response text
@@ -37,14 +37,7 @@ function splitCodes(value: string): [icao: string, iata: string] {
 }
 
 /** The places of an entry as the reader as it was kept them. */
-interface FormerFields {
-  depCity: string;
-  depIcao: string;
-  depIata: string;
-  arrCity: string;
-  arrIcao: string;
-  arrIata: string;
-}
+type FormerFields = Omit<EntryFields, 'id' | 'startDate' | 'endDate' | 'expiresAt'>;
 
 /** The reader of index items as it was (src/legs/storage.ts IndexEntryReader before it took the response text). */
 class LegacyEntryReader {

@@ -24,12 +24,18 @@ function isHttpResponse(value: unknown): value is HttpResponseLike {
   return typeof value === 'object' && value !== null && typeof (value as { statusCode?: unknown }).statusCode === 'number';
 }
 
+/** A chunk as a Buffer, without copying its bytes. */
+function asBuffer(chunk: Uint8Array | string): Buffer {
+  if (typeof chunk === 'string') return Buffer.from(chunk);
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
 async function collect(body: unknown): Promise<Buffer> {
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (body instanceof Uint8Array) return asBuffer(body);
   if (body === undefined || body === null) return Buffer.alloc(0);
   const chunks: Buffer[] = [];
-  for await (const chunk of body as AsyncIterable<Uint8Array | string>) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
-  return Buffer.concat(chunks);
+  for await (const chunk of body as AsyncIterable<Uint8Array | string>) chunks.push(asBuffer(chunk));
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 const RAW_BODY_MIDDLEWARE = 'readRawBody';

@@ -122,8 +122,8 @@ export function hasCode(entry: IndexEntry, side: Side, kind: 'icao' | 'iata', co
   return range !== undefined && range[1] - range[0] === code.length && entry.text.startsWith(code, range[0]);
 }
 
-/** The places of an entry as strings (for tests and diagnostics; the listing reads them in place). */
-export function entryFields(entry: IndexEntry): {
+/** An index entry's fields as strings (what `entryFields` gives). */
+export interface EntryFields {
   id: string;
   startDate: string;
   endDate: string;
@@ -134,7 +134,10 @@ export function entryFields(entry: IndexEntry): {
   arrCity: string;
   arrIcao: string;
   arrIata: string;
-} {
+}
+
+/** The places of an entry as strings (for tests and diagnostics; the listing reads them in place). */
+export function entryFields(entry: IndexEntry): EntryFields {
   const cut = (range: [number, number] | undefined) => (range ? entry.text.slice(range[0], range[1]) : '');
   return {
     id: entry.id,
@@ -217,7 +220,8 @@ export function expiryInstant(endDate: string, timeZone: string): number {
   return startOfDayIn(addDays(endDate, 1), timeZone);
 }
 
-function codes(icao: string | null, iata: string | null): string {
+/** A side's codes field of the filter attribute (see the top of this file). */
+export function codesField(icao: string | null, iata: string | null): string {
   const i = icao ?? '';
   const a = iata ?? '';
   return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
@@ -246,9 +250,9 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
       daysBetween(leg.startDate, leg.endDate),
       encodeExpiry(leg.endDate, expiryInstant(leg.endDate, leg.depTimezone)),
       fold(leg.depCityName),
-      codes(leg.depAirportIcao, leg.depAirportIata),
+      codesField(leg.depAirportIcao, leg.depAirportIata),
       fold(leg.arrCityName),
-      codes(leg.arrAirportIcao, leg.arrAirportIata),
+      codesField(leg.arrAirportIcao, leg.arrAirportIata),
     ].join(SEP);
   }
   return item;
