@@ -95,6 +95,7 @@ class LegacyEntryReader {
       arrCityAt,
       arrCityEnd: arrCodesAt - 1,
       arrCodesAt,
+      arrCodesEnd: filter.length,
     };
     return entry;
   }

@@ -77,7 +77,8 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
     i += 1;
     let id: string | undefined;
     let startDate: string | undefined;
-    let filter: string | undefined;
+    let filterAt = -1;
+    let filterEnd = -1;
     for (;;) {
       if (body.charCodeAt(i) !== QUOTE) return undefined;
       const nameEnd = body.indexOf('"', i + 1);
@@ -93,7 +94,8 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
           startDate = startDateOf(body, valueStart, valueEnd, reader.lastStartDate);
           break;
         case 'filter':
-          filter = body.slice(valueStart, valueEnd);
+          filterAt = valueStart;
+          filterEnd = valueEnd;
           break;
         case undefined:
           return undefined;
@@ -107,13 +109,15 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
       if (next === CLOSE_BRACE) break;
       return undefined;
     }
-    if (id !== undefined && startDate !== undefined && filter !== undefined) {
-      const separator = escapedSeparator(filter);
+    if (id !== undefined && startDate !== undefined && filterAt >= 0) {
+      // The entry views the page itself when the attribute's only escapes are separators: no string
+      // of its own (IndexEntry, src/legs/storage.ts).
+      const separator = escapedSeparator(body, filterAt, filterEnd);
       const entry = separator
-        ? reader.fromFilter(id, startDate, filter, separator)
-        : reader.fromFilter(id, startDate, filter.includes('\\') ? unescape(filter) : filter);
+        ? reader.fromFilter(id, startDate, body, separator, filterAt, filterEnd)
+        : reader.fromFilter(id, startDate, valueOf(body.slice(filterAt, filterEnd)));
       if (entry) out.push(entry);
-    } else if (id !== undefined || startDate !== undefined || filter !== undefined) {
+    } else if (id !== undefined || startDate !== undefined || filterAt >= 0) {
       // An item with some of the attributes: the slow path decides as the reader always did.
       return undefined;
     }
@@ -167,17 +171,18 @@ function startDateOf(body: string, from: number, to: number, previous: string): 
 }
 
 /**
- * The escaped separator of a filter attribute's JSON text when every escape in it is one (`\u001F`
- * or `\u001f`, whichever the writer used): the fields can then be cut from the text as it is.
+ * The escaped separator of a filter attribute's JSON text, `body[from, to)`, when every escape in
+ * it is one (`\u001F` or `\u001f`, whichever the writer used): the fields can then be cut from the
+ * text as it is.
  */
-function escapedSeparator(raw: string): string | undefined {
-  let at = raw.indexOf('\\');
-  if (at < 0) return undefined;
-  const separator = raw.startsWith(SEPARATOR_ESCAPES[0], at) ? SEPARATOR_ESCAPES[0] : raw.startsWith(SEPARATOR_ESCAPES[1], at) ? SEPARATOR_ESCAPES[1] : undefined;
+function escapedSeparator(body: string, from: number, to: number): string | undefined {
+  let at = body.indexOf('\\', from);
+  if (at < 0 || at >= to) return undefined;
+  const separator = body.startsWith(SEPARATOR_ESCAPES[0], at) ? SEPARATOR_ESCAPES[0] : body.startsWith(SEPARATOR_ESCAPES[1], at) ? SEPARATOR_ESCAPES[1] : undefined;
   if (separator === undefined) return undefined;
-  while (at >= 0) {
-    if (!raw.startsWith(separator, at)) return undefined;
-    at = raw.indexOf('\\', at + separator.length);
+  while (at >= 0 && at < to) {
+    if (!body.startsWith(separator, at) || at + separator.length > to) return undefined;
+    at = body.indexOf('\\', at + separator.length);
   }
   return separator;
 }

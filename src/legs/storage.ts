@@ -68,12 +68,14 @@ export function fold(value: string): string {
 /**
  * The part of a leg the listing filters and orders on: what the index holds.
  *
- * The places (cities and codes) stay in the filter attribute's text, found by offsets: a cached
- * entry is this object, its id and that one string (a view into the response body when it was read
- * from one, src/legs/index-page.ts), where six strings of its own made a cold read's garbage
- * collection twice the work (docs/performance.md, "Cold cache"). The text's separators are U+001F,
- * or their JSON escape `\u001F` in a view of a response body; the offsets account for either.
- * `cityIncludes` and `hasCode` read it; `entryFields` gives the fields as strings.
+ * The places (cities and codes) stay in the text they were read from, found by offsets: a cached
+ * entry is this object and its id, and `text` is the response page it was read from
+ * (src/legs/index-page.ts), shared by all the page's entries, or the filter attribute as a string
+ * of its own. Six strings of its own per entry made a cold read's garbage collection twice the
+ * work, and a view of the attribute per entry was one object more to copy (docs/performance.md,
+ * "Cold cache"). The separators are U+001F, or their JSON escape `\u001F` in a response page; the
+ * offsets account for either. `cityIncludes` and `hasCode` read it; `entryFields` gives the fields
+ * as strings.
  */
 export interface IndexEntry {
   id: string;
@@ -81,9 +83,9 @@ export interface IndexEntry {
   endDate: string;
   /** Epoch ms from which the leg is expired: the start of the day after endDate in its departure zone. */
   expiresAt: number;
-  /** The filter attribute (`lf`) as read. */
+  /** The text holding the filter attribute (`lf`): the attribute itself, or the response page it came in. */
   text: string;
-  /** Departure city: text[depCityAt, depCityEnd). Then the codes, the arrival city, the arrival codes (to the end). */
+  /** Departure city: text[depCityAt, depCityEnd). Then the codes, the arrival city, the arrival codes. */
   depCityAt: number;
   depCityEnd: number;
   depCodesAt: number;
@@ -91,6 +93,7 @@ export interface IndexEntry {
   arrCityAt: number;
   arrCityEnd: number;
   arrCodesAt: number;
+  arrCodesEnd: number;
 }
 
 export type Side = 'dep' | 'arr';
@@ -106,7 +109,7 @@ export function cityIncludes(entry: IndexEntry, side: Side, needle: string): boo
 /** Where the side's ICAO or IATA code lies in the entry's text, per the codes field's forms; undefined for none. */
 function codeRange(entry: IndexEntry, side: Side, kind: 'icao' | 'iata'): [from: number, to: number] | undefined {
   const start = side === 'dep' ? entry.depCodesAt : entry.arrCodesAt;
-  const end = side === 'dep' ? entry.depCodesEnd : entry.text.length;
+  const end = side === 'dep' ? entry.depCodesEnd : entry.arrCodesEnd;
   const slash = entry.text.indexOf('/', start);
   if (slash >= 0 && slash < end) return kind === 'icao' ? [start, slash] : [slash + 1, end];
   const length = end - start;
@@ -285,23 +288,25 @@ export class IndexEntryReader {
   }
 
   /**
-   * An entry from its id, the sort key's first ten characters and the filter attribute, whose six
-   * fields are separated by `separator` (the text of the response page may hold the separator
-   * escaped, src/legs/index-page.ts).
+   * An entry from its id, the sort key's first ten characters and the filter attribute, which is
+   * `text[from, to)` (by default all of `text`), its six fields separated by `separator` (a
+   * response page holds the separator escaped, src/legs/index-page.ts).
    */
-  fromFilter(id: string, startDate: string, filter: string, separator = SEP): IndexEntry | undefined {
+  fromFilter(id: string, startDate: string, text: string, separator = SEP, from = 0, to = text.length): IndexEntry | undefined {
     const step = separator.length;
-    const s1 = filter.indexOf(separator);
-    const s2 = s1 < 0 ? -1 : filter.indexOf(separator, s1 + step);
-    const s3 = s2 < 0 ? -1 : filter.indexOf(separator, s2 + step);
-    const s4 = s3 < 0 ? -1 : filter.indexOf(separator, s3 + step);
-    const s5 = s4 < 0 ? -1 : filter.indexOf(separator, s4 + step);
-    if (s5 < 0 || filter.indexOf(separator, s5 + step) >= 0) return undefined;
+    const s1 = text.indexOf(separator, from);
+    const s2 = s1 < 0 ? -1 : text.indexOf(separator, s1 + step);
+    const s3 = s2 < 0 ? -1 : text.indexOf(separator, s2 + step);
+    const s4 = s3 < 0 ? -1 : text.indexOf(separator, s3 + step);
+    const s5 = s4 < 0 ? -1 : text.indexOf(separator, s4 + step);
+    if (s5 < 0 || s5 + step > to) return undefined;
+    const s6 = text.indexOf(separator, s5 + step);
+    if (s6 >= 0 && s6 + step <= to) return undefined;
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
     }
-    const span = Number(filter.slice(0, s1));
+    const span = Number(text.slice(from, s1));
     if (!Number.isInteger(span) || span < 0 || Number.isNaN(this.lastStartMs)) return undefined;
     const endMs = this.lastStartMs + span * DAY_MS;
     let endDate = this.ends.get(endMs);
@@ -313,8 +318,8 @@ export class IndexEntryReader {
       id,
       startDate: this.lastStart,
       endDate,
-      expiresAt: decodeExpiry(endMs + DAY_MS, filter.slice(s1 + step, s2)),
-      text: filter,
+      expiresAt: decodeExpiry(endMs + DAY_MS, text.slice(s1 + step, s2)),
+      text,
       depCityAt: s2 + step,
       depCityEnd: s3,
       depCodesAt: s3 + step,
@@ -322,6 +327,7 @@ export class IndexEntryReader {
       arrCityAt: s4 + step,
       arrCityEnd: s5,
       arrCodesAt: s5 + step,
+      arrCodesEnd: to,
     };
   }
 }
