@@ -1,17 +1,23 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand as DocBatchGetCommand,
+  GetCommand as DocGetCommand,
+  QueryCommand as DocQueryCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { itemSize, wireItemSize, type WireValue } from './capacity.js';
 
 /**
- * An SDK middleware for the functions' own DynamoDB client: it asks DynamoDB for the capacity each
- * read consumed (ReturnConsumedCapacity=TOTAL on Query, BatchGetItem and GetItem) and records, per
+ * A recorder on the functions' own DynamoDB client: it asks DynamoDB for the capacity each read
+ * consumed (ReturnConsumedCapacity=TOTAL on Query, BatchGetItem and GetItem) and records, per
  * call, what came back: the consumed read units as DynamoDB reports them (measured, not
  * estimated), the items and their size, and for a Query its bucket and input.
  *
- * It sits in the serialize step ahead of the serializer. A document-client command (lib-dynamodb)
- * is still in plain-object form there, in and out; a client command (client-dynamodb) is in wire
- * form (`{ S: ... }`): the call records which, from the feature flag lib-dynamodb sets. It keeps
- * only references while the handler runs; sizes are computed by `summarizeCall` afterwards,
- * outside the timed section.
+ * It wraps the client's `send`, where every command passes, the listing's lean Query
+ * (src/aws/lean-query.ts) included, which skips the client's middleware stack. A document-client
+ * command (lib-dynamodb) is in plain-object form, in and out; a client command (client-dynamodb) is
+ * in wire form (`{ S: ... }`): the call records which. It keeps only references while the handler
+ * runs; sizes are computed by `summarizeCall` afterwards, outside the timed section.
  */
 export type Operation = 'Query' | 'BatchGetItem' | 'GetItem';
 
@@ -45,13 +51,15 @@ export interface CallRecorder {
   reset(): RawCall[];
 }
 
-const OPERATIONS: Readonly<Record<string, Operation>> = {
-  QueryCommand: 'Query',
-  BatchGetItemCommand: 'BatchGetItem',
-  GetItemCommand: 'GetItem',
-  BatchGetCommand: 'BatchGetItem',
-  GetCommand: 'GetItem',
-};
+/** The commands recorded: which operation each is, and whether it is the document client's. */
+const COMMANDS: readonly { type: abstract new (...args: never[]) => object; operation: Operation; document: boolean }[] = [
+  { type: DocQueryCommand, operation: 'Query', document: true },
+  { type: DocBatchGetCommand, operation: 'BatchGetItem', document: true },
+  { type: DocGetCommand, operation: 'GetItem', document: true },
+  { type: QueryCommand, operation: 'Query', document: false },
+  { type: BatchGetItemCommand, operation: 'BatchGetItem', document: false },
+  { type: GetItemCommand, operation: 'GetItem', document: false },
+];
 
 type WireItem = Record<string, WireValue>;
 
@@ -98,24 +106,23 @@ export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
   };
 }
 
-export function recordCalls(client: Pick<DynamoDBDocumentClient, 'middlewareStack'>): CallRecorder {
+type Send = (command: object, options?: unknown) => Promise<unknown>;
+
+export function recordCalls(client: Pick<DynamoDBDocumentClient, 'send'>): CallRecorder {
   let calls: RawCall[] = [];
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const operation = OPERATIONS[context.commandName ?? ''];
-      if (operation === undefined) return next(args);
-      const input = args.input as Record<string, unknown>;
-      input.ReturnConsumedCapacity = 'TOTAL';
-      const started = performance.now();
-      const result = await next(args);
-      const ms = performance.now() - started;
-      const features = (context as { __aws_sdk_context?: { features?: Record<string, unknown> } }).__aws_sdk_context?.features;
-      const document = features?.DDB_MAPPER !== undefined;
-      calls.push({ operation, document, input: { ...input }, output: result.output as Record<string, unknown>, ms });
-      return result;
-    },
-    { step: 'serialize', priority: 'high', name: 'benchConsumedCapacity', override: true },
-  );
+  const send = (client.send as Send).bind(client);
+  const recorded: Send = async (command, options) => {
+    const kind = COMMANDS.find((c) => command instanceof c.type);
+    if (kind === undefined) return send(command, options);
+    const input = (command as { input: Record<string, unknown> }).input;
+    input.ReturnConsumedCapacity = 'TOTAL';
+    const started = performance.now();
+    const output = (await send(command, options)) as Record<string, unknown>;
+    const ms = performance.now() - started;
+    calls.push({ operation: kind.operation, document: kind.document, input: { ...input }, output, ms });
+    return output;
+  };
+  (client as { send: Send }).send = recorded;
   return {
     reset() {
       const out = calls;

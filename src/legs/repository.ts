@@ -1,6 +1,6 @@
-import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
-import { readRawBody } from '../aws/raw-body.js';
+import { LeanQueryCommand } from '../aws/lean-query.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
 import { ttlCache } from '../ttl-cache.js';
@@ -86,11 +86,10 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
           });
         }
         pages += 1;
-        const command = new QueryCommand(bucketQueryInput(tableName, condition, startKey));
-        // The entries are read from the response's text (src/legs/index-page.ts), and the SDK
-        // deserializes only what is left: Count, LastEvaluatedKey. A client that returns Items
-        // (one that never reaches HTTP) has them read below.
-        readRawBody(command.middlewareStack, (body) => readIndexPage(body, reader, entries));
+        // The entries are read from the response's text (src/legs/index-page.ts), the request sent
+        // past the SDK's middleware (src/aws/lean-query.ts). A client that returns Items (a mock,
+        // one that never reaches HTTP) has them read below.
+        const command = new LeanQueryCommand(bucketQueryInput(tableName, condition, startKey), (body) => readIndexPage(body, reader, entries));
         const out = await client.send(command);
         for (const item of out.Items ?? []) {
           const entry = reader.read(item);

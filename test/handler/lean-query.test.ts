@@ -1,0 +1,235 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { createDocumentClient } from '../../src/aws/dynamodb.js';
+import { withDeadline } from '../../src/aws/deadline.js';
+import { LeanQueryCommand } from '../../src/aws/lean-query.js';
+import { isUnavailable } from '../../src/aws/unavailable.js';
+import { FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
+import { startStalledPeer } from '../support/stalled-peer.js';
+
+/**
+ * LeanQueryCommand with the functions' real client against a local HTTP peer that answers as
+ * DynamoDB does (scripted answers, one per request): what it sends (the same JSON the SDK sends,
+ * signed), what it gives back, and how it fails and retries, next to the SDK's own QueryCommand.
+ */
+interface Seen {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let server: Server;
+let endpoint = '';
+let answers: { status: number; body: string }[] = [];
+let seen: Seen[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const answer = answers.shift() ?? { status: 200, body: '{"Items":[],"Count":0}' };
+      res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${seen.length}` });
+      res.end(answer.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+afterEach(() => {
+  answers = [];
+  seen = [];
+});
+
+const input: QueryCommandInput = {
+  TableName: 'legs',
+  IndexName: 'byDepartureBucket',
+  KeyConditionExpression: '#b = :b AND #s >= :lo',
+  ExpressionAttributeNames: { '#b': 'lb', '#s': 'ls' },
+  ExpressionAttributeValues: { ':b': '2027-01', ':lo': '2027-01-05' },
+  ProjectionExpression: 'id, #s',
+  ExclusiveStartKey: { id: 'EL-7', lb: '2027-01', ls: '2027-01-09#EL-7' },
+  ReturnConsumedCapacity: 'TOTAL',
+};
+
+const page = JSON.stringify({
+  Items: [{ id: { S: 'EL-8' }, ls: { S: '2027-01-10#EL-8' } }],
+  Count: 1,
+  ScannedCount: 1,
+  LastEvaluatedKey: { id: { S: 'EL-8' }, lb: { S: '2027-01' }, ls: { S: '2027-01-10#EL-8' } },
+  ConsumedCapacity: { TableName: 'legs', CapacityUnits: 0.5 },
+});
+
+const error = (type: string, message = 'no') => JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message });
+
+function functionsClient() {
+  return createDocumentClient({ endpoint, region: 'eu-west-1', budget: FUNCTION_DYNAMODB_BUDGET });
+}
+
+describe('LeanQueryCommand against an HTTP peer', () => {
+  it('sends the same request the SDK sends, signed for DynamoDB in the client region', async () => {
+    const client = functionsClient();
+    try {
+      await client.send(new QueryCommand(input));
+      await client.send(new LeanQueryCommand(input, (body) => body));
+      const [sdk, lean] = seen;
+      expect(JSON.parse(lean!.body)).toEqual(JSON.parse(sdk!.body));
+      for (const name of ['x-amz-target', 'content-type', 'host']) expect(lean!.headers[name]).toBe(sdk!.headers[name]);
+      const authorization = /^AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
+        String(lean!.headers.authorization),
+      );
+      expect(authorization?.[1]?.split(';')).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-target', 'content-type']));
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('hands the body to the reader once and returns what the reader left, unmarshalled', async () => {
+    const client = functionsClient();
+    try {
+      answers = [{ status: 200, body: page }];
+      const bodies: string[] = [];
+      const out = await client.send(
+        new LeanQueryCommand(input, (body) => {
+          bodies.push(body);
+          return JSON.stringify({ ...(JSON.parse(body) as object), Items: [] });
+        }),
+      );
+      expect(bodies).toEqual([page]);
+      expect(out).toMatchObject({
+        Items: [],
+        Count: 1,
+        ScannedCount: 1,
+        LastEvaluatedKey: { id: 'EL-8', lb: '2027-01', ls: '2027-01-10#EL-8' },
+        ConsumedCapacity: { CapacityUnits: 0.5 },
+        $metadata: { httpStatusCode: 200, requestId: 'req-1', attempts: 1 },
+      });
+      // Items the reader leaves come back as the document client gives them.
+      answers = [{ status: 200, body: page }];
+      const kept = await client.send(new LeanQueryCommand(input, (body) => body));
+      expect(kept.Items).toEqual([{ id: 'EL-8', ls: '2027-01-10#EL-8' }]);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('raises an error response as the SDK does (name, fault, status), once, without calling the reader', async () => {
+    const client = functionsClient();
+    try {
+      answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
+      const sdkError = await client.send(new QueryCommand(input)).catch((e: unknown) => e);
+      answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
+      let reads = 0;
+      const leanError = await client.send(new LeanQueryCommand(input, (body) => (reads++, body))).catch((e: unknown) => e);
+      expect(reads).toBe(0);
+      expect(seen).toHaveLength(2);
+      for (const e of [sdkError, leanError]) {
+        expect(e).toMatchObject({
+          name: 'ResourceNotFoundException',
+          message: 'Requested resource not found',
+          $fault: 'client',
+          $metadata: { httpStatusCode: 400, attempts: 1 },
+        });
+      }
+      expect(isUnavailable(leanError)).toBe(false);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('retries what the SDK retries: a server error, then succeeds', async () => {
+    const client = functionsClient();
+    try {
+      answers = [{ status: 500, body: error('InternalServerError') }, { status: 200, body: page }];
+      let reads = 0;
+      const out = await client.send(new LeanQueryCommand(input, (body) => (reads++, body)));
+      expect(seen).toHaveLength(2);
+      expect(reads).toBe(1);
+      expect(out.$metadata.attempts).toBe(2);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('gives up on throttling after the budget attempts, with an error the envelope answers 503 for', async () => {
+    const client = functionsClient();
+    try {
+      const throttled = { status: 400, body: error('ProvisionedThroughputExceededException', 'slow down') };
+      answers = Array.from({ length: 5 }, () => throttled);
+      const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
+      expect(seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
+      expect(e).toMatchObject({ name: 'ProvisionedThroughputExceededException', $metadata: { attempts: FUNCTION_DYNAMODB_BUDGET.maxAttempts } });
+      expect(isUnavailable(e)).toBe(true);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('takes a gateway page that is not JSON as a server error, retried', async () => {
+    const client = functionsClient();
+    try {
+      answers = [
+        { status: 502, body: '<html>bad gateway</html>' },
+        { status: 502, body: '<html>bad gateway</html>' },
+      ];
+      const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
+      expect(seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
+      expect(e).toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 502 } });
+      expect(isUnavailable(e)).toBe(true);
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+describe('LeanQueryCommand against a peer that never answers', () => {
+  it('times out per attempt (TimeoutError) and stops at the budget, or at the invocation deadline', async () => {
+    const peer = await startStalledPeer();
+    const client = createDocumentClient({ endpoint: peer.endpoint, region: 'local', budget: FUNCTION_DYNAMODB_BUDGET });
+    try {
+      const { maxAttempts, requestTimeoutMs, maxBackoffMs } = FUNCTION_DYNAMODB_BUDGET;
+      let started = performance.now();
+      const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
+      let ms = performance.now() - started;
+      expect(e).toMatchObject({ name: 'TimeoutError', $metadata: { attempts: maxAttempts } });
+      expect(ms).toBeGreaterThanOrEqual(maxAttempts * requestTimeoutMs - 50);
+      expect(ms).toBeLessThan(maxAttempts * requestTimeoutMs + (maxAttempts - 1) * maxBackoffMs + 2_500);
+      expect(isUnavailable(e)).toBe(true);
+
+      started = performance.now();
+      const aborted = await withDeadline(200, () => client.send(new LeanQueryCommand(input, (body) => body))).catch((err: unknown) => err);
+      ms = performance.now() - started;
+      expect(isUnavailable(aborted)).toBe(true);
+      expect(ms).toBeLessThan(requestTimeoutMs);
+    } finally {
+      client.destroy();
+      await peer.close();
+    }
+  });
+});
+
+describe('LeanQueryCommand with a mocked client', () => {
+  it('is a QueryCommand to aws-sdk-client-mock: matched, recorded, answered with its Items', async () => {
+    const ddb = mockClient(DynamoDBDocumentClient);
+    try {
+      ddb.on(QueryCommand).resolves({ Items: [{ id: 'EL-1' }], Count: 1 });
+      const client = DynamoDBDocumentClient.from(createDocumentClient({ endpoint, region: 'local' }));
+      let reads = 0;
+      const out = await client.send(new LeanQueryCommand(input, (body) => (reads++, body)));
+      expect(out.Items).toEqual([{ id: 'EL-1' }]);
+      expect(reads).toBe(0);
+      expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual(input);
+      expect(seen).toHaveLength(0);
+    } finally {
+      ddb.restore();
+    }
+  });
+});
