@@ -102,16 +102,36 @@ export type Side = 'dep' | 'arr';
 export function cityIncludes(entry: IndexEntry, side: Side, needle: string): boolean {
   const start = side === 'dep' ? entry.depCityAt : entry.arrCityAt;
   const end = side === 'dep' ? entry.depCityEnd : entry.arrCityEnd;
-  const at = entry.text.indexOf(needle, start);
-  return at >= 0 && at + needle.length <= end;
+  return includesWithin(entry.text, needle, start, end);
 }
+
+/**
+ * True when `needle` lies within `text[from, to)`. The search stays inside the range: `text` may be
+ * a whole response page, where `indexOf` would run on through every later entry.
+ */
+function includesWithin(text: string, needle: string, from: number, to: number): boolean {
+  if (needle.length === 0) return from <= to;
+  const first = needle.charCodeAt(0);
+  for (let k = from, last = to - needle.length; k <= last; k++) {
+    if (text.charCodeAt(k) === first && text.startsWith(needle, k)) return true;
+  }
+  return false;
+}
+
+/** Index of the first `char` (a UTF-16 code) within `text[from, to)`, or -1. */
+function indexWithin(text: string, char: number, from: number, to: number): number {
+  for (let k = from; k < to; k++) if (text.charCodeAt(k) === char) return k;
+  return -1;
+}
+
+const SLASH = 47;
 
 /** Where the side's ICAO or IATA code lies in the entry's text, per the codes field's forms; undefined for none. */
 function codeRange(entry: IndexEntry, side: Side, kind: 'icao' | 'iata'): [from: number, to: number] | undefined {
   const start = side === 'dep' ? entry.depCodesAt : entry.arrCodesAt;
   const end = side === 'dep' ? entry.depCodesEnd : entry.arrCodesEnd;
-  const slash = entry.text.indexOf('/', start);
-  if (slash >= 0 && slash < end) return kind === 'icao' ? [start, slash] : [slash + 1, end];
+  const slash = indexWithin(entry.text, SLASH, start, end);
+  if (slash >= 0) return kind === 'icao' ? [start, slash] : [slash + 1, end];
   const length = end - start;
   if (kind === 'icao') return length === 7 || length === 4 ? [start, start + 4] : undefined;
   if (length === 7) return [start + 4, end];
