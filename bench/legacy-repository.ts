@@ -110,7 +110,8 @@ function legacyTable(client: DynamoDBDocumentClient, tableName: string): LegsRep
       const condition = keyCondition(bucket, range);
       let startKey: Record<string, unknown> | undefined;
       for (let pages = 0; pages < MAX_QUERY_PAGES_PER_BUCKET; pages++) {
-        const out = await client.send(new QueryCommand(bucketQueryInput(tableName, condition, startKey)));
+        // As the read was: it asked for the id too.
+        const out = await client.send(new QueryCommand({ ...bucketQueryInput(tableName, condition, startKey), ProjectionExpression: 'id, #s, #f' }));
         for (const item of out.Items ?? []) {
           const entry = reader.read(item);
           if (entry) entries.push(entry);

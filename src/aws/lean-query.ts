@@ -67,8 +67,17 @@ interface WireOutput {
   ConsumedCapacity?: QueryCommandOutput['ConsumedCapacity'];
 }
 
-/** The endpoint of each client's configuration, resolved once. */
-const endpoints = new WeakMap<object, Promise<URL>>();
+/**
+ * What each client's configuration resolves to, once: its endpoint, and its signer (the SDK makes a
+ * signer per call, which derives the signing key anew each time; the signer asks the credential
+ * provider for every request, so refreshed credentials are still picked up).
+ */
+interface Resolved {
+  endpoint: Promise<URL>;
+  signer: Promise<RequestSigner>;
+}
+
+const resolved = new WeakMap<object, Resolved>();
 
 async function resolveEndpoint(config: LeanQueryConfig): Promise<URL> {
   if (config.isCustomEndpoint && config.endpoint) {
@@ -79,14 +88,16 @@ async function resolveEndpoint(config: LeanQueryConfig): Promise<URL> {
   return config.endpointProvider({ Region: region, UseFIPS: fips, UseDualStack: dualStack }).url;
 }
 
-function endpointOf(config: LeanQueryConfig): Promise<URL> {
-  let url = endpoints.get(config);
-  if (!url) {
-    url = resolveEndpoint(config);
-    url.catch(() => endpoints.delete(config));
-    endpoints.set(config, url);
+function resolve(config: LeanQueryConfig): Resolved {
+  let r = resolved.get(config);
+  if (!r) {
+    const entry: Resolved = { endpoint: resolveEndpoint(config), signer: config.signer() };
+    // A failure is not kept: the next call tries again.
+    Promise.all([entry.endpoint, entry.signer]).catch(() => resolved.delete(config));
+    resolved.set(config, entry);
+    r = entry;
   }
-  return url;
+  return r;
 }
 
 /** The Query's input as DynamoDB's JSON takes it: values and the start key marshalled. */
@@ -165,7 +176,8 @@ interface Attempted {
 }
 
 async function attempt(config: LeanQueryConfig, body: string, abortSignal: AbortSignal | undefined): Promise<Attempted> {
-  const url = await endpointOf(config);
+  const { endpoint, signer: signerPromise } = resolve(config);
+  const url = await endpoint;
   const request = new HttpRequest({
     protocol: url.protocol,
     hostname: url.hostname,
@@ -182,7 +194,7 @@ async function attempt(config: LeanQueryConfig, body: string, abortSignal: Abort
     },
     body,
   });
-  const signer = await config.signer();
+  const signer = await signerPromise;
   const signed = await signer.sign(request, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) });
   const { response } = await config.requestHandler.handle(signed as HttpRequest, abortSignal ? { abortSignal } : {});
   const text = await collect(response.body);

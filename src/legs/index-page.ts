@@ -1,4 +1,4 @@
-import { FILTER_ATTR, SORT_ATTR, type IndexEntry, type IndexEntryReader } from './storage.js';
+import { FILTER_ATTR, SORT_ATTR, idOfSortKey, type IndexEntry, type IndexEntryReader } from './storage.js';
 
 /**
  * Reads the index entries of a Query response body (DynamoDB's JSON wire form) straight from its
@@ -76,6 +76,7 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
     if (body.charCodeAt(i) !== OPEN_BRACE) return undefined;
     i += 1;
     let id: string | undefined;
+    let sortId: string | undefined;
     let startDate: string | undefined;
     let filterAt = -1;
     let filterEnd = -1;
@@ -92,6 +93,7 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
           break;
         case 'sort':
           startDate = startDateOf(body, valueStart, valueEnd, reader.lastStartDate);
+          sortId = sortKeyId(body, valueStart, valueEnd);
           break;
         case 'filter':
           filterAt = valueStart;
@@ -109,6 +111,9 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
       if (next === CLOSE_BRACE) break;
       return undefined;
     }
+    // The item's id: its `id` attribute when the page has it, else the sort key's (the listing's
+    // Query leaves `id` out; the reader does the same on the slow path).
+    if (id === undefined) id = sortId;
     if (id !== undefined && startDate !== undefined && filterAt >= 0) {
       // The entry views the page itself when the attribute's only escapes are separators: no string
       // of its own (IndexEntry, src/legs/storage.ts).
@@ -163,11 +168,24 @@ function attributeOf(body: string, from: number, to: number): 'id' | 'sort' | 'f
 function startDateOf(body: string, from: number, to: number, previous: string): string {
   if (to - from >= 11 && body.charCodeAt(from + 10) === 35 /* # */) {
     if (previous.length === 10 && body.startsWith(previous, from)) return previous;
-    let plain = true;
-    for (let k = from; k < from + 10; k++) if (body.charCodeAt(k) === BACKSLASH) plain = false;
-    if (plain) return body.slice(from, from + 10);
+    if (!hasBackslash(body, from, from + 10)) return body.slice(from, from + 10);
   }
   return unescape(body.slice(from, to)).slice(0, 10);
+}
+
+/** True when `body[from, to)` holds a backslash (an escape). */
+function hasBackslash(body: string, from: number, to: number): boolean {
+  for (let k = from; k < to; k++) if (body.charCodeAt(k) === BACKSLASH) return true;
+  return false;
+}
+
+/**
+ * The id of a sort key (`yyyy-MM-dd#id`, `idOfSortKey`) whose JSON text lies between `from` and
+ * `to`; undefined when the key is not in that form.
+ */
+function sortKeyId(body: string, from: number, to: number): string | undefined {
+  if (to - from > 11 && body.charCodeAt(from + 10) === 35 /* # */ && !hasBackslash(body, from, from + 10)) return valueOf(body.slice(from + 11, to));
+  return idOfSortKey(unescape(body.slice(from, to)));
 }
 
 /**

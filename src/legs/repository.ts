@@ -61,8 +61,10 @@ export function bucketQueryInput(
     KeyConditionExpression: condition.expression,
     ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
     ExpressionAttributeValues: condition.values,
-    // Leaves the bucket name out of each returned entry (read units are the same).
-    ProjectionExpression: 'id, #s, #f',
+    // The sort key and the filter attribute: not the bucket name, nor the id, which the sort key
+    // holds (`startDate#id`, `idOfSortKey` in src/legs/storage.ts): a fifth fewer bytes to receive
+    // and to read. Read units are the same.
+    ProjectionExpression: '#s, #f',
     ExclusiveStartKey: startKey,
   };
 }

@@ -284,6 +284,15 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
 const DAY_MS = 86_400_000;
 
 /**
+ * The id in a sort key (`yyyy-MM-dd#id`): the listing's Query leaves the `id` attribute out of what
+ * it asks for, since the sort key holds it (src/legs/repository.ts). Undefined when `sort` is not
+ * in that form.
+ */
+export function idOfSortKey(sort: string): string | undefined {
+  return sort.length > 11 && sort.charCodeAt(10) === 35 /* # */ ? sort.slice(11) : undefined;
+}
+
+/**
  * Turns index items back into entries. Items of one bucket come in startDate order, so the date
  * arithmetic is done once per distinct startDate, not once per entry. Items that are not index
  * entries are skipped.
@@ -294,11 +303,13 @@ export class IndexEntryReader {
   private lastStartMs = Number.NaN;
   private readonly ends = new Map<number, string>();
 
+  /** An entry from an index item: `ls` and `lf`, and `id` or, when the item leaves it out, the sort key's. */
   read(item: Readonly<Record<string, unknown>>): IndexEntry | undefined {
-    const id = item.id;
     const sort = item[SORT_ATTR];
     const filter = item[FILTER_ATTR];
-    if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
+    if (typeof sort !== 'string' || typeof filter !== 'string') return undefined;
+    const id = item.id === undefined ? idOfSortKey(sort) : item.id;
+    if (typeof id !== 'string') return undefined;
     return this.fromFilter(id, sort.slice(0, 10), filter);
   }
 
