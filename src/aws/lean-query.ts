@@ -4,6 +4,7 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpRequest } from '@smithy/core/protocols';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { HttpResponse, RequestSigner, RetryErrorType, SdkError, StandardRetryToken } from '@smithy/types';
+import { sleep } from './backoff.js';
 
 /**
  * A Query carried out the lean way: `LeanQueryCommand` is a QueryCommand (`client.send` takes it,
@@ -40,7 +41,7 @@ const TARGET = 'DynamoDB_20120810.Query';
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
 /** What the lean path reads of the client's resolved configuration. */
-export interface LeanQueryConfig {
+interface LeanQueryConfig {
   requestHandler: { handle(request: HttpRequest, options?: { abortSignal?: AbortSignal }): Promise<{ response: HttpResponse }> };
   region: () => Promise<string>;
   signer: () => Promise<RequestSigner>;
@@ -101,7 +102,7 @@ function resolve(config: LeanQueryConfig): Resolved {
 }
 
 /** The Query's input as DynamoDB's JSON takes it: values and the start key marshalled. */
-export function wireQueryInput(input: QueryCommandInput): Record<string, unknown> {
+function wireQueryInput(input: QueryCommandInput): Record<string, unknown> {
   const { ExpressionAttributeValues: values, ExclusiveStartKey: startKey, ...rest } = input;
   return {
     ...rest,
@@ -123,17 +124,13 @@ interface Emitter {
   on(event: 'error', listener: (error: Error) => void): unknown;
 }
 
-/** The response body's text: from Node's response stream by its events (cheaper than async iteration). */
-function collect(body: unknown): Promise<string> {
-  if (body instanceof Uint8Array) return Promise.resolve(asBuffer(body).toString('utf8'));
-  if (body === undefined || body === null) return Promise.resolve('');
-  if (typeof body === 'string') return Promise.resolve(body);
+/** The text of the HTTP handler's response body (Node's stream), by its events (cheaper than async iteration). */
+function collect(body: Emitter): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    const stream = body as Emitter;
-    stream.on('data', (chunk) => chunks.push(asBuffer(chunk)));
-    stream.on('error', reject);
-    stream.on('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
+    body.on('data', (chunk) => chunks.push(asBuffer(chunk)));
+    body.on('error', reject);
+    body.on('end', () => resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
   });
 }
 
@@ -143,7 +140,7 @@ function header(response: HttpResponse, name: string): string | undefined {
 }
 
 /** The error an error response stands for, as the SDK would raise it. */
-export function serviceError(status: number, text: string, requestId: string | undefined): DynamoDBServiceException {
+function serviceError(status: number, text: string, requestId: string | undefined): DynamoDBServiceException {
   let type = status >= 500 ? 'InternalServerError' : 'UnknownError';
   let message = `DynamoDB answered HTTP ${status}`;
   try {
@@ -197,7 +194,7 @@ async function attempt(config: LeanQueryConfig, body: string, abortSignal: Abort
   const signer = await signerPromise;
   const signed = await signer.sign(request, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) });
   const { response } = await config.requestHandler.handle(signed as HttpRequest, abortSignal ? { abortSignal } : {});
-  const text = await collect(response.body);
+  const text = await collect(response.body as Emitter);
   if (response.statusCode < 200 || response.statusCode > 299) throw serviceError(response.statusCode, text, header(response, 'x-amzn-requestid'));
   return { text, response };
 }
@@ -228,13 +225,13 @@ async function withRetries(
       attempts = token.getRetryCount();
       const delay = token.getRetryDelay();
       totalRetryDelay += delay;
-      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (delay > 0) await sleep(delay);
     }
   }
 }
 
 /** One lean Query: the request, its attempts, the response read by `read`. */
-export async function leanQuery(
+async function leanQuery(
   config: LeanQueryConfig,
   input: QueryCommandInput,
   read: ReadBody,

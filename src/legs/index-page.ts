@@ -92,8 +92,18 @@ function scanItems(body: string, reader: IndexEntryReader, out: IndexEntry[]): s
           id = valueOf(body.slice(valueStart, valueEnd));
           break;
         case 'sort':
-          startDate = startDateOf(body, valueStart, valueEnd, reader.lastStartDate);
-          sortId = sortKeyId(body, valueStart, valueEnd);
+          // `yyyy-MM-dd#id`: the start date and the id (`idOfSortKey`), cut from the text when the
+          // date holds no escape; entries of a page come in date order, so a date equal to the
+          // previous entry's is that string itself.
+          if (isPlainSortKey(body, valueStart, valueEnd)) {
+            const previous = reader.lastStartDate;
+            startDate = previous.length === 10 && body.startsWith(previous, valueStart) ? previous : body.slice(valueStart, valueStart + 10);
+            sortId = valueEnd - valueStart > 11 ? valueOf(body.slice(valueStart + 11, valueEnd)) : undefined;
+          } else {
+            const sort = unescape(body.slice(valueStart, valueEnd));
+            startDate = sort.slice(0, 10);
+            sortId = idOfSortKey(sort);
+          }
           break;
         case 'filter':
           filterAt = valueStart;
@@ -161,31 +171,11 @@ function attributeOf(body: string, from: number, to: number): 'id' | 'sort' | 'f
   return backslash >= 0 && backslash < to ? undefined : '';
 }
 
-/**
- * The start date of a sort key (`yyyy-MM-dd#id`) whose JSON text lies between `from` and `to`:
- * `previous` itself when it is the same date (entries of a page come in date order).
- */
-function startDateOf(body: string, from: number, to: number, previous: string): string {
-  if (to - from >= 11 && body.charCodeAt(from + 10) === 35 /* # */) {
-    if (previous.length === 10 && body.startsWith(previous, from)) return previous;
-    if (!hasBackslash(body, from, from + 10)) return body.slice(from, from + 10);
-  }
-  return unescape(body.slice(from, to)).slice(0, 10);
-}
-
-/** True when `body[from, to)` holds a backslash (an escape). */
-function hasBackslash(body: string, from: number, to: number): boolean {
-  for (let k = from; k < to; k++) if (body.charCodeAt(k) === BACKSLASH) return true;
-  return false;
-}
-
-/**
- * The id of a sort key (`yyyy-MM-dd#id`, `idOfSortKey`) whose JSON text lies between `from` and
- * `to`; undefined when the key is not in that form.
- */
-function sortKeyId(body: string, from: number, to: number): string | undefined {
-  if (to - from > 11 && body.charCodeAt(from + 10) === 35 /* # */ && !hasBackslash(body, from, from + 10)) return valueOf(body.slice(from + 11, to));
-  return idOfSortKey(unescape(body.slice(from, to)));
+/** True when the sort key whose JSON text lies between `from` and `to` has a date part free of escapes and then `#`. */
+function isPlainSortKey(body: string, from: number, to: number): boolean {
+  if (to - from < 11 || body.charCodeAt(from + 10) !== 35 /* # */) return false;
+  for (let k = from; k < from + 10; k++) if (body.charCodeAt(k) === BACKSLASH) return false;
+  return true;
 }
 
 /**

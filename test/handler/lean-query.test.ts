@@ -70,123 +70,95 @@ const page = JSON.stringify({
 
 const error = (type: string, message = 'no') => JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message });
 
-function functionsClient() {
-  return createDocumentClient({ endpoint, region: 'eu-west-1', budget: FUNCTION_DYNAMODB_BUDGET });
-}
-
 describe('LeanQueryCommand against an HTTP peer', () => {
+  // The functions' client, with their budget, in a region of its own to see in the signature.
+  let client: ReturnType<typeof createDocumentClient>;
+  beforeAll(() => {
+    client = createDocumentClient({ endpoint, region: 'eu-west-1', budget: FUNCTION_DYNAMODB_BUDGET });
+  });
+  afterAll(() => client.destroy());
+
   it('sends the same request the SDK sends, signed for DynamoDB in the client region', async () => {
-    const client = functionsClient();
-    try {
-      await client.send(new QueryCommand(input));
-      await client.send(new LeanQueryCommand(input, (body) => body));
-      const [sdk, lean] = seen;
-      expect(JSON.parse(lean!.body)).toEqual(JSON.parse(sdk!.body));
-      for (const name of ['x-amz-target', 'content-type', 'host']) expect(lean!.headers[name]).toBe(sdk!.headers[name]);
-      const authorization = /^AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
-        String(lean!.headers.authorization),
-      );
-      expect(authorization?.[1]?.split(';')).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-target', 'content-type']));
-    } finally {
-      client.destroy();
-    }
+    await client.send(new QueryCommand(input));
+    await client.send(new LeanQueryCommand(input, (body) => body));
+    const [sdk, lean] = seen;
+    expect(JSON.parse(lean!.body)).toEqual(JSON.parse(sdk!.body));
+    for (const name of ['x-amz-target', 'content-type', 'host']) expect(lean!.headers[name]).toBe(sdk!.headers[name]);
+    const authorization = /^AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
+      String(lean!.headers.authorization),
+    );
+    expect(authorization?.[1]?.split(';')).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-target', 'content-type']));
   });
 
   it('hands the body to the reader once and returns what the reader left, unmarshalled', async () => {
-    const client = functionsClient();
-    try {
-      answers = [{ status: 200, body: page }];
-      const bodies: string[] = [];
-      const out = await client.send(
-        new LeanQueryCommand(input, (body) => {
-          bodies.push(body);
-          return JSON.stringify({ ...(JSON.parse(body) as object), Items: [] });
-        }),
-      );
-      expect(bodies).toEqual([page]);
-      expect(out).toMatchObject({
-        Items: [],
-        Count: 1,
-        ScannedCount: 1,
-        LastEvaluatedKey: { id: 'EL-8', lb: '2027-01', ls: '2027-01-10#EL-8' },
-        ConsumedCapacity: { CapacityUnits: 0.5 },
-        $metadata: { httpStatusCode: 200, requestId: 'req-1', attempts: 1 },
-      });
-      // Items the reader leaves come back as the document client gives them.
-      answers = [{ status: 200, body: page }];
-      const kept = await client.send(new LeanQueryCommand(input, (body) => body));
-      expect(kept.Items).toEqual([{ id: 'EL-8', ls: '2027-01-10#EL-8' }]);
-    } finally {
-      client.destroy();
-    }
+    answers = [{ status: 200, body: page }];
+    const bodies: string[] = [];
+    const out = await client.send(
+      new LeanQueryCommand(input, (body) => {
+        bodies.push(body);
+        return JSON.stringify({ ...(JSON.parse(body) as object), Items: [] });
+      }),
+    );
+    expect(bodies).toEqual([page]);
+    expect(out).toMatchObject({
+      Items: [],
+      Count: 1,
+      ScannedCount: 1,
+      LastEvaluatedKey: { id: 'EL-8', lb: '2027-01', ls: '2027-01-10#EL-8' },
+      ConsumedCapacity: { CapacityUnits: 0.5 },
+      $metadata: { httpStatusCode: 200, requestId: 'req-1', attempts: 1 },
+    });
+    // Items the reader leaves come back as the document client gives them.
+    answers = [{ status: 200, body: page }];
+    const kept = await client.send(new LeanQueryCommand(input, (body) => body));
+    expect(kept.Items).toEqual([{ id: 'EL-8', ls: '2027-01-10#EL-8' }]);
   });
 
   it('raises an error response as the SDK does (name, fault, status), once, without calling the reader', async () => {
-    const client = functionsClient();
-    try {
-      answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
-      const sdkError = await client.send(new QueryCommand(input)).catch((e: unknown) => e);
-      answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
-      let reads = 0;
-      const leanError = await client.send(new LeanQueryCommand(input, (body) => (reads++, body))).catch((e: unknown) => e);
-      expect(reads).toBe(0);
-      expect(seen).toHaveLength(2);
-      for (const e of [sdkError, leanError]) {
-        expect(e).toMatchObject({
-          name: 'ResourceNotFoundException',
-          message: 'Requested resource not found',
-          $fault: 'client',
-          $metadata: { httpStatusCode: 400, attempts: 1 },
-        });
-      }
-      expect(isUnavailable(leanError)).toBe(false);
-    } finally {
-      client.destroy();
+    answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
+    const sdkError = await client.send(new QueryCommand(input)).catch((e: unknown) => e);
+    answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
+    let reads = 0;
+    const leanError = await client.send(new LeanQueryCommand(input, (body) => (reads++, body))).catch((e: unknown) => e);
+    expect(reads).toBe(0);
+    expect(seen).toHaveLength(2);
+    for (const e of [sdkError, leanError]) {
+      expect(e).toMatchObject({
+        name: 'ResourceNotFoundException',
+        message: 'Requested resource not found',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400, attempts: 1 },
+      });
     }
+    expect(isUnavailable(leanError)).toBe(false);
   });
 
   it('retries what the SDK retries: a server error, then succeeds', async () => {
-    const client = functionsClient();
-    try {
-      answers = [{ status: 500, body: error('InternalServerError') }, { status: 200, body: page }];
-      let reads = 0;
-      const out = await client.send(new LeanQueryCommand(input, (body) => (reads++, body)));
-      expect(seen).toHaveLength(2);
-      expect(reads).toBe(1);
-      expect(out.$metadata.attempts).toBe(2);
-    } finally {
-      client.destroy();
-    }
+    answers = [{ status: 500, body: error('InternalServerError') }, { status: 200, body: page }];
+    let reads = 0;
+    const out = await client.send(new LeanQueryCommand(input, (body) => (reads++, body)));
+    expect(seen).toHaveLength(2);
+    expect(reads).toBe(1);
+    expect(out.$metadata.attempts).toBe(2);
   });
 
-  it('gives up on throttling after the budget attempts, with an error the envelope answers 503 for', async () => {
-    const client = functionsClient();
-    try {
-      const throttled = { status: 400, body: error('ProvisionedThroughputExceededException', 'slow down') };
-      answers = Array.from({ length: 5 }, () => throttled);
-      const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
-      expect(seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
-      expect(e).toMatchObject({ name: 'ProvisionedThroughputExceededException', $metadata: { attempts: FUNCTION_DYNAMODB_BUDGET.maxAttempts } });
-      expect(isUnavailable(e)).toBe(true);
-    } finally {
-      client.destroy();
-    }
-  });
-
-  it('takes a gateway page that is not JSON as a server error, retried', async () => {
-    const client = functionsClient();
-    try {
-      answers = [
-        { status: 502, body: '<html>bad gateway</html>' },
-        { status: 502, body: '<html>bad gateway</html>' },
-      ];
-      const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
-      expect(seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
-      expect(e).toMatchObject({ $fault: 'server', $metadata: { httpStatusCode: 502 } });
-      expect(isUnavailable(e)).toBe(true);
-    } finally {
-      client.destroy();
-    }
+  it.each([
+    {
+      what: 'throttling',
+      answer: { status: 400, body: error('ProvisionedThroughputExceededException', 'slow down') },
+      raised: { name: 'ProvisionedThroughputExceededException', $fault: 'client' },
+    },
+    {
+      what: "a gateway's page that is not JSON (a server error)",
+      answer: { status: 502, body: '<html>bad gateway</html>' },
+      raised: { $fault: 'server', $metadata: { httpStatusCode: 502 } },
+    },
+  ])('retries $what up to the budget attempts, then raises an error the envelope answers 503 for', async ({ answer, raised }) => {
+    answers = Array.from({ length: 5 }, () => answer);
+    const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
+    expect(seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
+    expect(e).toMatchObject({ ...raised, $metadata: { ...raised.$metadata, attempts: FUNCTION_DYNAMODB_BUDGET.maxAttempts } });
+    expect(isUnavailable(e)).toBe(true);
   });
 });
 
@@ -221,7 +193,7 @@ describe('LeanQueryCommand with a mocked client', () => {
     const ddb = mockClient(DynamoDBDocumentClient);
     try {
       ddb.on(QueryCommand).resolves({ Items: [{ id: 'EL-1' }], Count: 1 });
-      const client = DynamoDBDocumentClient.from(createDocumentClient({ endpoint, region: 'local' }));
+      const client = createDocumentClient({ endpoint, region: 'local' });
       let reads = 0;
       const out = await client.send(new LeanQueryCommand(input, (body) => (reads++, body)));
       expect(out.Items).toEqual([{ id: 'EL-1' }]);
