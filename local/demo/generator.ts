@@ -3,7 +3,8 @@ import { validateImportRecords, type ImportRecord } from '../../src/legs/import/
 import type { Amenity, AmenityType } from '../../src/legs/model.js';
 import type { StoredLeg } from '../../src/legs/storage.js';
 import { AIRCRAFT, AMENITY_TEXTS, OPERATORS, PER_USD, PRICE_BAND_USD, REGISTRATION_PATTERNS } from './aircraft.js';
-import { AIRPORTS, FEATURED_AIRPORTS, type Airport } from './airports.js';
+import { distanceKm } from '../../src/airports/geo.js';
+import { demoAirports, FEATURED_AIRPORTS, type DemoAirport } from './airports.js';
 
 /**
  * A deterministic generator of demo legs in the IMPORT format, so that the demo goes through the
@@ -18,7 +19,7 @@ export interface DemoOptions {
   seed?: number;
   /** How far ahead legs start, in months (1-12). Default 6. */
   months?: number;
-  /** How many airports of the catalogue to use (its first N). Default FEATURED_AIRPORTS. */
+  /** How many demo airports to use (local/demo/airports.ts, its first N). Default FEATURED_AIRPORTS. */
   airports?: number;
 }
 
@@ -49,6 +50,8 @@ const LOCAL_CURRENCY: Readonly<Record<string, string>> = {
   HK: 'HKD', BR: 'BRL', ZA: 'ZAR', JP: 'JPY',
 };
 const IMAGE_BASE = 'https://images.example.com/aircraft/';
+/** Most legs (three in four) fly to an airport within this distance of their departure. */
+const REGIONAL_KM = 3000;
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
 
@@ -90,16 +93,24 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
   if (!isCalendarDate(today)) throw new Error(`today must be yyyy-MM-dd, got ${JSON.stringify(today)}`);
   const count = Math.max(0, Math.floor(options.count ?? DEFAULT_COUNT));
   const months = Math.min(12, Math.max(1, Math.floor(options.months ?? 6)));
-  const airportCount = Math.min(AIRPORTS.length, Math.max(2, Math.floor(options.airports ?? FEATURED_AIRPORTS)));
+  const airportCount = Math.max(2, Math.floor(options.airports ?? FEATURED_AIRPORTS));
   const rnd = mulberry32(options.seed ?? DEFAULT_SEED);
 
   const int = (min: number, max: number) => min + Math.floor(rnd() * (max - min + 1));
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)]!;
   const chance = (p: number) => rnd() < p;
 
-  const pool = AIRPORTS.slice(0, airportCount);
-  const byContinent = new Map<string, Airport[]>();
-  for (const a of pool) byContinent.set(a.continent, [...(byContinent.get(a.continent) ?? []), a]);
+  const pool = demoAirports(airportCount);
+  // The airports within REGIONAL_KM of each, found once per airport drawn.
+  const regional = new Map<DemoAirport, DemoAirport[]>();
+  const regionOf = (a: DemoAirport): DemoAirport[] => {
+    let near = regional.get(a);
+    if (near === undefined) {
+      near = pool.filter((b) => b !== a && distanceKm(a.latitude, a.longitude, b.latitude, b.longitude) <= REGIONAL_KM);
+      regional.set(a, near);
+    }
+    return near;
+  };
 
   const thisYear = Number(today.slice(0, 4));
   // Dates by day offset from today, computed once (addDays per leg is the slow part otherwise).
@@ -141,10 +152,10 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
 
   const records: ImportRecord[] = [];
   for (let i = 0; i < count; i++) {
-    // Departure and arrival: mostly on one continent.
+    // Departure and arrival: mostly within REGIONAL_KM of each other.
     const dep = pick(pool);
-    const near = byContinent.get(dep.continent)!;
-    let arr = chance(0.75) && near.length > 1 ? pick(near) : pick(pool);
+    const near = regionOf(dep);
+    let arr = chance(0.75) && near.length > 0 ? pick(near) : pick(pool);
     if (arr === dep) arr = pool[(pool.indexOf(dep) + 1 + int(0, pool.length - 2)) % pool.length]!;
 
     // The flyable window, relative to today (local dates at the departure), as day offsets.
@@ -185,7 +196,10 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
     const step = rate >= 100 ? 10_000 : 50;
     const price = Math.max(step, Math.round((usd * rate) / step) * step);
     const makeYear = int(craft.firstYear, Math.min(craft.lastYear ?? thisYear, thisYear));
-    const renovateYear = chance(0.4) && makeYear < thisYear ? int(makeYear + 1, thisYear) : null;
+    // Two draws whatever the year, so that the legs after this one do not depend on today's year.
+    const renovated = chance(0.4);
+    const renovatedAfter = rnd();
+    const renovateYear = renovated && makeYear < thisYear ? makeYear + 1 + Math.floor(renovatedAfter * (thisYear - makeYear)) : null;
 
     const amenities: Amenity[] = [];
     const big = craft.category === 'Heavy Jet' || craft.category === 'Ultra Long Range';
@@ -201,23 +215,30 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
     add('medical', big ? 0.6 : 0.2);
     add('smoking', 0.08);
 
+    // As operators write feeds: the departure and arrival by code (ICAO, sometimes IATA alone, or
+    // both), the airport's name and country sometimes left for the loader to fill in from the
+    // airport reference, and no time zone (the loader takes the airport's). A few legs name no
+    // departure airport: those give the zone, as a feed must then.
     const depHasAirport = !chance(0.07);
     const arrHasAirport = !chance(0.05);
+    const depSpelled = chance(0.6);
+    const arrSpelled = chance(0.6);
+    const depByIata = depHasAirport && chance(0.1);
     const record: ImportRecord = {
       id: `EL-${String(i + 1).padStart(6, '0')}`,
       endDate: end,
       depCityName: dep.city,
-      depAirportName: depHasAirport ? dep.name : null,
-      depAirportIcao: depHasAirport ? dep.icao : null,
-      depAirportIata: depHasAirport ? dep.iata : null,
-      depCountryName: dep.countryName,
-      depCountryCode: dep.countryCode,
+      depAirportName: depHasAirport && depSpelled ? dep.name : null,
+      depAirportIcao: depHasAirport && !depByIata ? dep.icao : null,
+      depAirportIata: depHasAirport && (depSpelled || depByIata) ? dep.iata : null,
+      depCountryName: depSpelled || !depHasAirport ? dep.countryName : null,
+      depCountryCode: depSpelled || !depHasAirport ? dep.countryCode : null,
       arrCityName: arr.city,
-      arrAirportName: arrHasAirport ? arr.name : null,
+      arrAirportName: arrHasAirport && arrSpelled ? arr.name : null,
       arrAirportIcao: arrHasAirport ? arr.icao : null,
-      arrAirportIata: arrHasAirport ? arr.iata : null,
-      arrCountryName: arr.countryName,
-      arrCountryCode: arr.countryCode,
+      arrAirportIata: arrHasAirport && arrSpelled ? arr.iata : null,
+      arrCountryName: arrSpelled || !arrHasAirport ? arr.countryName : null,
+      arrCountryCode: arrSpelled || !arrHasAirport ? arr.countryCode : null,
       airlineName: operator.name,
       aircraftModelName: craft.model,
       aircraftType: craft.category,
@@ -229,11 +250,10 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
       price,
       currency,
       amenities,
-      // the airport's zone, or the city's when the airport is unknown: the same zone here
-      depTimezone: dep.timeZone,
       source: DEMO_SOURCES[i % DEMO_SOURCES.length],
     };
 
+    if (!depHasAirport) record.depTimezone = dep.timeZone;
     // Some give the departure instant instead of the date (the loader derives startDate).
     if (chance(0.15)) record.departureAt = departureInstant(start, int(6, 21), pick([0, 15, 30, 45]), offsetOf(dep.timeZone), chance(0.3));
     else record.startDate = start;

@@ -12,7 +12,7 @@ const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
 
 function record(id: string, source?: string, n = 1): Record<string, unknown> {
-  return { id, startDate: day(n), endDate: day(n + 1), depCityName: 'Paris', arrCityName: 'Nice', ...(source ? { source } : {}) };
+  return { id, startDate: day(n), endDate: day(n + 1), depCityName: 'Paris', depCountryCode: 'FR', arrCityName: 'Nice', ...(source ? { source } : {}) };
 }
 const ndjson = (records: readonly Record<string, unknown>[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 

@@ -3,6 +3,8 @@ import { addDays, dateInZone, isCalendarDate } from '../dates.js';
 import { AMENITY_TYPES, EMPTY_LEG_FIELDS, type EmptyLegField } from '../model.js';
 import { DEFAULT_SOURCE, SOURCE_PATTERN, SOURCE_RULE } from '../source.js';
 import { LISTING_HORIZON_DAYS, type StoredLeg } from '../storage.js';
+import { airportReference, type Airport, type AirportIndex } from '../../airports/reference.js';
+import { departureZone, fillFromAirport, resolveAirport, type AirportIssue } from './airports.js';
 import { isIanaTimeZone, parseInstant } from './instant.js';
 import { COUNTRY_CODES, CURRENCY_CODES, ID_PATTERN, MAX_AMENITIES, MAX_PRICE, MAX_SEATS, MIN_YEAR } from './reference-data.js';
 import { show } from './show.js';
@@ -108,7 +110,7 @@ function objectRule(issue: Issue, known: readonly string[], typeRule: string): s
   return `${typeRule}, got ${show(issue.input)}`;
 }
 
-function buildSchema(today: string) {
+function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolean) {
   const maxYear = Number(today.slice(0, 4)) + 1;
   const horizon = addDays(today, LISTING_HORIZON_DAYS);
   const yearRule = `must be a whole year from ${MIN_YEAR} to ${maxYear}`;
@@ -156,7 +158,7 @@ function buildSchema(today: string) {
     ),
     listed: v.optional(v.boolean(got('must be true or false')), true),
     blocked: v.optional(v.boolean(got('must be true or false')), false),
-    depTimezone: v.optional(timeZone, 'UTC'),
+    depTimezone: v.optional(timeZone),
     source: v.optional(v.pipe(v.string(got('must be a string')), v.regex(SOURCE_PATTERN, got(SOURCE_RULE))), DEFAULT_SOURCE),
   } satisfies Record<EmptyLegField | ExtraField, v.GenericSchema>;
   const known = Object.keys(entries);
@@ -164,16 +166,67 @@ function buildSchema(today: string) {
   const objectSchema = v.strictObject(entries, (issue) => objectRule(issue, known, 'must be a JSON object'));
   type Rec = v.InferOutput<typeof objectSchema>;
 
-  // Computed once per record (the checks below and the transform all need it).
+  /** A record's airports and departure zone (src/legs/import/airports.ts), or why they are refused. */
+  interface Places {
+    dep: Airport | undefined;
+    arr: Airport | undefined;
+    /** Undefined when refused (then `issues` says why). */
+    zone: string | undefined;
+    issues: AirportIssue[];
+  }
+  // Computed once per record (the checks below and the transform all need them).
+  const places = new WeakMap<object, Places>();
+  const placesOf = (r: Rec): Places => {
+    let p = places.get(r);
+    if (p === undefined) {
+      const options = { airports, allowUnknown };
+      const dep = resolveAirport(r, 'dep', options);
+      const arr = resolveAirport(r, 'arr', options);
+      const issues = [...dep.issues, ...arr.issues];
+      let zone: string | undefined;
+      // A refused departure code leaves the zone undecided (its issue says why).
+      if (dep.issues.length === 0) {
+        const instant = r.departureAt !== undefined ? parseInstant(r.departureAt)! : Date.parse(`${r.startDate}T12:00:00Z`);
+        const found = departureZone(r, dep.airport, r.depTimezone, instant, airports);
+        if ('zone' in found) zone = found.zone;
+        else issues.push(found.issue);
+      }
+      places.set(r, (p = { dep: dep.airport, arr: arr.airport, zone, issues }));
+    }
+    return p;
+  };
   const starts = new WeakMap<object, string | undefined>();
-  /** The leg's startDate: given, or the date of departureAt in depTimezone. */
+  /** The leg's startDate: given, or the date of departureAt in the departure's zone (undefined while that is unknown). */
   const effectiveStart = (r: Rec): string | undefined => {
     if (r.startDate !== undefined || r.departureAt === undefined) return r.startDate;
     if (starts.has(r)) return starts.get(r);
-    const start = dateInZone(new Date(parseInstant(r.departureAt)!), r.depTimezone);
+    const zone = placesOf(r).zone;
+    const start = zone === undefined ? undefined : dateInZone(new Date(parseInstant(r.departureAt)!), zone);
     starts.set(r, start);
     return start;
   };
+
+  /** The fields the airport checks read: they run once these passed their own rules. */
+  const PLACE_FIELDS = [
+    'depCityName', 'depAirportIcao', 'depAirportIata', 'depCountryCode',
+    'arrCityName', 'arrAirportIcao', 'arrAirportIata', 'arrCountryCode',
+    'depTimezone', 'startDate', 'departureAt',
+  ] as const satisfies readonly (keyof Rec)[];
+  const placesCheck = v.rawCheck<Rec>(({ dataset, addIssue }) => {
+    const blocked = dataset.issues?.some((issue) => {
+      const key = issue.path?.[0]?.key;
+      return key === undefined || (PLACE_FIELDS as readonly unknown[]).includes(key);
+    });
+    if (blocked) return;
+    const r = dataset.value as Rec;
+    if (r.startDate === undefined && r.departureAt === undefined) return;
+    for (const issue of placesOf(r).issues) {
+      addIssue({
+        message: issue.rule,
+        path: [{ type: 'object', origin: 'value', input: r, key: issue.field, value: r[issue.field] }],
+      });
+    }
+  });
 
   /**
    * A rule across fields, reported on `target`. It runs only when the fields it reads passed their
@@ -201,6 +254,7 @@ function buildSchema(today: string) {
 
   return v.pipe(
     objectSchema,
+    placesCheck,
     crossCheck(
       ['startDate', 'departureAt'],
       'departureAt',
@@ -252,7 +306,10 @@ function buildSchema(today: string) {
       leg.amenities = r.amenities.map(({ amenityType, amenityName, amenityDesc }) => ({ amenityType, amenityName, amenityDesc }));
       leg.listed = r.listed;
       leg.blocked = r.blocked;
-      leg.depTimezone = r.depTimezone;
+      const { dep, arr, zone } = placesOf(r);
+      leg.depTimezone = zone!;
+      if (dep) fillFromAirport(leg, 'dep', dep);
+      if (arr) fillFromAirport(leg, 'arr', arr);
       leg.source = r.source;
       return leg as unknown as StoredLeg;
     }),
@@ -263,15 +320,24 @@ export type RecordSchema = ReturnType<typeof buildSchema>;
 
 /** A record as written in an import file (what the demo generator produces). */
 export type ImportRecord = v.InferInput<RecordSchema>;
-const schemas = new Map<string, RecordSchema>();
+const schemas = new WeakMap<AirportIndex, Map<string, RecordSchema>>();
 
-/** The valibot schema of one import record for a load day (cached per day). */
-export function importRecordSchema(today: string): RecordSchema {
+export interface SchemaOptions {
+  /** The airport reference the codes are checked against (default: the bundled one, src/airports/). */
+  airports?: AirportIndex | undefined;
+  /** Keep codes the reference does not know, or pairs it gives to two airports (`--allow-unknown-airports`). */
+  allowUnknownAirports?: boolean | undefined;
+}
+
+/** The valibot schema of one import record for a load day (cached per day, reference and override). */
+export function importRecordSchema(today: string, options: SchemaOptions = {}): RecordSchema {
   if (!isCalendarDate(today)) throw new Error(`today must be a calendar date yyyy-MM-dd, got ${show(today)}`);
-  let schema = schemas.get(today);
-  if (!schema) {
-    schema = buildSchema(today);
-    schemas.set(today, schema);
-  }
+  const airports = options.airports ?? airportReference();
+  const allowUnknown = options.allowUnknownAirports === true;
+  let byDay = schemas.get(airports);
+  if (!byDay) schemas.set(airports, (byDay = new Map<string, RecordSchema>()));
+  const key = `${today}|${allowUnknown}`;
+  let schema = byDay.get(key);
+  if (!schema) byDay.set(key, (schema = buildSchema(today, airports, allowUnknown)));
   return schema;
 }

@@ -1,4 +1,5 @@
 import type { StoredLeg } from '../storage.js';
+import type { SchemaOptions } from './schema.js';
 
 /** What reading an import file gives: legs, and errors that say where, which field and which rule. */
 
@@ -28,12 +29,14 @@ export interface ImportResult {
   records: number;
   /** Records refused (each has at least one error). */
   invalidRecords: number;
+  /** Valid records with airport fields they left empty filled from the airport reference. */
+  filled: number;
   /** True when the file as a whole could not be read (e.g. broken JSON array): nothing is usable. */
   fatal: boolean;
   format: 'json' | 'ndjson';
 }
 
-export interface ImportOptions {
+export interface ImportOptions extends SchemaOptions {
   /** The load day, `yyyy-MM-dd` (UTC): the listing horizon and the year limits count from it. */
   today: string;
   /**

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import type { StoredLeg } from '../storage.js';
 import { isSource } from '../source.js';
 import { ID_PATTERN } from './reference-data.js';
+import { wasFilled } from './airports.js';
 import { importRecordSchema } from './schema.js';
 import { show } from './show.js';
 import type { ImportError, ImportOptions, ImportResult, RecordPosition } from './types.js';
@@ -35,7 +36,7 @@ export function validateImportRecord(record: unknown, options: ImportOptions): R
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     return { ok: false, issues: [{ field: null, rule: `must be a JSON object, got ${show(record)}` }] };
   }
-  const result = v.safeParse(importRecordSchema(options.today), record);
+  const result = v.safeParse(importRecordSchema(options.today, options), record);
   const sourceIssue = wrongSource(record, options.source);
   if (result.success && !sourceIssue) {
     if (options.source !== undefined) result.output.source = options.source;
@@ -81,6 +82,7 @@ export class ImportCollector {
   private readonly positionsById = new Map<string, RecordPosition[]>();
   private readonly invalid = new Set<string>();
   private records = 0;
+  private filled = 0;
 
   constructor(private readonly options: ImportOptions) {}
 
@@ -96,6 +98,7 @@ export class ImportCollector {
     const result = validateImportRecord(record, this.options);
     if (result.ok) {
       this.legs.push({ leg: result.leg, at });
+      if (wasFilled(record as Record<string, unknown>, result.leg as unknown as Record<string, unknown>)) this.filled += 1;
       return;
     }
     this.invalid.add(describePosition(at));
@@ -129,6 +132,7 @@ export class ImportCollector {
       errors,
       records: this.records,
       invalidRecords: this.invalid.size,
+      filled: this.filled,
     };
   }
 }

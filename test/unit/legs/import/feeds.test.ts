@@ -16,6 +16,7 @@ const BASE = {
   startDate: '2026-12-10',
   endDate: '2026-12-12',
   depCityName: 'Paris',
+  depTimezone: 'Europe/Paris',
   arrCityName: 'Geneva',
 };
 const rec = (patch: Record<string, unknown> = {}) => ({ ...BASE, ...patch });

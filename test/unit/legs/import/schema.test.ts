@@ -111,7 +111,7 @@ describe('rules: passing cases and normalisation', () => {
     ['every nullable field may be null', Object.fromEntries(NULLABLE.map((f) => [f, null])), Object.fromEntries(NULLABLE.map((f) => [f, null]))],
     ['every nullable field may be absent', Object.fromEntries(NULLABLE.map((f) => [f, undefined])), Object.fromEntries(NULLABLE.map((f) => [f, null]))],
     ['amenities absent -> []', { amenities: undefined }, { amenities: [] }],
-    ['listed, blocked, depTimezone absent -> true, false, UTC', { listed: undefined, blocked: undefined, depTimezone: undefined }, { listed: true, blocked: false, depTimezone: 'UTC' }],
+    ["listed, blocked, depTimezone absent -> true, false, the departure airport's zone", { listed: undefined, blocked: undefined, depTimezone: undefined }, { listed: true, blocked: false, depTimezone: 'Europe/Paris' }],
     ['a one-day window (endDate = startDate)', { endDate: '2026-12-10' }, { endDate: '2026-12-10' }],
     ['price 0, seats 1 and 850, years at the limits', { price: 0, seatNum: 850, makeYear: 1950, renovateYear: 2027 }, { price: 0, seatNum: 850, makeYear: 1950, renovateYear: 2027 }],
     ['a leg that already ended is accepted (it is expired, not invalid)', { startDate: '2026-01-01', endDate: '2026-01-02' }, { startDate: '2026-01-01' }],
@@ -128,7 +128,8 @@ describe('rules: passing cases and normalisation', () => {
   });
 });
 
-describe('departureAt: startDate is the date of the instant in depTimezone', () => {
+describe('departureAt: startDate is the date of the instant in depTimezone (a record without a departure airport)', () => {
+  const noAirport = { depAirportIcao: null, depAirportIata: null, depAirportName: null };
   it.each<[string, string, string]>([
     ['2026-03-01T23:30:00-05:00', 'America/New_York', '2026-03-01'],
     ['2026-03-01T23:30:00-05:00', 'UTC', '2026-03-02'],
@@ -138,14 +139,14 @@ describe('departureAt: startDate is the date of the instant in depTimezone', () 
     ['2026-12-31T23:59:59+14:00', 'Pacific/Kiritimati', '2026-12-31'],
     ['2026-12-31T23:59:59+14:00', 'Pacific/Pago_Pago', '2026-12-30'],
   ])('%s in %s -> %s', (departureAt, depTimezone, startDate) => {
-    const r = validateImportRecord(record({ startDate: undefined, departureAt, depTimezone, endDate: '2026-12-31' }), {
+    const r = validateImportRecord(record({ ...noAirport, startDate: undefined, departureAt, depTimezone, endDate: '2026-12-31' }), {
       today: '2026-02-20',
     });
     expect(r.ok && r.leg.startDate).toBe(startDate);
   });
 
   it('checks endDate against the derived startDate', () => {
-    const errors = errorsOf({ startDate: undefined, departureAt: '2026-12-10T23:30:00-05:00', depTimezone: 'UTC', endDate: '2026-12-10' });
+    const errors = errorsOf({ ...noAirport, startDate: undefined, departureAt: '2026-12-10T23:30:00-05:00', depTimezone: 'UTC', endDate: '2026-12-10' });
     expect(errors).toEqual(['index 0: endDate: must not be before startDate 2026-12-11, got "2026-12-10"']);
   });
 });
