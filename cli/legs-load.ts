@@ -4,22 +4,24 @@ import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './com
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
 import { utcDate } from '../src/legs/dates.js';
-import { moveLines, planLines, refusalLine } from './load-report.js';
+import { filledLine, moveLines, planLines, refusalLine } from './load-report.js';
 import { loadFeed } from '../src/legs/feed-load.js';
 import { readImportStream, type ImportError } from '../src/legs/import/index.js';
 import { SOURCE_PATTERN, SOURCE_RULE } from '../src/legs/source.js';
 
 /**
- * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--dry-run] [--aws [--stage sandbox|prod]]`
+ * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--dry-run] [--aws [--stage sandbox|prod]]`
  *
  * Validates FILE (import format, docs/import-format.md) and writes its legs to the legs table; with
  * `--sync`, FILE is the complete current set of its sources (or of `--source`): their legs absent
- * from it are unlisted. `--dry-run` prints what would happen and writes nothing.
+ * from it are unlisted. `--dry-run` prints what would happen and writes nothing. Airport codes are
+ * checked against the airport reference (docs/import-format.md, "Airports");
+ * `--allow-unknown-airports` keeps codes it does not know, or pairs it gives to two airports.
  * Exit status: 0 loaded (or a dry run that would load); 1 invalid records (nothing written), a sync
  * the guard refuses, or the database failed; 2 a bad flag or setting, or an unreadable file.
  */
 const USAGE =
-  'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--dry-run] [--aws [--stage sandbox|prod]]';
+  'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--dry-run] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
 function printErrors(errors: readonly ImportError[], prefix: string): void {
@@ -35,6 +37,7 @@ async function main(): Promise<void> {
     sync: { type: 'boolean' },
     source: { type: 'string' },
     'dry-run': { type: 'boolean' },
+    'allow-unknown-airports': { type: 'boolean' },
     force: { type: 'boolean' },
     aws: { type: 'boolean' },
     stage: { type: 'string' },
@@ -68,7 +71,11 @@ async function main(): Promise<void> {
   const now = new Date();
   let parsed: Awaited<ReturnType<typeof readImportStream>>;
   try {
-    parsed = await readImportStream(handle.createReadStream(), { today: utcDate(now), source });
+    parsed = await readImportStream(handle.createReadStream(), {
+      today: utcDate(now),
+      source,
+      allowUnknownAirports: values['allow-unknown-airports'] === true,
+    });
   } catch (err) {
     throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
   } finally {
@@ -88,6 +95,8 @@ async function main(): Promise<void> {
     }
     printErrors(parsed.errors, 'warning: ');
   }
+
+  if (parsed.filled > 0) process.stdout.write(`${filledLine(parsed.filled)}\n`);
 
   let tables: CommandTables;
   try {

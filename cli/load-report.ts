@@ -26,3 +26,8 @@ export function moveLines(plan: LoadPlan, max: number): string[] {
   if (plan.moves.length > max) lines.push(`... and ${plan.moves.length - max} more ids that move from another source`);
   return lines;
 }
+
+/** How many valid records had airport fields filled in from the airport reference. */
+export function filledLine(filled: number): string {
+  return `Filled empty airport fields (name, the other code, country) of ${plural(filled, 'record')} from the airport reference`;
+}

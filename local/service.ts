@@ -4,6 +4,7 @@ import type { Stage } from '../src/config.js';
 import { createKey } from '../src/keys/store.js';
 import { environmentForStage } from '../src/keys/format.js';
 import { utcDate } from '../src/legs/dates.js';
+import { filledLine } from '../cli/load-report.js';
 import { demoLegs } from './demo/index.js';
 import { parseImportText } from '../src/legs/import/index.js';
 import type { StoredLeg } from '../src/legs/storage.js';
@@ -41,6 +42,8 @@ export interface LocalServiceOptions {
   keysTableName: string;
   /** An import-format file to load instead of the demo data. */
   dataFile?: string | undefined;
+  /** Keep airport codes the airport reference does not know (`--allow-unknown-airports`). */
+  allowUnknownAirports?: boolean | undefined;
   /** Progress lines for the operator. */
   say: (line: string) => void;
 }
@@ -94,15 +97,19 @@ export async function gatewayRoutes(): Promise<Route[]> {
 }
 
 /** The legs to load: the file's (all valid, or an error listing what is wrong) or the demo's. */
-export async function legsToLoad(dataFile: string | undefined, today: string): Promise<StoredLeg[]> {
-  if (!dataFile) return demoLegs(today);
+export async function legsToLoad(
+  dataFile: string | undefined,
+  today: string,
+  options: { allowUnknownAirports?: boolean | undefined } = {},
+): Promise<{ legs: StoredLeg[]; filled: number }> {
+  if (!dataFile) return { legs: demoLegs(today), filled: 0 };
   let text: string;
   try {
     text = await readFile(dataFile, 'utf8');
   } catch (err) {
     throw new ConfigError('--data', `cannot read ${dataFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const parsed = parseImportText(text, { today });
+  const parsed = parseImportText(text, { today, allowUnknownAirports: options.allowUnknownAirports });
   if (parsed.errors.length > 0) {
     const shown = parsed.errors.slice(0, 20).map((e) => `  ${e.message}`);
     const more = parsed.errors.length > 20 ? [`  ... and ${parsed.errors.length - 20} more`] : [];
@@ -110,12 +117,12 @@ export async function legsToLoad(dataFile: string | undefined, today: string): P
       [`--data ${dataFile} has ${parsed.errors.length} error(s); nothing was loaded:`, ...shown, ...more].join('\n'),
     );
   }
-  return parsed.legs;
+  return { legs: parsed.legs, filled: parsed.filled };
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   await assertPortFree(options.port, 'API');
-  const legs = await legsToLoad(options.dataFile, utcDate(new Date()));
+  const { legs, filled } = await legsToLoad(options.dataFile, utcDate(new Date()), options);
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
   try {
@@ -129,6 +136,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
     await writeLegs(ddb.client, options.legsTableName, legs);
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
+    if (filled > 0) options.say(filledLine(filled));
 
     const created = await createKey(ddb.client, options.keysTableName, {
       environment: environmentForStage(options.stage),

@@ -4,7 +4,7 @@ import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { LIST_PATH, startLocalService, type LocalService } from './service.js';
 
 /**
- * `npm start [-- --port N] [--data FILE] [--stage sandbox|prod]`: the service on this machine.
+ * `npm start [-- --port N] [--data FILE [--allow-unknown-airports]] [--stage sandbox|prod]`: the service on this machine.
  * Ctrl-C (SIGINT), SIGTERM, SIGHUP, or the end of the parent process stop the server and DynamoDB
  * Local; a crash or SIGKILL is covered by local/dynamodb-local.ts (an exit hook and a
  * watchdog), so DynamoDB Local never outlives this process.
@@ -37,13 +37,17 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   const { values } = parseCommandLine(
     process.argv.slice(2),
-    { port: { type: 'string' }, data: { type: 'string' }, stage: { type: 'string' } },
+    { port: { type: 'string' }, data: { type: 'string' }, stage: { type: 'string' }, 'allow-unknown-airports': { type: 'boolean' } },
     false,
   );
   const config = readConfig(process.env, { defaultToLocal: true });
   const port = parseIntegerSetting(values.port !== undefined ? '--port' : 'PORT', values.port ?? process.env.PORT, 3000, 1, 65535);
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
   if (values.data !== undefined && values.data.trim() === '') throw CommandError.usage('--data', 'needs a file path');
+  const allowUnknownAirports = values['allow-unknown-airports'] === true;
+  if (allowUnknownAirports && values.data === undefined) {
+    throw CommandError.usage('--allow-unknown-airports', 'only applies with --data (the demo data uses known airports)');
+  }
 
   service = await startLocalService({
     port,
@@ -52,6 +56,7 @@ async function main(): Promise<void> {
     legsTableName: config.legsTableName,
     keysTableName: config.keysTableName,
     dataFile: values.data,
+    allowUnknownAirports,
     say: (line) => console.log(line),
   });
 

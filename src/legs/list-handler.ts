@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { airportReference, type AirportIndex } from '../airports/reference.js';
 import { withDeadline } from '../aws/deadline.js';
 import type { Config } from '../config.js';
 import { listResponse } from '../http/envelope.js';
@@ -20,6 +21,8 @@ export interface ListHandlerDependencies {
   config: ListConfig;
   /** The request's clock (default: the system clock). */
   clock?: () => Date;
+  /** The airport reference for nearby searches (default: the bundled one, read on first use). */
+  airports?: () => AirportIndex;
 }
 
 /**
@@ -39,7 +42,12 @@ export function createListRepository(
     : withBucketCache(table, 0);
 }
 
-export function createListHandler({ repository, config, clock = () => new Date() }: ListHandlerDependencies): HttpHandler {
+export function createListHandler({
+  repository,
+  config,
+  clock = () => new Date(),
+  airports = airportReference,
+}: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
   return httpFunction({ gzip: true })
@@ -49,7 +57,7 @@ export function createListHandler({ repository, config, clock = () => new Date()
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
-        listEmptyLegs(query, { repository, now: clock(), memo }),
+        listEmptyLegs(query, { repository, now: clock(), memo, airports }),
       );
       return listResponse(page, traceIdOf({ context }));
     });

@@ -4,7 +4,9 @@ import { toApiRecord, type EmptyLeg } from './model.js';
 import type { ListQuery } from './query.js';
 import { matchesKey, type MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
+import { nearOf } from './nearby.js';
 import { LONG_BUCKET } from './storage.js';
+import { airportReference, type AirportIndex } from '../airports/reference.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -31,8 +33,16 @@ function apiRecordOf(item: Record<string, unknown>): EmptyLeg {
 
 export async function listEmptyLegs(
   query: ListQuery,
-  deps: { repository: LegsRepository; now: Date; memo?: MatchMemo },
+  deps: {
+    repository: LegsRepository;
+    now: Date;
+    memo?: MatchMemo | undefined;
+    /** The airport reference, for a nearby search (called only when the query has one; default: the bundled one). */
+    airports?: (() => AirportIndex) | undefined;
+  },
 ): Promise<LegsPage> {
+  // An unknown centre is refused before anything is read.
+  const near = nearOf(query, deps.airports ?? airportReference);
   const todayUtc = utcDate(deps.now);
   const window = queryWindow(query, todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
@@ -50,7 +60,9 @@ export async function listEmptyLegs(
   if (!matches) {
     matches = { months: [], long: [] };
     const { months, long } = matches;
-    reads.forEach((read, i) => collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
+    reads.forEach((read, i) =>
+      collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months, near),
+    );
     deps.memo?.set(key, lists, matches);
   }
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);

@@ -10,7 +10,8 @@ import {
 } from './dates.js';
 import { HORIZON_DAYS, MAX_BUCKET_READS } from './limits.js';
 import type { ListQuery } from './query.js';
-import { cityIncludes, hasCode, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, type IndexEntry } from './storage.js';
+import type { Near } from './nearby.js';
+import { cityIncludes, hasCode, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, placedAt, type IndexEntry } from './storage.js';
 
 /**
  * The listing's pure logic: the date window, which index buckets it needs, which legs match, the
@@ -112,8 +113,11 @@ export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): 
   return entry.expiresAt <= nowMs;
 }
 
-/** True when the leg is not expired, overlaps the window and passes every city and airport filter. */
-export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number): boolean {
+/**
+ * True when the leg is not expired, overlaps the window and passes every city, airport and nearby
+ * filter (`near`: the codes of the airports within the radius, src/legs/nearby.ts).
+ */
+export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number, near: Near = {}): boolean {
   if (entry.endDate < window.from) return false;
   if (entry.startDate > window.to) return false;
   if (isExpired(entry, nowMs)) return false;
@@ -123,6 +127,8 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
   if (dep !== undefined && !hasCode(entry, 'dep', dep.kind, dep.code)) return false;
   const arr = query.arrAirportCode;
   if (arr !== undefined && !hasCode(entry, 'arr', arr.kind, arr.code)) return false;
+  if (near.dep !== undefined && !placedAt(entry, 'dep', near.dep)) return false;
+  if (near.arr !== undefined && !placedAt(entry, 'arr', near.arr)) return false;
   return true;
 }
 
@@ -149,12 +155,13 @@ export function collectMatches(
   window: DateWindow,
   nowMs: number,
   out: IndexEntry[],
+  near: Near = {},
 ): void {
   const to = read.to;
   for (let i = read.from === undefined ? 0 : lowerBound(entries, read.from); i < entries.length; i++) {
     const entry = entries[i]!;
     if (to !== undefined && entry.startDate > to) break;
-    if (matches(entry, query, window, nowMs)) out.push(entry);
+    if (matches(entry, query, window, nowMs, near)) out.push(entry);
   }
 }
 

@@ -13,6 +13,10 @@ export const MAX_SIZE = 100;
 export const MAX_OFFSET_DAYS = 15;
 export const CITY_MIN = 2;
 export const CITY_MAX = 100;
+/** Nearby search (docs/api.md, "Nearby"): the radius in km, when `depNear`/`arrNear` is given without one. */
+export const DEFAULT_RADIUS_KM = 100;
+export const MIN_RADIUS_KM = 1;
+export const MAX_RADIUS_KM = 1000;
 
 export interface AirportFilter {
   /** `icao` for 4 letters, `iata` for 3. */
@@ -88,6 +92,16 @@ const airportCode = v.pipe(
   ),
 );
 
+// A whole number of km, checked (not clamped: a radius out of range is a mistake, not a preference).
+const radiusKm = v.pipe(
+  optionalRaw,
+  v.check(
+    (s) => s === undefined || (INTEGER.test(s) && Number(s) >= MIN_RADIUS_KM && Number(s) <= MAX_RADIUS_KM),
+    `must be an integer from ${MIN_RADIUS_KM} to ${MAX_RADIUS_KM} (km)`,
+  ),
+  v.transform((s) => (s === undefined ? undefined : Number(s))),
+);
+
 /** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
 const ListQueryFields = v.object({
   page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
@@ -98,6 +112,10 @@ const ListQueryFields = v.object({
   arrCityName: cityName,
   depAirportCode: airportCode,
   arrAirportCode: airportCode,
+  depNear: airportCode,
+  depRadiusKm: radiusKm,
+  arrNear: airportCode,
+  arrRadiusKm: radiusKm,
 });
 
 /** The names of the query parameters the list operation reads. */
@@ -109,6 +127,8 @@ export const ListQuerySchema = v.pipe(
     v.check((q) => q.offsetDays === 0 || q.depDate !== undefined, 'a non-zero value requires depDate'),
     ['offsetDays'],
   ),
+  v.forward(v.check((q) => q.depRadiusKm === undefined || q.depNear !== undefined, 'requires depNear'), ['depRadiusKm']),
+  v.forward(v.check((q) => q.arrRadiusKm === undefined || q.arrNear !== undefined, 'requires arrNear'), ['arrRadiusKm']),
 );
 
 /** A parsed query: page and size clamped, dates checked, city names folded, airport codes typed. */

@@ -145,6 +145,23 @@ export function hasCode(entry: IndexEntry, side: Side, kind: 'icao' | 'iata', co
   return range !== undefined && range[1] - range[0] === code.length && entry.text.startsWith(code, range[0]);
 }
 
+/** The side's ICAO (IATA) code, lower case; '' when it has none. */
+export function codeOf(entry: IndexEntry, side: Side, kind: 'icao' | 'iata'): string {
+  const range = codeRange(entry, side, kind);
+  return range === undefined ? '' : entry.text.slice(range[0], range[1]);
+}
+
+/**
+ * True when the side's airport is one of `codes` (lower case): its ICAO code when it has one, else
+ * its IATA code (src/legs/nearby.ts places a leg the same way).
+ */
+export function placedAt(entry: IndexEntry, side: Side, codes: { icao: ReadonlySet<string>; iata: ReadonlySet<string> }): boolean {
+  const icao = codeOf(entry, side, 'icao');
+  if (icao !== '') return codes.icao.has(icao);
+  const iata = codeOf(entry, side, 'iata');
+  return iata !== '' && codes.iata.has(iata);
+}
+
 /** An index entry's fields as strings (what `entryFields` gives). */
 export interface EntryFields {
   id: string;
@@ -161,18 +178,17 @@ export interface EntryFields {
 
 /** The places of an entry as strings (for tests and diagnostics; the listing reads them in place). */
 export function entryFields(entry: IndexEntry): EntryFields {
-  const cut = (range: [number, number] | undefined) => (range ? entry.text.slice(range[0], range[1]) : '');
   return {
     id: entry.id,
     startDate: entry.startDate,
     endDate: entry.endDate,
     expiresAt: entry.expiresAt,
     depCity: entry.text.slice(entry.depCityAt, entry.depCityEnd),
-    depIcao: cut(codeRange(entry, 'dep', 'icao')),
-    depIata: cut(codeRange(entry, 'dep', 'iata')),
+    depIcao: codeOf(entry, 'dep', 'icao'),
+    depIata: codeOf(entry, 'dep', 'iata'),
     arrCity: entry.text.slice(entry.arrCityAt, entry.arrCityEnd),
-    arrIcao: cut(codeRange(entry, 'arr', 'icao')),
-    arrIata: cut(codeRange(entry, 'arr', 'iata')),
+    arrIcao: codeOf(entry, 'arr', 'icao'),
+    arrIata: codeOf(entry, 'arr', 'iata'),
   };
 }
 

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { jest } from '@jest/globals';
 import { DynamoDBDocumentClient, GetCommand, type DynamoDBDocumentClientResolvedConfig, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/lib-dynamodb';
 import type { AwsStub } from 'aws-sdk-client-mock';
+import type { AirportIndex } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
@@ -21,10 +22,17 @@ export function testDocumentClient(): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
 }
 
-export function buildListHandler(options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient } = {}) {
+export function buildListHandler(
+  options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient; airports?: () => AirportIndex } = {},
+) {
   const config = options.config ?? testConfig();
   const repository = createListRepository(options.client ?? testDocumentClient(), config);
-  const handler = createListHandler({ repository, config, ...(options.clock ? { clock: options.clock } : {}) });
+  const handler = createListHandler({
+    repository,
+    config,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.airports ? { airports: options.airports } : {}),
+  });
   return { handler, repository, config };
 }
 

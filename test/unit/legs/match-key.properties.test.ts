@@ -29,6 +29,10 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
   arrCityName: cities,
   depAirportCode: airports,
   arrAirportCode: airports,
+  depNear: airports,
+  depRadiusKm: absentOr(fc.integer({ min: 1, max: 1000 }).map(String)),
+  arrNear: airports,
+  arrRadiusKm: absentOr(fc.integer({ min: 1, max: 1000 }).map(String)),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

@@ -23,6 +23,10 @@ describe('parseListQuery: defaults', () => {
       arrCityName: undefined,
       depAirportCode: undefined,
       arrAirportCode: undefined,
+      depNear: undefined,
+      depRadiusKm: undefined,
+      arrNear: undefined,
+      arrRadiusKm: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);
@@ -142,5 +146,44 @@ describe('parseListQuery: airport codes', () => {
     const err = invalid({ [name]: value });
     expect(err.message).toContain(`'${name}'`);
     expect(err.message).toContain('ICAO');
+  });
+});
+
+describe('parseListQuery: nearby (depNear, arrNear and their radius)', () => {
+  it('reads the centre like an airport code and the radius as whole km', () => {
+    const q = parseListQuery({ depNear: 'eglf', depRadiusKm: '80', arrNear: 'NCE' });
+    expect([q.depNear, q.depRadiusKm, q.arrNear, q.arrRadiusKm]).toEqual([
+      { kind: 'icao', code: 'eglf' },
+      80,
+      { kind: 'iata', code: 'nce' },
+      undefined,
+    ]);
+  });
+
+  it.each(['1', '1000', '+7', '0050'])('accepts radius %s', (value) => {
+    expect(parseListQuery({ depNear: 'LFPB', depRadiusKm: value }).depRadiusKm).toBe(Number(value));
+  });
+
+  it.each(['0', '1001', '-5', '12.5', '1e2', 'ten', ' 80'])('refuses radius %s with its range', (value) => {
+    const err = invalid({ arrNear: 'LFPB', arrRadiusKm: value });
+    expect(err.message).toContain("'arrRadiusKm'");
+    expect(err.message).toContain('1 to 1000');
+  });
+
+  it.each([
+    ['depRadiusKm', 'depNear'],
+    ['arrRadiusKm', 'arrNear'],
+  ])('refuses %s without %s', (radius, centre) => {
+    const err = invalid({ [radius]: '50' });
+    expect(err.message).toContain(`'${radius}'`);
+    expect(err.message).toContain(centre);
+  });
+
+  it.each(['KTEBX', 'TE', '12AB'])('refuses depNear=%s as no airport code', (value) => {
+    expect(invalid({ depNear: value }).message).toContain("'depNear'");
+  });
+
+  it('treats an empty radius as absent', () => {
+    expect(parseListQuery({ depNear: 'LFPB', depRadiusKm: '' }).depRadiusKm).toBeUndefined();
   });
 });
