@@ -180,7 +180,8 @@ async function attempt(config: LeanQueryConfig, body: string, abortSignal: Abort
     hostname: url.hostname,
     ...(url.port ? { port: Number(url.port) } : {}),
     method: 'POST',
-    path: url.pathname,
+    // As the SDK's JSON protocol does: a custom endpoint's path gets its trailing slash.
+    path: url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`,
     headers: {
       host: url.host,
       'content-type': CONTENT_TYPE,
