@@ -32,6 +32,10 @@ import { sleep } from './backoff.js';
  *
  * What it gives up: middleware added to the client's stack does not run for it (this project adds
  * none to the functions' client; the benchmark records calls at `send`, bench/consumed.ts).
+ * The endpoint rules run without the credentials' account id: with one (AWS_ACCOUNT_ID; Lambda's
+ * credentials carry none) the SDK would pick the account's endpoint, this the regional one.
+ * test/handler/lean-query-signing.test.ts checks the signature with an independent signer (aws4)
+ * and the endpoint against the SDK's.
  * Only what the listing's Query needs is supported: the expression values and the start key are
  * marshalled as the document client would; the output's `Items` are whatever `read` left.
  */
@@ -180,7 +184,8 @@ async function attempt(config: LeanQueryConfig, body: string, abortSignal: Abort
     hostname: url.hostname,
     ...(url.port ? { port: Number(url.port) } : {}),
     method: 'POST',
-    path: url.pathname,
+    // As the SDK's JSON protocol does: a custom endpoint's path gets its trailing slash.
+    path: url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`,
     headers: {
       host: url.host,
       'content-type': CONTENT_TYPE,

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
@@ -7,6 +6,7 @@ import { withDeadline } from '../../src/aws/deadline.js';
 import { LeanQueryCommand } from '../../src/aws/lean-query.js';
 import { isUnavailable } from '../../src/aws/unavailable.js';
 import { FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
+import { startCapturingPeer, type CapturingPeer } from '../support/capturing-peer.js';
 import { startStalledPeer } from '../support/stalled-peer.js';
 
 /**
@@ -14,40 +14,17 @@ import { startStalledPeer } from '../support/stalled-peer.js';
  * DynamoDB does (scripted answers, one per request): what it sends (the same JSON the SDK sends,
  * signed), what it gives back, and how it fails and retries, next to the SDK's own QueryCommand.
  */
-interface Seen {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-let server: Server;
+let peer: CapturingPeer;
 let endpoint = '';
-let answers: { status: number; body: string }[] = [];
-let seen: Seen[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      const answer = answers.shift() ?? { status: 200, body: '{"Items":[],"Count":0}' };
-      res.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${seen.length}` });
-      res.end(answer.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  endpoint = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  peer = await startCapturingPeer();
+  endpoint = peer.endpoint;
 });
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => peer.close());
 
-afterEach(() => {
-  answers = [];
-  seen = [];
-});
+afterEach(() => peer.reset());
 
 const input: QueryCommandInput = {
   TableName: 'legs',
@@ -81,8 +58,8 @@ describe('LeanQueryCommand against an HTTP peer', () => {
   it('sends the same request the SDK sends, signed for DynamoDB in the client region', async () => {
     await client.send(new QueryCommand(input));
     await client.send(new LeanQueryCommand(input, (body) => body));
-    const [sdk, lean] = seen;
-    expect(JSON.parse(lean!.body)).toEqual(JSON.parse(sdk!.body));
+    const [sdk, lean] = peer.seen;
+    expect(JSON.parse(lean!.body.toString())).toEqual(JSON.parse(sdk!.body.toString()));
     for (const name of ['x-amz-target', 'content-type', 'host']) expect(lean!.headers[name]).toBe(sdk!.headers[name]);
     const authorization = /^AWS4-HMAC-SHA256 Credential=\w+\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=([^,]+), Signature=[0-9a-f]{64}$/.exec(
       String(lean!.headers.authorization),
@@ -91,7 +68,7 @@ describe('LeanQueryCommand against an HTTP peer', () => {
   });
 
   it('hands the body to the reader once and returns what the reader left, unmarshalled', async () => {
-    answers = [{ status: 200, body: page }];
+    peer.answers = [{ status: 200, body: page }];
     const bodies: string[] = [];
     const out = await client.send(
       new LeanQueryCommand(input, (body) => {
@@ -109,19 +86,19 @@ describe('LeanQueryCommand against an HTTP peer', () => {
       $metadata: { httpStatusCode: 200, requestId: 'req-1', attempts: 1 },
     });
     // Items the reader leaves come back as the document client gives them.
-    answers = [{ status: 200, body: page }];
+    peer.answers = [{ status: 200, body: page }];
     const kept = await client.send(new LeanQueryCommand(input, (body) => body));
     expect(kept.Items).toEqual([{ id: 'EL-8', ls: '2027-01-10#EL-8' }]);
   });
 
   it('raises an error response as the SDK does (name, fault, status), once, without calling the reader', async () => {
-    answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
+    peer.answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
     const sdkError = await client.send(new QueryCommand(input)).catch((e: unknown) => e);
-    answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
+    peer.answers = [{ status: 400, body: error('ResourceNotFoundException', 'Requested resource not found') }];
     let reads = 0;
     const leanError = await client.send(new LeanQueryCommand(input, (body) => (reads++, body))).catch((e: unknown) => e);
     expect(reads).toBe(0);
-    expect(seen).toHaveLength(2);
+    expect(peer.seen).toHaveLength(2);
     for (const e of [sdkError, leanError]) {
       expect(e).toMatchObject({
         name: 'ResourceNotFoundException',
@@ -134,10 +111,10 @@ describe('LeanQueryCommand against an HTTP peer', () => {
   });
 
   it('retries what the SDK retries: a server error, then succeeds', async () => {
-    answers = [{ status: 500, body: error('InternalServerError') }, { status: 200, body: page }];
+    peer.answers = [{ status: 500, body: error('InternalServerError') }, { status: 200, body: page }];
     let reads = 0;
     const out = await client.send(new LeanQueryCommand(input, (body) => (reads++, body)));
-    expect(seen).toHaveLength(2);
+    expect(peer.seen).toHaveLength(2);
     expect(reads).toBe(1);
     expect(out.$metadata.attempts).toBe(2);
   });
@@ -154,9 +131,9 @@ describe('LeanQueryCommand against an HTTP peer', () => {
       raised: { $fault: 'server', $metadata: { httpStatusCode: 502 } },
     },
   ])('retries $what up to the budget attempts, then raises an error the envelope answers 503 for', async ({ answer, raised }) => {
-    answers = Array.from({ length: 5 }, () => answer);
+    peer.answers = Array.from({ length: 5 }, () => answer);
     const e = await client.send(new LeanQueryCommand(input, (body) => body)).catch((err: unknown) => err);
-    expect(seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
+    expect(peer.seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
     expect(e).toMatchObject({ ...raised, $metadata: { ...raised.$metadata, attempts: FUNCTION_DYNAMODB_BUDGET.maxAttempts } });
     expect(isUnavailable(e)).toBe(true);
   });
@@ -199,7 +176,7 @@ describe('LeanQueryCommand with a mocked client', () => {
       expect(out.Items).toEqual([{ id: 'EL-1' }]);
       expect(reads).toBe(0);
       expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual(input);
-      expect(seen).toHaveLength(0);
+      expect(peer.seen).toHaveLength(0);
     } finally {
       ddb.restore();
     }
