@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import { Runtime, Architecture } from 'aws-cdk-lib/aws-lambda';
 import { OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { FUNCTIONS, type FunctionName } from '../src/routes.js';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { FUNCTIONS, type BundledFile, type FunctionName, type FunctionSpec } from '../src/routes.js';
 
 /**
  * The one place that says how a function is bundled. The stack (`BUNDLING` for NodejsFunction) and
@@ -91,6 +92,38 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions & { 
     alias: aliases(),
     logLevel: 'warning',
   };
+}
+
+/** The files a function reads at run time beside its bundle (src/routes.ts `bundledFiles`). */
+export function bundledFiles(name: FunctionName): readonly BundledFile[] {
+  const spec: FunctionSpec = FUNCTIONS[name];
+  return spec.bundledFiles ?? [];
+}
+
+/**
+ * NodejsFunction bundling options of one function: `BUNDLING`, and its bundled files copied into
+ * the asset after esbuild (local bundling: the commands run on this machine, in the project root).
+ */
+export function bundlingFor(name: FunctionName): BundlingOptions {
+  const files = bundledFiles(name);
+  if (files.length === 0) return BUNDLING;
+  return {
+    ...BUNDLING,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) =>
+        files.map((f) => `mkdir -p "${path.posix.join(outputDir, path.posix.dirname(f.to))}" && cp "${path.posix.join(inputDir, f.from)}" "${path.posix.join(outputDir, f.to)}"`),
+    },
+  };
+}
+
+/** Copies a function's bundled files into `outdir` (what `bundlingFor`'s hook does for the stack). */
+export function copyBundledFiles(name: FunctionName, outdir: string): void {
+  for (const f of bundledFiles(name)) {
+    mkdirSync(path.join(outdir, path.dirname(f.to)), { recursive: true });
+    copyFileSync(path.join(PROJECT_ROOT, f.from), path.join(outdir, f.to));
+  }
 }
 
 /** Absolute path of a function's entry file (src/routes.ts FUNCTIONS). */

@@ -16,6 +16,8 @@
  * file in functions/<name>/handler.ts, its use case in src/, and its description in docs/openapi.yaml.
  */
 
+import { AIRPORT_DATA_FILE } from './airports/data-file.js';
+
 /** What a function may do to a table; the stack turns each into the narrowest IAM statements. */
 export type TableAccess =
   /** Legs table: Query on the listing index, GetItem and BatchGetItem on the table. */
@@ -34,6 +36,12 @@ export type TableAccess =
  * bucket's name).
  */
 export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME';
+
+/** A file copied beside a function's bundle: `from` the repository root, `to` the bundle's folder. */
+export interface BundledFile {
+  readonly from: string;
+  readonly to: string;
+}
 
 export interface FunctionSpec {
   /**
@@ -55,12 +63,17 @@ export interface FunctionSpec {
   readonly access: readonly TableAccess[];
   /** Extra environment settings. */
   readonly environment: readonly FunctionSetting[];
+  /** Files read at run time, copied beside the bundle (lib/bundling.ts), e.g. the airport reference. */
+  readonly bundledFiles?: readonly BundledFile[];
   /**
    * Alarm names of an `api` function (docs/deploy.md, "Alarms"): `<alarm>Errors`, `<alarm>Throttles`
    * (the feeds construct names its function's alarms itself).
    */
   readonly alarm?: { readonly name: string; readonly errorsAlarmName?: string };
 }
+
+/** The airport reference (src/airports/): read by `new URL('./data/airports.json', import.meta.url)`. */
+const AIRPORT_BUNDLED_FILE: BundledFile = { from: AIRPORT_DATA_FILE, to: 'data/airports.json' };
 
 export const FUNCTIONS = {
   listEmptyLegs: {
@@ -72,6 +85,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     access: ['legs:read'],
     environment: ['LISTING_CACHE_TTL_SECONDS'],
+    // Read on the first nearby search only (src/airports/reference.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'ListFunction' },
   },
   authorizer: {
@@ -116,6 +131,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 600,
     access: ['legs:load'],
     environment: ['FEEDS_BUCKET_NAME'],
+    // The import checks every record's airports against it.
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
   },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 

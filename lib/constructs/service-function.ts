@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_INDEX } from '../../src/tables.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
-import { ARCHITECTURE, BUNDLING, PROJECT_ROOT, RUNTIME, entryPath } from '../bundling.js';
+import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
 
 /** The environment every function reads (src/config.ts, src/logger.ts). */
@@ -96,7 +96,7 @@ export class ServiceFunction extends Construct {
       description: spec.description,
       role: this.role,
       logGroup: this.logGroup,
-      bundling: BUNDLING,
+      bundling: bundlingFor(props.name),
       environment: {
         [ENV.stage]: props.stage,
         [ENV.logLevel]: props.logLevel,

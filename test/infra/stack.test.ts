@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ import { AwsSolutionsChecks } from '../../lib/nag.js';
 import { FUNCTION_LOGICAL_IDS } from '../../lib/empty-legs-stack.js';
 import { ACCESS_LOG_FIELDS } from '../../lib/constructs/http-api.js';
 import { HTTP_METHODS, loadOpenApi } from '../support/contract.js';
-import { BUNDLE_FILE, ESM_REQUIRE_BANNER, entryPath, esbuildOptions } from '../../lib/bundling.js';
+import { BUNDLE_FILE, ESM_REQUIRE_BANNER, PROJECT_ROOT, bundledFiles, entryPath, esbuildOptions } from '../../lib/bundling.js';
 import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
@@ -641,6 +641,15 @@ describe('bundles (cdk.out of the synthesized app)', () => {
     if (name !== 'notFound' && name !== 'openApi') expect(code).toContain('DynamoDB_20120810');
     // The contract is bundled into its function: no file is read at run time.
     if (name === 'openApi') expect(code).toContain('{"openapi":"3.1.0"');
+  });
+
+  it.each(names)('%s: carries the files src/routes.ts names beside its bundle, and no others', (name) => {
+    const dir = assetDir(name);
+    const files = bundledFiles(name);
+    for (const f of files) expect(readFileSync(path.join(dir, f.to)).equals(readFileSync(path.join(PROJECT_ROOT, f.from)))).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual([BUNDLE_FILE, `${BUNDLE_FILE}.map`, ...new Set(files.map((f) => f.to.split('/')[0]!))].sort());
+    // The list function and the ingest function read the airport reference at run time.
+    if (name === 'listEmptyLegs' || name === 'ingestFeed') expect(files.map((f) => f.to)).toEqual(['data/airports.json']);
   });
 
   it('the plain esbuild options of lib/bundling.ts build the same bytes as the stack, importing only Node built-ins', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { entryPath, esbuildOptions } from '../../lib/bundling.js';
+import { copyBundledFiles, entryPath, esbuildOptions } from '../../lib/bundling.js';
 import type { FunctionName } from '../../src/routes.js';
 import { verifiedContext } from '../../src/auth/verdict.js';
 import { createKey } from '../../src/keys/store.js';
@@ -24,9 +24,12 @@ let t: TestTables;
 let dir: string;
 const today = utcDate(new Date());
 
-async function bundle(name: FunctionName): Promise<string> {
-  const options = esbuildOptions(entryPath(name), join(dir, name));
+/** The function's bundle and, unless `withFiles` is false, the files the stack copies beside it. */
+async function bundle(name: FunctionName, withFiles = true): Promise<string> {
+  const out = join(dir, withFiles ? name : `${name}-alone`);
+  const options = esbuildOptions(entryPath(name), out);
   await build({ ...options, logLevel: 'silent' });
+  if (withFiles) copyBundledFiles(name, out);
   return options.outfile;
 }
 
@@ -84,6 +87,22 @@ describe('bundled functions', () => {
     const body = JSON.parse(result.body) as { data: { total: number; records: { id: string; arrAirportIata: string }[] } };
     expect(body.data.total).toBe(1);
     expect(body.data.records[0]).toMatchObject({ id: 'bundled-1', arrAirportIata: 'OLB' });
+  }, 60_000);
+
+  it('the list function reads the airport reference from beside its bundle, on the first nearby search only', async () => {
+    const file = await bundle('listEmptyLegs');
+    const ask = (f: string, params: Record<string, string>) => {
+      const r = invoke(f, listEvent(params, verifiedContext(TEST_KEY))) as { statusCode: number; body: string };
+      return { status: r.statusCode, ...(JSON.parse(r.body) as { code: string; data: { total: number } | null }) };
+    };
+    // The leg of the test above departs from Geneva (LSGG); Annecy (LFLP) is 36 km away, Nice (LFMN) 300.
+    expect(ask(file, { depNear: 'LFLP', depRadiusKm: '50' })).toMatchObject({ status: 200, data: { total: 1 } });
+    expect(ask(file, { depNear: 'NCE', depRadiusKm: '50' })).toMatchObject({ status: 200, data: { total: 0 } });
+    expect(ask(file, { depNear: 'ZZZZ' })).toMatchObject({ status: 400, code: 'INVALID_PARAMETER' });
+    // Without the file beside it, a listing without a nearby search still works; a nearby search cannot.
+    const alone = await bundle('listEmptyLegs', false);
+    expect(ask(alone, { depAirportCode: 'GVA' })).toMatchObject({ status: 200, data: { total: 1 } });
+    expect(ask(alone, { depNear: 'LFLP' })).toMatchObject({ status: 500, code: 'INTERNAL_ERROR' });
   }, 60_000);
 
   it('the authorizer verifies a real key from the keys table', async () => {
