@@ -99,33 +99,31 @@ export class AirportIndex {
   }
 
   /**
-   * The codes of the same kind one keystroke away from `code` (one letter changed, or two
-   * neighbours swapped) that some airport has, nearest first to `near` when a place is given, else
-   * the larger airports first. At most `max`.
+   * The airports whose code of the same kind is one slip away from `code` (two neighbours swapped,
+   * or one letter changed): swaps first, then those in `near`'s city and country, then the larger
+   * airports. At most `max`.
    */
   similarCodes(code: string, near?: { city?: string | null; countryCode?: string | null }, max = 3): Airport[] {
     const upper = code.toUpperCase();
     const map = codeKind(code) === 'icao' ? this.icao : this.iata;
-    const found = new Map<string, Airport>();
+    // Candidate -> how likely a slip it is: two neighbours swapped beats a letter changed.
+    const found = new Map<Airport, number>();
+    const consider = (candidate: string, slip: number) => {
+      const a = candidate !== upper ? map.get(candidate) : undefined;
+      if (a && (found.get(a) ?? Infinity) > slip) found.set(a, slip);
+    };
     const letters = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
     for (let i = 0; i < upper.length; i++) {
-      for (const c of letters) {
-        const candidate = upper.slice(0, i) + c + upper.slice(i + 1);
-        const a = candidate !== upper ? map.get(candidate) : undefined;
-        if (a) found.set(candidate, a);
-      }
-      if (i + 1 < upper.length) {
-        const swapped = upper.slice(0, i) + upper[i + 1] + upper[i] + upper.slice(i + 2);
-        const a = swapped !== upper ? map.get(swapped) : undefined;
-        if (a) found.set(swapped, a);
-      }
+      for (const c of letters) consider(upper.slice(0, i) + c + upper.slice(i + 1), 1);
+      if (i + 1 < upper.length) consider(upper.slice(0, i) + upper[i + 1] + upper[i] + upper.slice(i + 2), 0);
     }
     const city = near?.city ? cityKey(near.city) : undefined;
     const score = (a: Airport) =>
+      found.get(a)! * 3 +
       (city !== undefined && a.municipality !== null && cityKey(a.municipality) === city ? 0 : 4) +
       (near?.countryCode && a.countryCode === near.countryCode ? 0 : 2) +
       (a.size === 'L' ? 0 : a.size === 'M' ? 0.5 : 1);
-    return [...found.values()].sort((a, b) => score(a) - score(b)).slice(0, max);
+    return [...found.keys()].sort((a, b) => score(a) - score(b)).slice(0, max);
   }
 
   private firstAtOrAbove(latitude: number): number {
