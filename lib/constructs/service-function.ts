@@ -123,6 +123,9 @@ export class ServiceFunction extends Construct {
         case 'legs:load':
           this.loadLegs(table(tables.legs, a));
           break;
+        case 'legs:get':
+          this.getLegs(table(tables.legs, a));
+          break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
           break;
@@ -164,6 +167,22 @@ export class ServiceFunction extends Construct {
       new PolicyStatement({
         effect: Effect.ALLOW,
         actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+        resources: [table.tableArn],
+      }),
+    );
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The by-id function's access to the legs table: GetItem on the table, nothing else (no Query, no
+   * batch read, no index, no write).
+   */
+  getLegs(table: ITable): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:GetItem'],
         resources: [table.tableArn],
       }),
     );

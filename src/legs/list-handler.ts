@@ -42,7 +42,7 @@ export function createListRepository(
 export function createListHandler({ repository, config, clock = () => new Date() }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
-  return httpFunction({ gzip: true })
+  return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.listEmptyLegs.scope))
     .handler(async (event, context) => {
       const query = parseListQuery(event.queryStringParameters);
