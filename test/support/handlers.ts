@@ -5,6 +5,7 @@ import type { AwsStub } from 'aws-sdk-client-mock';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createGetLegHandler, createLegReader } from '../../src/legs/get-leg.js';
 import { createListHandler, createListRepository } from '../../src/legs/list-handler.js';
 
 /**
@@ -26,6 +27,13 @@ export function buildListHandler(options: { config?: Config; clock?: () => Date;
   const repository = createListRepository(options.client ?? testDocumentClient(), config);
   const handler = createListHandler({ repository, config, ...(options.clock ? { clock: options.clock } : {}) });
   return { handler, repository, config };
+}
+
+/** The by-id function as functions/get-empty-leg/handler.ts builds it. */
+export function buildGetLegHandler(options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient } = {}) {
+  const config = options.config ?? testConfig();
+  const readLeg = createLegReader(options.client ?? testDocumentClient(), config.legsTableName);
+  return { handler: createGetLegHandler({ readLeg, ...(options.clock ? { clock: options.clock } : {}) }), config };
 }
 
 export function buildAuthorizerHandler(options: { config?: Config; client?: DynamoDBDocumentClient } = {}) {
