@@ -54,7 +54,7 @@ const caseArb = fc.record({
   ),
 });
 
-function fixture(legs: fc.RecordValue<{ start: number; span: number; zone: string; listed: boolean; blocked: boolean }>[]): StoredLeg[] {
+function fixture(legs: { start: number; span: number; zone: string; listed: boolean; blocked: boolean }[]): StoredLeg[] {
   return legs.map((r, i) =>
     storedLeg({
       id: `G-${i}`,

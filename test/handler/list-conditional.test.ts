@@ -60,7 +60,8 @@ describe('list-empty-legs handler: ETag and If-None-Match', () => {
   });
 
   it('changes the tag with another page, another size, or a filter, and answers those 200', async () => {
-    const tags = await Promise.all([{ size: '10' }, { size: '10', page: '2' }, { size: '11' }, { size: '10', depCityName: 'lond' }].map((p) => call(p)));
+    const queries: Record<string, string>[] = [{ size: '10' }, { size: '10', page: '2' }, { size: '11' }, { size: '10', depCityName: 'lond' }];
+    const tags = await Promise.all(queries.map((p) => call(p)));
     const [p1, p2, other, filtered] = tags.map((t) => t.etag);
     expect(new Set([p1, p2, other]).size).toBe(3);
     // The filter matches every leg here, so the data, and the tag, are those of the unfiltered page.
