@@ -76,13 +76,7 @@ export class ServiceFunction extends Construct {
     });
     // Instead of the managed AWSLambdaBasicExecutionRole (logs on every log group of the account):
     // write to this function's own log group only.
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: [this.logGroup.logGroupArn],
-      }),
-    );
+    this.allow(['logs:CreateLogStream', 'logs:PutLogEvents'], this.logGroup.logGroupArn);
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: entryPath(props.name),
@@ -107,6 +101,11 @@ export class ServiceFunction extends Construct {
       },
     });
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(spec.logicalId);
+  }
+
+  /** One Allow statement of `actions` on `resource` in the function's role. */
+  private allow(actions: string[], resource: string): void {
+    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources: [resource] }));
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
@@ -140,13 +139,7 @@ export class ServiceFunction extends Construct {
    * (src/legs/journal.ts). Nothing on the indexes, no DeleteItem.
    */
   loadLegs(table: ITable): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
@@ -156,20 +149,8 @@ export class ServiceFunction extends Construct {
    * BatchGetItem on the table. Nothing else (no Scan, no writes, no other index).
    */
   readLegs(table: ITable): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:Query'],
-        resources: [`${table.tableArn}/index/${LEGS_INDEX.indexName}`],
-      }),
-    );
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
+    this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
@@ -179,13 +160,7 @@ export class ServiceFunction extends Construct {
    * batch read, no index, no write).
    */
   getLegs(table: ITable): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:GetItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:GetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
@@ -196,22 +171,10 @@ export class ServiceFunction extends Construct {
    * function that looks keys up by their public id.
    */
   readKeys(table: ITable, options: { withKeyIdIndex?: boolean } = {}): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:GetItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:GetItem'], table.tableArn);
     if (options.withKeyIdIndex) {
       const index = KEYS_TABLE.indexes[0];
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          effect: Effect.ALLOW,
-          actions: ['dynamodb:Query'],
-          resources: [`${table.tableArn}/index/${index.indexName}`],
-        }),
-      );
+      this.allow(['dynamodb:Query'], `${table.tableArn}/index/${index.indexName}`);
     }
     this.function.addEnvironment(ENV.keysTableName, table.tableName);
     return this;

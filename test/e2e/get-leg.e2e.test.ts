@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
+import { wireGet } from '../support/raw-http.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 
 /**
@@ -68,17 +68,8 @@ function list(query: string, headers: Record<string, string> = {}) {
 }
 
 /** A raw HTTP GET (node:http, no transparent decoding): status, headers and the bytes on the wire. */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${service.baseUrl}${path}`, { headers: { 'X-API-Key': service.apiKey, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+function rawGet(path: string, headers: Record<string, string>) {
+  return wireGet(`${service.baseUrl}${path}`, { 'X-API-Key': service.apiKey, ...headers });
 }
 
 async function keyWithScopes(scopes: string): Promise<string> {
