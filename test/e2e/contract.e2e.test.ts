@@ -109,7 +109,9 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
         "import { emptyLegsClient } from './client.js';",
         "const client = emptyLegsClient('http://127.0.0.1:1', 'elk_test_x');",
         "void client.GET('/open/v1/empty-legs', { params: { query: { sise: 3 } } });",
-        "void client.GET('/open/v1/empty-leg');",
+        // (with options: the paths with a path parameter make them required, and without them tsc
+        // would report the missing argument rather than the path)
+        "void client.GET('/open/v1/empty-leg', {});",
         '',
       ].join('\n'),
     );
