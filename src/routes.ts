@@ -27,6 +27,8 @@ export type TableAccess =
    * PutItem (the change journal the loader appends to).
    */
   | 'legs:load'
+  /** Legs table: GetItem on the table only (one leg read by its id). */
+  | 'legs:get'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read';
 
@@ -88,6 +90,17 @@ export const FUNCTIONS = {
     // Read on the first nearby search only (src/airports/reference.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'ListFunction' },
+  },
+  getEmptyLeg: {
+    invokedBy: 'api',
+    entry: 'functions/get-empty-leg/handler.ts',
+    logicalId: 'GetEmptyLegFunction',
+    description: 'GET /open/v1/empty-legs/{id}: one empty leg',
+    memorySize: 512,
+    timeoutSeconds: 10,
+    access: ['legs:get'],
+    environment: [],
+    alarm: { name: 'GetLegFunction' },
   },
   authorizer: {
     invokedBy: 'api',
@@ -167,6 +180,13 @@ export const ROUTES = {
     path: '/open/v1/empty-legs',
     scope: 'empty_leg:read',
     function: 'listEmptyLegs',
+    authorizer: true,
+  },
+  getEmptyLeg: {
+    method: 'GET',
+    path: '/open/v1/empty-legs/{id}',
+    scope: 'empty_leg:read',
+    function: 'getEmptyLeg',
     authorizer: true,
   },
   openApiDocument: {

@@ -45,11 +45,13 @@ export const COMMAND_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
  * Per invocation: after this long, every DynamoDB call of the invocation is aborted and the
  * invocation answers SERVICE_UNAVAILABLE. Authorizer + list function = 4.9 s, so even a database
  * that answers the authorizer slowly and then stalls under the list function gets a 503 within
- * 5 s of the request, far inside the functions' Lambda timeouts (5 s and 10 s).
+ * 5 s of the request, far inside the functions' Lambda timeouts (5 s and 10 s). The by-id function
+ * (one GetItem) has the list function's budget.
  */
-export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs', number>> = {
+export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs' | 'getEmptyLeg', number>> = {
   authorizer: 1_400,
   listEmptyLegs: 3_500,
+  getEmptyLeg: 3_500,
 };
 
 /** Time kept back from the Lambda deadline to answer and log after giving up on the database. */

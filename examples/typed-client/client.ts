@@ -19,6 +19,31 @@ export function emptyLegsClient(baseUrl: string, apiKey: string) {
   return createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
 }
 
+/**
+ * One leg by id, polled: pass the `etag` of the answer you hold (or none the first time). `unchanged`
+ * is the API's 304 (keep what you have); `leg` is the current leg with its new `etag`; `gone` is the
+ * 404 (the leg is no longer listed: unknown, unlisted, blocked or expired). docs/api.md,
+ * "Conditional requests (ETag, 304)".
+ */
+export async function pollLeg(
+  client: ReturnType<typeof emptyLegsClient>,
+  id: string,
+  etag?: string,
+): Promise<
+  | { unchanged: true; etag: string }
+  | { leg: EmptyLeg; etag: string }
+  | { gone: true }
+  | { error: ErrorCode | 'GATEWAY'; message: string; status: number }
+> {
+  const { data, error, response } = await client.GET('/open/v1/empty-legs/{id}', {
+    params: { path: { id }, header: etag === undefined ? {} : { 'If-None-Match': etag } },
+  });
+  if (response.status === 304 && etag !== undefined) return { unchanged: true, etag };
+  if (response.status === 404) return { gone: true };
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return { leg: data.data, etag: response.headers.get('ETag') ?? '' };
+}
+
 /** One page of legs, or the error code the API answered with. */
 export async function listLegs(
   client: ReturnType<typeof emptyLegsClient>,
@@ -36,11 +61,19 @@ async function main(): Promise<void> {
   const page = await listLegs(client, { size: 3, depCityName: 'sao paulo' });
   const invalid = await listLegs(client, { size: 3, offsetDays: 20, depDate: '2030-01-01' });
   const contract = await createClient<paths>({ baseUrl }).GET('/open/v1/openapi.json');
+  // Poll the first leg of the page twice: the second answer is the 304 of an unchanged leg.
+  const firstId = 'legs' in page ? page.legs[0]?.id : undefined;
+  const first = firstId === undefined ? undefined : await pollLeg(client, firstId);
+  const second = firstId !== undefined && first && 'leg' in first ? await pollLeg(client, firstId, first.etag) : undefined;
+  const missing = await pollLeg(client, 'no-such-leg');
   console.log(
     JSON.stringify({
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
       invalid,
       openapi: contract.data?.openapi ?? null,
+      leg: first && 'leg' in first ? { id: first.leg.id, etag: first.etag } : first,
+      again: second,
+      missing,
     }),
   );
 }

@@ -76,13 +76,7 @@ export class ServiceFunction extends Construct {
     });
     // Instead of the managed AWSLambdaBasicExecutionRole (logs on every log group of the account):
     // write to this function's own log group only.
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: [this.logGroup.logGroupArn],
-      }),
-    );
+    this.allow(['logs:CreateLogStream', 'logs:PutLogEvents'], this.logGroup.logGroupArn);
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: entryPath(props.name),
@@ -109,6 +103,11 @@ export class ServiceFunction extends Construct {
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(spec.logicalId);
   }
 
+  /** One Allow statement of `actions` on `resource` in the function's role. */
+  private allow(actions: string[], resource: string): void {
+    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources: [resource] }));
+  }
+
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
   grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable }): this {
     const table = (t: ITable | undefined, a: TableAccess): ITable => {
@@ -122,6 +121,9 @@ export class ServiceFunction extends Construct {
           break;
         case 'legs:load':
           this.loadLegs(table(tables.legs, a));
+          break;
+        case 'legs:get':
+          this.getLegs(table(tables.legs, a));
           break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
@@ -137,13 +139,7 @@ export class ServiceFunction extends Construct {
    * (src/legs/journal.ts). Nothing on the indexes, no DeleteItem.
    */
   loadLegs(table: ITable): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
@@ -153,20 +149,18 @@ export class ServiceFunction extends Construct {
    * BatchGetItem on the table. Nothing else (no Scan, no writes, no other index).
    */
   readLegs(table: ITable): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:Query'],
-        resources: [`${table.tableArn}/index/${LEGS_INDEX.indexName}`],
-      }),
-    );
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
+    this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn);
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The by-id function's access to the legs table: GetItem on the table, nothing else (no Query, no
+   * batch read, no index, no write).
+   */
+  getLegs(table: ITable): this {
+    this.allow(['dynamodb:GetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
@@ -177,22 +171,10 @@ export class ServiceFunction extends Construct {
    * function that looks keys up by their public id.
    */
   readKeys(table: ITable, options: { withKeyIdIndex?: boolean } = {}): this {
-    this.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        actions: ['dynamodb:GetItem'],
-        resources: [table.tableArn],
-      }),
-    );
+    this.allow(['dynamodb:GetItem'], table.tableArn);
     if (options.withKeyIdIndex) {
       const index = KEYS_TABLE.indexes[0];
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          effect: Effect.ALLOW,
-          actions: ['dynamodb:Query'],
-          resources: [`${table.tableArn}/index/${index.indexName}`],
-        }),
-      );
+      this.allow(['dynamodb:Query'], `${table.tableArn}/index/${index.indexName}`);
     }
     this.function.addEnvironment(ENV.keysTableName, table.tableName);
     return this;

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isUnavailable } from '../aws/unavailable.js';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { digestOf, weakTag } from './conditional.js';
 
 /** The response envelope (docs/api.md, "Envelope"), and the one mapper from any error to it. */
 export interface Envelope<T> {
@@ -19,8 +20,9 @@ export const BASE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
-function jsonResponse(status: number, traceId: string, body: string): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: status, headers: { ...BASE_HEADERS, 'x-trace-id': traceId }, body };
+function jsonResponse(status: number, traceId: string, body: string, etag?: string): APIGatewayProxyStructuredResultV2 {
+  const headers = { ...BASE_HEADERS, 'x-trace-id': traceId, ...(etag === undefined ? {} : { etag }) };
+  return { statusCode: status, headers, body };
 }
 
 export function respond<T>(status: number, envelope: Envelope<T>): APIGatewayProxyStructuredResultV2 {
@@ -32,15 +34,27 @@ export function successResponse<T>(data: T, traceId: string): APIGatewayProxyStr
 }
 
 /**
- * JSON text of objects serialized before. Only for objects never changed after they are made:
- * the listing's records, which are made once per stored item and kept with it (src/legs/list-legs.ts).
+ * JSON text and digest (src/http/conditional.ts) of objects serialized before. Only for objects
+ * never changed after they are made: the records, which are made once per stored item and kept with
+ * it (src/legs/list-legs.ts), so each is serialized and hashed once per container.
  */
-const jsonTexts = new WeakMap<object, string>();
+interface Serialized {
+  json: string;
+  digest: Buffer;
+}
+const serialized = new WeakMap<object, Serialized>();
+
+function serializedOf(value: object): Serialized {
+  let s = serialized.get(value);
+  if (s === undefined) {
+    const json = JSON.stringify(value);
+    serialized.set(value, (s = { json, digest: digestOf([json]) }));
+  }
+  return s;
+}
 
 function jsonOf(value: object): string {
-  let text = jsonTexts.get(value);
-  if (text === undefined) jsonTexts.set(value, (text = JSON.stringify(value)));
-  return text;
+  return serializedOf(value).json;
 }
 
 const LIST_OPENING = `{"code":"OK","message":${JSON.stringify(SUCCESS_MESSAGE)},"data":{"records":[`;
@@ -55,7 +69,36 @@ export function listResponse<D extends { records: readonly object[] }>(data: D, 
   const tail = JSON.stringify({ data: rest, traceId });
   // `tail` is {"data":{...rest},"traceId":"..."}: the rest of data after the records, then the trace id.
   const restOfData = tail.slice('{"data":{'.length);
-  return jsonResponse(200, traceId, `${LIST_OPENING}${records.map(jsonOf).join(',')}]${restOfData.startsWith('}') ? '' : ','}${restOfData}`);
+  const texts = records.map(serializedOf);
+  return jsonResponse(
+    200,
+    traceId,
+    `${LIST_OPENING}${texts.map((t) => t.json).join(',')}]${restOfData.startsWith('}') ? '' : ','}${restOfData}`,
+    listTag(texts.map((t) => t.digest), rest),
+  );
+}
+
+/**
+ * The ETag of a list's data: a digest of its records' digests (each computed once per record, with
+ * its JSON text) and of the rest of the data (total, page, size), so a request costs one hash of
+ * 16 bytes a record and a few more, not a hash of the page's text.
+ */
+function listTag(recordDigests: readonly Buffer[], rest: object): string {
+  return weakTag(digestOf(['list', ...recordDigests, JSON.stringify(rest)]));
+}
+
+/** The ETag of an answer whose data is one record (made once, as the listing's are). */
+function recordTag(record: object): string {
+  return weakTag(serializedOf(record).digest);
+}
+
+/**
+ * A success envelope whose data is one record (GET /open/v1/empty-legs/{id}), with its ETag: the
+ * same text as `successResponse`, the record's JSON text made once per record.
+ */
+export function recordResponse(record: object, traceId: string): APIGatewayProxyStructuredResultV2 {
+  const body = `{"code":"OK","message":${JSON.stringify(SUCCESS_MESSAGE)},"data":${jsonOf(record)},"traceId":${JSON.stringify(traceId)}}`;
+  return jsonResponse(200, traceId, body, recordTag(record));
 }
 
 export interface MappedError {

@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { readVerdict, type VerifiedKey } from '../auth/verdict.js';
 import { logger } from '../logger.js';
 import { gzipResponse } from './compression.js';
+import { conditionalGet } from './conditional.js';
 import { errorResponse, mapError } from './envelope.js';
 
 /**
@@ -15,6 +16,9 @@ import { errorResponse, mapError } from './envelope.js';
  *   httpEnvelope()       trace id, structured logs, the one error-to-envelope mapping,
  *                        X-Trace-Id on every response, and for a key in grace after a rotation
  *                        X-API-Key-Deprecated, Deprecation and Sunset (deprecationHeaders)
+ *   conditionalGet()     with `conditional`: a 200 whose ETag the request's If-None-Match matches
+ *                        becomes a 304 (src/http/conditional.ts), before the envelope adds its
+ *                        headers
  *   requireApiKey(scope) refuses to run the handler without a verified key holding `scope`
  */
 type Event = APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda?: unknown } } };
@@ -100,11 +104,14 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
 
 /**
  * The start of every HTTP function's middy chain: the Lambda context in the logs, with `gzip` the
- * compression of the finished response (src/http/compression.ts), then the envelope. Add
- * `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
+ * compression of the finished response (src/http/compression.ts), then the envelope, then with
+ * `conditional` the 304 for a matching If-None-Match (src/http/conditional.ts: the handler's 200
+ * carries the ETag). Add `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
  */
-export function httpFunction(options: { gzip?: boolean } = {}): middy.MiddyfiedHandler<Event, Result> {
+export function httpFunction(options: { gzip?: boolean; conditional?: boolean } = {}): middy.MiddyfiedHandler<Event, Result> {
   const chain = middy<Event, Result>().use(injectLambdaContext(logger, { resetKeys: true }));
   if (options.gzip) chain.use(gzipResponse());
-  return chain.use(httpEnvelope());
+  chain.use(httpEnvelope());
+  if (options.conditional) chain.use(conditionalGet());
+  return chain;
 }

@@ -50,7 +50,7 @@ export function createListHandler({
 }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
-  return httpFunction({ gzip: true })
+  return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.listEmptyLegs.scope))
     .handler(async (event, context) => {
       const query = parseListQuery(event.queryStringParameters);

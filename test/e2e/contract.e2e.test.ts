@@ -72,8 +72,10 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('List empty legs');
     expect(text).toContain('/open/v1/empty-legs');
     expect(text).toContain('/open/v1/openapi.json');
-    const parameters = Object.keys(doc.components.parameters);
-    expect(parameters).toHaveLength(8);
+    expect(text).toContain('One empty leg');
+    expect(text).toContain('/open/v1/empty-legs/{id}');
+    const parameters = Object.values(doc.components.parameters).map((p) => String(p.name));
+    expect(parameters).toHaveLength(10);
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);
     expect(text).toContain('X-API-Key');
@@ -107,7 +109,9 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
         "import { emptyLegsClient } from './client.js';",
         "const client = emptyLegsClient('http://127.0.0.1:1', 'elk_test_x');",
         "void client.GET('/open/v1/empty-legs', { params: { query: { sise: 3 } } });",
-        "void client.GET('/open/v1/empty-leg');",
+        // (with options: the paths with a path parameter make them required, and without them tsc
+        // would report the missing argument rather than the path)
+        "void client.GET('/open/v1/empty-leg', {});",
         '',
       ].join('\n'),
     );
@@ -134,6 +138,9 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       page: { total: number; ids: string[]; cities: string[] };
       invalid: { error: string; status: number };
       openapi: string | null;
+      leg: { id: string; etag: string };
+      again: { unchanged: boolean; etag: string };
+      missing: { gone: boolean };
     };
     const direct = await callApi<{ data: { total: number; records: { id: string }[] } }>(
       `${service.baseUrl}/open/v1/empty-legs?size=3&depCityName=sao%20paulo`,
@@ -145,5 +152,10 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(new Set(out.page.cities)).toEqual(new Set(['São Paulo']));
     expect(out.invalid).toMatchObject({ error: 'INVALID_PARAMETER', status: 400 });
     expect(out.openapi).toBe(loadOpenApi().openapi);
+    // The first leg by id, then polled with its ETag: unchanged (304); an unknown id: gone (404).
+    expect(out.leg.id).toBe(out.page.ids[0]);
+    expect(out.leg.etag).toMatch(/^W\/"/);
+    expect(out.again).toEqual({ unchanged: true, etag: out.leg.etag });
+    expect(out.missing).toEqual({ gone: true });
   }, 120_000);
 });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import { callApi, OPENAPI_FILE } from '../support/contract.js';
+import { wireGet } from '../support/raw-http.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
@@ -108,19 +108,9 @@ async function get(query: string, key: string | null = service.apiKey) {
   });
 }
 
-/** A raw HTTP GET (node:http, no transparent decoding): status, headers and the bytes on the wire. */
-function rawGet(query: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${service.baseUrl}/open/v1/empty-legs${query}`, { headers: { 'X-API-Key': service.apiKey, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
-    req.end();
-  });
+/** A raw HTTP GET of the listing (node:http, no transparent decoding): status, headers and the bytes on the wire. */
+function rawGet(query: string, headers: Record<string, string>) {
+  return wireGet(`${service.baseUrl}/open/v1/empty-legs${query}`, { 'X-API-Key': service.apiKey, ...headers });
 }
 
 beforeAll(async () => {

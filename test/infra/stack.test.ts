@@ -170,6 +170,17 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(integrationTarget(t(), LIST_ROUTE_KEY)).toBe(FUNCTION_LOGICAL_IDS.listEmptyLegs);
     });
 
+    it('sends GET /open/v1/empty-legs/{id} to the by-id function behind the key authorizer', () => {
+      const [authorizerId] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
+      t().hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: 'GET /open/v1/empty-legs/{id}',
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: ref(authorizerId),
+      });
+      expect(integrationTarget(t(), 'GET /open/v1/empty-legs/{id}')).toBe(FUNCTION_LOGICAL_IDS.getEmptyLeg);
+      expect(FUNCTION_LOGICAL_IDS.getEmptyLeg).toBe('GetEmptyLegFunction');
+    });
+
     it('sends $default to the not-found function without an authorizer', () => {
       const [, route] = onlyResource(t(), 'AWS::ApiGatewayV2::Route', (r) => props(r).RouteKey === '$default');
       expect(props(route).AuthorizationType).toBe('NONE');
@@ -351,6 +362,17 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
+    it('the by-id function may only GetItem on the legs table (no Query, no batch read, no index, no write)', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.getEmptyLeg;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([logs(logGroupIdOf(t(), id)), normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(legsId) })]),
+      );
+      const env = (fn(t(), id).Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      expect(env.LEGS_TABLE_NAME).toEqual(ref(legsId));
+      expect(env).not.toHaveProperty('KEYS_TABLE_NAME');
+    });
+
     it('the authorizer may only GetItem on the keys table', () => {
       const keysId = tableId(t(), KEYS_TABLE);
       const id = FUNCTION_LOGICAL_IDS.authorizer;
@@ -399,8 +421,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 5 function log groups (list, authorizer, not-found, openapi, ingest) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(6);
+      // 6 function log groups (list, by-id, authorizer, not-found, openapi, ingest) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(7);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -466,6 +488,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Api5xxRate',
           'ListFunctionErrors',
           'ListFunctionThrottles',
+          'GetLegFunctionErrors',
+          'GetLegFunctionThrottles',
           'AuthorizerErrors',
           'AuthorizerFunctionThrottles',
           'NotFoundFunctionErrors',
@@ -526,6 +550,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       ['OpenApiFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.openApi, () => a.functionErrors],
       ['AuthorizerErrors', 'Errors', FUNCTION_LOGICAL_IDS.authorizer, () => a.authorizerErrors],
       ['ListFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.listEmptyLegs, () => a.functionThrottles],
+      ['GetLegFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.getEmptyLeg, () => a.functionErrors],
+      ['GetLegFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.getEmptyLeg, () => a.functionThrottles],
       ['AuthorizerFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.authorizer, () => a.functionThrottles],
       ['NotFoundFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.notFound, () => a.functionThrottles],
       ['OpenApiFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.openApi, () => a.functionThrottles],
@@ -606,6 +632,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(rules.sort()).toEqual(
         [
           'ListEmptyLegs/Function AwsSolutions-L1',
+          'GetEmptyLeg/Function AwsSolutions-L1',
           'Authorizer/Function AwsSolutions-L1',
           'NotFound/Function AwsSolutions-L1',
           'OpenApi/Function AwsSolutions-L1',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import * as ajvFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { matchPathTemplate } from '../../local/gateway.js';
 
 /**
  * The contract, docs/openapi.yaml, as the end-to-end tests use it: every HTTP request they make
@@ -87,12 +88,16 @@ export interface CheckedResponse<T = unknown> {
   checkedAgainst: string;
 }
 
-/** The operation for a method and path, or undefined when the document has none. */
+/**
+ * The operation for a method and path (a concrete path: `/open/v1/empty-legs/EL-1` is the document's
+ * `/open/v1/empty-legs/{id}`, matched as the local gateway matches routes), or undefined when the
+ * document has none.
+ */
 export function findOperation(method: string, path: string): { operation: Operation; pointer: string } | undefined {
-  const item = document.paths[path];
-  const operation = item?.[method.toLowerCase()];
-  if (!operation) return undefined;
-  return { operation, pointer: `/paths/${escape(path)}/${method.toLowerCase()}` };
+  const template = path in document.paths ? path : Object.keys(document.paths).find((t) => matchPathTemplate(t, path) !== undefined);
+  const operation = template === undefined ? undefined : document.paths[template]?.[method.toLowerCase()];
+  if (!template || !operation) return undefined;
+  return { operation, pointer: `/paths/${escape(template)}/${method.toLowerCase()}` };
 }
 
 /** Every way `res` (with `body`, its JSON) breaks the document; empty when it conforms. */
@@ -128,7 +133,10 @@ export function contractViolations(method: string, url: URL, res: Response, body
   const contentType = res.headers.get('content-type') ?? '';
   const mediaType = contentType.split(';')[0]!.trim();
   const media = response.value.content?.[mediaType];
-  if (!media) {
+  if (response.value.content === undefined) {
+    // A response without content (304 Not Modified): no body, and no Content-Type.
+    if (body !== undefined || contentType !== '') problems.push(`no content is documented, got '${contentType}' and ${body === undefined ? 'no body' : 'a body'}`);
+  } else if (!media) {
     problems.push(`content type '${contentType}' is not documented (${Object.keys(response.value.content ?? {}).join(', ') || 'no body'})`);
   } else if (media.schema !== undefined) {
     const validate = validatorAt(`${response.pointer}/content/${escape(mediaType)}/schema`);

@@ -40,6 +40,40 @@ export function listEvent(
   return event;
 }
 
+/**
+ * The event of `GET /open/v1/empty-legs/{id}` for `rawId` (as it appears in the path; API Gateway
+ * gives the decoded value in `pathParameters`), with extra request headers.
+ */
+export function legEvent(
+  rawId: string,
+  authorizer: AuthorizerContext | null = verifiedContext(TEST_KEY),
+  headers: Record<string, string> = {},
+): APIGatewayProxyEventV2 {
+  const base = listEvent(undefined, authorizer);
+  const path = `/open/v1/empty-legs/${rawId}`;
+  let id: string;
+  try {
+    id = decodeURIComponent(rawId);
+  } catch {
+    id = rawId;
+  }
+  const routeKey = 'GET /open/v1/empty-legs/{id}';
+  return {
+    ...base,
+    routeKey,
+    rawPath: path,
+    headers: { ...base.headers, ...headers },
+    pathParameters: { id },
+    requestContext: { ...base.requestContext, routeKey, http: { ...base.requestContext.http, path } },
+  };
+}
+
+/** The list event with extra request headers. */
+export function listEventWith(params: Record<string, string> | undefined, headers: Record<string, string>, authorizer?: AuthorizerContext): APIGatewayProxyEventV2 {
+  const base = listEvent(params, authorizer);
+  return { ...base, headers: { ...base.headers, ...headers } };
+}
+
 /** The authorizer's v2 REQUEST event for the listing route, carrying `key` in X-API-Key. */
 export function authorizerEvent(key: string): APIGatewayRequestAuthorizerEventV2 {
   const base = listEvent(undefined, null);

@@ -6,6 +6,7 @@ import type { AirportIndex } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createGetLegHandler, createLegReader } from '../../src/legs/get-leg.js';
 import { createListHandler, createListRepository } from '../../src/legs/list-handler.js';
 
 /**
@@ -34,6 +35,13 @@ export function buildListHandler(
     ...(options.airports ? { airports: options.airports } : {}),
   });
   return { handler, repository, config };
+}
+
+/** The by-id function as functions/get-empty-leg/handler.ts builds it. */
+export function buildGetLegHandler(options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient } = {}) {
+  const config = options.config ?? testConfig();
+  const readLeg = createLegReader(options.client ?? testDocumentClient(), config.legsTableName);
+  return { handler: createGetLegHandler({ readLeg, ...(options.clock ? { clock: options.clock } : {}) }), config };
 }
 
 export function buildAuthorizerHandler(options: { config?: Config; client?: DynamoDBDocumentClient } = {}) {

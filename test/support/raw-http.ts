@@ -1,3 +1,4 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 
 /**
@@ -66,4 +67,22 @@ export function parseResponse(raw: string): RawResponse {
 
 export async function rawRequest(port: number, request: string | Buffer, timeoutMs?: number): Promise<RawResponse> {
   return parseResponse(await rawExchange(port, request, timeoutMs));
+}
+
+/**
+ * A GET with node:http, which (unlike fetch) decodes nothing: the status, the headers and the bytes
+ * on the wire (a gzipped body stays gzipped, a 304 shows that it carried no byte).
+ */
+export function wireGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
 }

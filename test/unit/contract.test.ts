@@ -14,6 +14,8 @@ import { contractViolations, HTTP_METHODS, loadOpenApi } from '../support/contra
 const doc = loadOpenApi();
 const UUID = 'e73b0588-483d-4053-a463-51bdccf14f77';
 const LIST = new URL('http://localhost/open/v1/empty-legs');
+const ONE = new URL('http://localhost/open/v1/empty-legs/EL-1');
+const TAG = 'W/"x3Sk0q1bS8y6VZpDq2rN0A"';
 
 function response(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -71,9 +73,32 @@ describe('docs/openapi.yaml and the code', () => {
 
 describe('the response check of the e2e tests can fail', () => {
   it('accepts a conforming page and a conforming error', () => {
-    expect(contractViolations('GET', LIST, response(200, page([leg()])), page([leg()]))).toEqual([]);
+    expect(contractViolations('GET', LIST, response(200, page([leg()]), { etag: TAG }), page([leg()]))).toEqual([]);
     const err = { code: 'API_KEY_MISSING', message: 'An API key is required', data: null, traceId: UUID };
     expect(contractViolations('GET', LIST, response(401, err), err)).toEqual([]);
+  });
+
+  it('accepts a conforming leg, its 404, and a 304 without a body on both routes', () => {
+    const one = { code: 'OK', message: 'success', data: leg(), traceId: UUID };
+    expect(contractViolations('GET', ONE, response(200, one, { etag: TAG }), one)).toEqual([]);
+    const missing = { code: 'NOT_FOUND', message: 'No empty leg with this id is listed', data: null, traceId: UUID };
+    expect(contractViolations('GET', ONE, response(404, missing), missing)).toEqual([]);
+    const notModified = new Response(null, { status: 304, headers: { etag: TAG, 'x-trace-id': UUID } });
+    expect(contractViolations('GET', ONE, notModified, undefined)).toEqual([]);
+    expect(contractViolations('GET', LIST, notModified, undefined)).toEqual([]);
+  });
+
+  it.each([
+    ['a 200 leg without its ETag', ONE, 200, { code: 'OK', message: 'success', data: leg(), traceId: UUID }, {}],
+    ['a 200 page without its ETag', LIST, 200, page([leg()]), {}],
+    ['a strong ETag', ONE, 200, { code: 'OK', message: 'success', data: leg(), traceId: UUID }, { etag: '"x3Sk0q1bS8y6VZpDq2rN0A"' }],
+    ['a page as the data of one leg', ONE, 200, { ...page([leg()]) }, { etag: TAG }],
+    ['a 404 of a leg with another code', ONE, 404, { code: 'INVALID_PARAMETER', message: 'x', data: null, traceId: UUID }, {}],
+    ['a 304 with a body', LIST, 304, page([]), { etag: TAG }],
+  ])('refuses %s', (_name, url, status, body, headers) => {
+    // A Response cannot be built with status 304 and a body: the body is passed beside it, as read.
+    const res = status === 304 ? new Response(null, { status, headers: { etag: TAG, 'x-trace-id': UUID } }) : response(status, body, headers);
+    expect(contractViolations('GET', url, res, body).length).toBeGreaterThan(0);
   });
 
   it.each([
@@ -89,7 +114,8 @@ describe('the response check of the e2e tests can fail', () => {
     ['X-API-Key-Deprecated without Sunset', 200, page([]), { 'x-api-key-deprecated': 'true', deprecation: '@1' }],
     ['a Sunset that is not an HTTP-date', 200, page([]), { 'x-api-key-deprecated': 'true', deprecation: '@1', sunset: '2026-11-29' }],
   ])('refuses %s', (_name, status, body, headers) => {
-    expect(contractViolations('GET', LIST, response(status, body, headers), body).length).toBeGreaterThan(0);
+    const res = response(status, body, { ...(status === 200 ? { etag: TAG } : {}), ...headers });
+    expect(contractViolations('GET', LIST, res, body).length).toBeGreaterThan(0);
   });
 
   it('refuses anything but NOT_FOUND for a path the document does not have', () => {

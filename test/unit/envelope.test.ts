@@ -1,18 +1,73 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { listResponse, successResponse } from '../../src/http/envelope.js';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { listResponse, recordResponse, successResponse } from '../../src/http/envelope.js';
+
+const record = fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.array(fc.string())));
+const page = fc.record({ records: fc.array(record, { maxLength: 5 }), total: fc.nat(), page: fc.nat(), size: fc.nat() }, { requiredKeys: ['records'] });
+
+/** The response without its ETag, and the ETag. */
+function split(response: APIGatewayProxyStructuredResultV2): { rest: APIGatewayProxyStructuredResultV2; etag: unknown } {
+  const { etag, ...headers } = response.headers ?? {};
+  return { rest: { ...response, headers }, etag };
+}
+
+/** A copy of a JSON value in new objects (a record made again from the same item). */
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 describe('listResponse', () => {
-  it('is the response successResponse gives, text for text, for any page (property)', () => {
-    const record = fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.array(fc.string())));
-    const page = fc.record({ records: fc.array(record, { maxLength: 5 }), total: fc.nat(), page: fc.nat(), size: fc.nat() }, { requiredKeys: ['records'] });
+  it('is the response successResponse gives, text for text, plus a weak ETag, for any page (property)', () => {
     fc.assert(
       fc.property(page, fc.string(), (data, traceId) => {
         const want = successResponse(data, traceId);
-        expect(listResponse(data, traceId)).toEqual(want);
-        // Again with the same record objects: their texts now come from the cache.
-        expect(listResponse(data, traceId)).toEqual(want);
-        expect(JSON.parse(listResponse(data, traceId).body ?? '')).toEqual(JSON.parse(want.body ?? ''));
+        const first = split(listResponse(data, traceId));
+        expect(first.rest).toEqual(want);
+        expect(first.etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
+        // Again with the same record objects: their texts and digests now come from the cache.
+        const again = split(listResponse(data, traceId));
+        expect(again.rest).toEqual(want);
+        expect(again.etag).toBe(first.etag);
+      }),
+    );
+  });
+
+  it('tags equal data equally whatever the trace id, and different data differently (property)', () => {
+    fc.assert(
+      fc.property(page, page, fc.uuid(), fc.uuid(), (a, b, t1, t2) => {
+        const tagA = listResponse(a, t1).headers?.etag;
+        expect(listResponse(copy(a), t2).headers?.etag).toBe(tagA);
+        const sameData = JSON.stringify(a) === JSON.stringify(b);
+        expect(listResponse(b, t2).headers?.etag === tagA).toBe(sameData);
+      }),
+    );
+  });
+
+  it('changes the tag with the page number, the total, or one field of one record', () => {
+    const records = [{ id: 'a', price: 1 }, { id: 'b', price: 2 }];
+    const base = { records, total: 2, page: 1, size: 20 };
+    const tag = (d: typeof base) => listResponse(d, 't').headers?.etag;
+    const tags = [
+      tag(base),
+      tag({ ...base, page: 2 }),
+      tag({ ...base, total: 3 }),
+      tag({ ...base, size: 2 }),
+      tag({ ...base, records: [records[0]!, { id: 'b', price: 3 }] }),
+      tag({ ...base, records: [records[1]!, records[0]!] }),
+      tag({ ...base, records: [records[0]!] }),
+    ];
+    expect(new Set(tags).size).toBe(tags.length);
+  });
+});
+
+describe('recordResponse', () => {
+  it('is the response successResponse gives for the record, plus an ETag of the record alone (property)', () => {
+    fc.assert(
+      fc.property(record, record, fc.uuid(), fc.uuid(), (r, other, t1, t2) => {
+        const first = split(recordResponse(r, t1));
+        expect(first.rest).toEqual(successResponse(r, t1));
+        expect(first.etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
+        expect(recordResponse(copy(r), t2).headers?.etag).toBe(first.etag);
+        expect(recordResponse(other, t2).headers?.etag === first.etag).toBe(JSON.stringify(other) === JSON.stringify(r));
       }),
     );
   });

@@ -1,0 +1,91 @@
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { withDeadline } from '../aws/deadline.js';
+import { AppError, invalidParameter } from '../errors.js';
+import { recordResponse } from '../http/envelope.js';
+import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { ROUTES } from '../routes.js';
+import { invocationDeadlineMs } from '../time-budget.js';
+import { utcDate } from './dates.js';
+import { ID_PATTERN } from './import/reference-data.js';
+import { matches, queryWindow } from './listing.js';
+import { toApiRecord, type EmptyLeg } from './model.js';
+import { parseListQuery } from './query.js';
+import { BUCKET_ATTR, IndexEntryReader } from './storage.js';
+
+/**
+ * GET /open/v1/empty-legs/{id} (src/routes.ts, docs/api.md "One leg"): the leg with that id, if the
+ * listing without filters would list it now; else NOT_FOUND, with one message whatever the reason
+ * (unknown, unlisted, blocked, expired), so that the answer tells nothing the listing does not.
+ *
+ * One GetItem per request, strongly consistent, no cache: a leg loaded, changed, blocked or unlisted
+ * is answered so by the next request, whatever wrote it (the listing follows writes within 2 s, and
+ * a write that bypasses the change journal within its cache ceiling). It costs one read unit per
+ * request for an item up to 4 KB (half that eventually consistent), which is what a by-id poll is
+ * worth; docs/performance.md, "One leg by id".
+ */
+
+/** A leg id as the import format defines it (src/legs/import/reference-data.ts): 1-64 of A-Z a-z 0-9 _ -. */
+export const LEG_ID_RULE = 'must be 1-64 of A-Z a-z 0-9 _ -';
+
+/** The `{id}` path parameter, validated: a malformed id is INVALID_PARAMETER, never a read. */
+export function parseLegId(raw: string | undefined): string {
+  if (raw === undefined || !ID_PATTERN.test(raw)) throw invalidParameter('id', LEG_ID_RULE);
+  return raw;
+}
+
+/** The one message of every NOT_FOUND of this route: the same for every reason. */
+export const LEG_NOT_FOUND_MESSAGE = 'No empty leg with this id is listed';
+
+/** The unfiltered listing's query: defaults, no filter (what `GET /open/v1/empty-legs` lists). */
+const UNFILTERED = parseListQuery(undefined);
+
+/**
+ * The API record of a stored item if the unfiltered listing lists it at `now`, else undefined. The
+ * listing's own rules, applied to the one item: in the listing index (listed, not blocked: the
+ * loader writes the index attributes only then), and matching the unfiltered query's window at
+ * `now` (not expired: endDate has not passed in the departure's zone, `isExpired`; within the
+ * horizon), read from the same index attributes the listing reads.
+ */
+export function listedRecord(item: Readonly<Record<string, unknown>>, now: Date): EmptyLeg | undefined {
+  if (item.listed === false || item.blocked === true || typeof item[BUCKET_ATTR] !== 'string') return undefined;
+  const entry = new IndexEntryReader().read(item);
+  if (!entry) return undefined;
+  const window = queryWindow(UNFILTERED, utcDate(now));
+  if (window === null || !matches(entry, UNFILTERED, window, now.getTime())) return undefined;
+  return toApiRecord(item);
+}
+
+/** Reads one stored item by id; undefined when there is none. */
+export type LegReader = (id: string) => Promise<Record<string, unknown> | undefined>;
+
+/** The use case: the leg if listed now, else NOT_FOUND (the same error for every reason). */
+export async function getEmptyLeg(id: string, deps: { readLeg: LegReader; now: () => Date }): Promise<EmptyLeg> {
+  const item = await deps.readLeg(id);
+  const record = item === undefined ? undefined : listedRecord(item, deps.now());
+  if (record === undefined) throw new AppError('NOT_FOUND', LEG_NOT_FOUND_MESSAGE);
+  return record;
+}
+
+/** The legs table's reader: GetItem on the table by its key, strongly consistent. */
+export function createLegReader(client: DynamoDBDocumentClient, tableName: string): LegReader {
+  return async (id) => {
+    const out = await client.send(new GetCommand({ TableName: tableName, Key: { id }, ConsistentRead: true }));
+    return out.Item;
+  };
+}
+
+export interface GetLegHandlerDependencies {
+  readLeg: LegReader;
+  /** The request's clock (default: the system clock). */
+  clock?: () => Date;
+}
+
+export function createGetLegHandler({ readLeg, clock = () => new Date() }: GetLegHandlerDependencies): HttpHandler {
+  return httpFunction({ gzip: true, conditional: true })
+    .use(requireApiKey(ROUTES.getEmptyLeg.scope))
+    .handler(async (event, context) => {
+      const id = parseLegId(event.pathParameters?.id);
+      const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () => getEmptyLeg(id, { readLeg, now: clock }));
+      return recordResponse(record, traceIdOf({ context }));
+    });
+}
