@@ -43,9 +43,18 @@ export interface BundleReport {
     requestTimeout: boolean;
     /** Observed: pointed at a port that refuses connections, it answers 503 within its deadline. */
     refusedConnection: boolean;
+    /** Observed: the bundle reads the airport reference beside it (a centre no airport has is refused with 400). */
+    airportReference: boolean;
   };
   /** What those two runs of the bundle answered, and after how long. */
   faults: { stalled: FaultRun; refused: FaultRun };
+  /**
+   * What the airport reference costs the list function (read on its first nearby search, not at
+   * import): CPU of a first and a second nearby request in a fresh process of the bundle, median
+   * of `runs` processes. Both requests name a centre no airport has (400, no database read), so the
+   * difference is the reference's reading.
+   */
+  nearby: { firstMs: number; nextMs: number; status: number; code: string };
 }
 
 export interface FaultRun {
@@ -85,6 +94,8 @@ export async function buildAndMeasure(options: {
     const opts = bundling.esbuildOptions(entries[name], path.join(options.dir, name));
     // The metafile only describes the output; the bundle is the stack's.
     const result = await esbuild.build({ ...opts, logLevel: 'error', metafile: true });
+    // The files the stack puts beside the bundle (the list function's airport reference).
+    if (name === 'list') bundling.copyBundledFiles('listEmptyLegs', path.join(options.dir, name));
     files[name] = opts.outfile;
     for (const out of Object.values(result.metafile?.outputs ?? {})) {
       for (const imp of out.imports) if (imp.external) external[name].push(imp.path);
@@ -131,6 +142,8 @@ export async function buildAndMeasure(options: {
   options.log(
     `list bundle against a stalled database: ${stalled.status} ${stalled.code} after ${Math.round(stalled.ms)} ms; refusing: ${refused.status} ${refused.code} after ${Math.round(refused.ms)} ms`,
   );
+  const nearby = measureNearby(files.list, options.env, options.runs);
+  options.log(`list bundle, nearby search: first request ${nearby.firstMs.toFixed(1)} ms CPU (reads the airport reference), next ${nearby.nextMs.toFixed(1)} ms`);
   const { requestTimeoutMs, maxAttempts } = FUNCTION_DYNAMODB_BUDGET;
   const deadline = DATABASE_DEADLINE_MS.listEmptyLegs + 1_000;
   return {
@@ -151,9 +164,46 @@ export async function buildAndMeasure(options: {
         stalled.connections >= maxAttempts &&
         stalled.closedByClient >= 1,
       refusedConnection: refused.status === 503 && refused.code === 'SERVICE_UNAVAILABLE' && refused.ms < deadline,
+      airportReference: nearby.status === 400 && nearby.code === 'INVALID_PARAMETER',
     },
     faults: { stalled, refused },
+    nearby,
   };
+}
+
+/** Two nearby requests in a fresh process of the bundle: their CPU times and the first answer. */
+const NEARBY_SOURCE = `
+const { handler } = await import(process.env.BENCH_IMPORT_URL);
+const event = () => ({
+  version: '2.0', routeKey: 'GET /open/v1/empty-legs', rawPath: '/open/v1/empty-legs', rawQueryString: 'depNear=ZZZZ',
+  headers: {}, queryStringParameters: { depNear: 'ZZZZ' }, isBase64Encoded: false,
+  requestContext: { http: { method: 'GET', path: '/open/v1/empty-legs' }, requestId: 'bench',
+    authorizer: { lambda: { verdict: 'ok', keyId: 'key_bench', scopes: 'empty_leg:read', environment: 'test', deprecated: false } } },
+});
+const context = { awsRequestId: '00000000-0000-4000-8000-000000000000', getRemainingTimeInMillis: () => 10000 };
+const cpu = async () => { const c = process.cpuUsage(); const r = await handler(event(), context); const d = process.cpuUsage(c); return [(d.user + d.system) / 1000, r]; };
+const [firstMs, first] = await cpu();
+const [nextMs] = await cpu();
+process.stdout.write(JSON.stringify({ firstMs, nextMs, status: first.statusCode, code: JSON.parse(first.body).code }));
+process.exit(0);
+`;
+
+function measureNearby(bundle: string, env: NodeJS.ProcessEnv, runs: number): BundleReport['nearby'] {
+  const first: number[] = [];
+  const next: number[] = [];
+  let answer = { status: 0, code: '' };
+  for (let i = 0; i < Math.max(1, runs); i++) {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', NEARBY_SOURCE], {
+      env: { ...env, BENCH_IMPORT_URL: pathToFileURL(bundle).href, DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0) throw new Error(`the list bundle's nearby search failed: ${(r.stderr || '').trim().slice(0, 500)}`);
+    const out = JSON.parse(r.stdout) as { firstMs: number; nextMs: number; status: number; code: string };
+    first.push(out.firstMs);
+    next.push(out.nextMs);
+    answer = { status: out.status, code: out.code };
+  }
+  return { firstMs: median(first), nextMs: median(next), ...answer };
 }
 
 /** Invokes the bundled list handler once, in a fresh process, with a verified key in its context. */

@@ -1,3 +1,4 @@
+import { airportReference, type Airport } from '../src/airports/reference.js';
 import { addDays, dateInZone } from '../src/legs/dates.js';
 import type { StoredLeg } from '../src/legs/storage.js';
 import { windowOf, type Window } from './buckets.js';
@@ -24,6 +25,8 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'airport (depAirportCode=KTEB)', params: { depAirportCode: 'KTEB' } },
     { name: 'matches nothing (depCityName=Atlantis)', params: { depCityName: 'Atlantis' } },
     { name: 'size=100', params: { size: '100' } },
+    { name: 'nearby (depNear=EGLL, 60 km)', params: { depNear: 'EGLL', depRadiusKm: '60' } },
+    { name: 'nearby both ends (depNear=KTEB 100 km, arrNear=MIA 150 km), depDate offset 15', params: { depNear: 'KTEB', arrNear: 'MIA', arrRadiusKm: '150', depDate, offsetDays: '15' } },
   ];
 }
 
@@ -73,6 +76,27 @@ function cityMatches(needle: string | undefined, city: string): boolean {
   return fold(city).includes(fold(needle.trim()));
 }
 
+/**
+ * Great-circle km (haversine on the mean Earth radius), written apart from src/airports/geo.ts as a
+ * reference; the airports' coordinates are the airport reference's data.
+ */
+function greatCircleKm(a: Airport, b: Airport): number {
+  const rad = Math.PI / 180;
+  const h =
+    Math.sin(((b.latitude - a.latitude) * rad) / 2) ** 2 +
+    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(((b.longitude - a.longitude) * rad) / 2) ** 2;
+  return 2 * 6371.0088 * Math.asin(Math.sqrt(h));
+}
+
+/** docs/api.md, "Nearby": the leg's airport (its ICAO code's, else its IATA code's) within the radius of the centre. */
+function nearMatches(centre: string | undefined, radius: string | undefined, icao: string | null, iata: string | null): boolean {
+  if (centre === undefined) return true;
+  const reference = airportReference();
+  const c = reference.byCode(centre);
+  const at = icao !== null ? reference.byCode(icao) : iata !== null ? reference.byCode(iata) : undefined;
+  return c !== undefined && at !== undefined && greatCircleKm(c, at) <= Number(radius ?? 100);
+}
+
 /** What the listing must answer to `params` at `now` over `data` (params as the mix writes them). */
 export function expectedListing(data: readonly DataLeg[], params: Readonly<Record<string, string>>, now: Date): Expected {
   const today = now.toISOString().slice(0, 10);
@@ -89,6 +113,8 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!cityMatches(params.depCityName, leg.depCityName) || !cityMatches(params.arrCityName, leg.arrCityName)) return false;
     if (!airportMatches(params.depAirportCode, leg.depAirportIcao, leg.depAirportIata)) return false;
     if (!airportMatches(params.arrAirportCode, leg.arrAirportIcao, leg.arrAirportIata)) return false;
+    if (!nearMatches(params.depNear, params.depRadiusKm, leg.depAirportIcao, leg.depAirportIata)) return false;
+    if (!nearMatches(params.arrNear, params.arrRadiusKm, leg.arrAirportIcao, leg.arrAirportIata)) return false;
     return true;
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);

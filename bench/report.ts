@@ -90,6 +90,13 @@ export function formatReport(r: BenchResult): string {
         `(p95 ${fmt(c.beforeMs.p95)}), now ${fmt(c.afterMs.p50)} ms (p95 ${fmt(c.afterMs.p95)}): ${fmt(c.ratio, 3)}`,
     );
   }
+  if (r.importCpu) {
+    const c = r.importCpu;
+    out.push(
+      `loading ${c.legs} legs (parse, validate, storage items): ${fmt(c.withChecksMs)} ms CPU with the airport checks ` +
+        `(reading the reference ${fmt(c.referenceLoadMs)} ms of it; ${c.filled} records filled), ${fmt(c.withoutChecksMs)} ms without: ${fmt(c.ratio, 3)}`,
+    );
+  }
   out.push('');
   const b = r.bundles;
   out.push(
@@ -98,6 +105,9 @@ export function formatReport(r: BenchResult): string {
       `hello-world ${kb(b.hello.bytes)} (import ${fmt(b.hello.importMs)} ms, in-process ${fmt(b.hello.inProcessImportMs)} ms)`,
   );
   out.push(`list bundle: ${Object.entries(b.checks).map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`).join(', ')}`);
+  if (b.nearby) {
+    out.push(`list bundle, nearby search: first request ${fmt(b.nearby.firstMs)} ms CPU (reads the airport reference), next ${fmt(b.nearby.nextMs)} ms`);
+  }
   out.push('');
   if (r.traffic) {
     out.push(trafficTable(r.traffic));

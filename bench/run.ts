@@ -25,7 +25,8 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { coldCpuTarget, evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldCpuTarget, evaluateTargets, gzipTarget, importCpuTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
 import { compressResponse } from '../src/http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 import { authorizerEvent, listEvent } from './events.js';
@@ -113,6 +114,8 @@ export interface BenchResult {
    * (bench/legacy-repository.ts) and the functions' own, alternating in the same run.
    */
   coldCpu?: { rounds: number; beforeMs: LatencySummary; afterMs: LatencySummary; ratio: number };
+  /** What the airport checks cost a load (bench/import-cpu.ts). */
+  importCpu?: ImportCpuFigures;
   /** The traffic simulation, both designs (absent when skipped). */
   traffic?: TrafficResult;
   targets: Target[];
@@ -120,6 +123,8 @@ export interface BenchResult {
 }
 
 
+/** Rounds of the import CPU comparison (a median of each). */
+const IMPORT_CPU_ROUNDS = 5;
 /** Rounds of the cold-CPU comparison at least (a median of each design). */
 const MIN_COLD_CPU_ROUNDS = 10;
 /**
@@ -286,6 +291,13 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     ]);
     const loadSeconds = (Date.now() - loadStarted) / 1000;
     log(`loaded in ${loadSeconds.toFixed(1)} s`);
+
+    log(`import CPU: reading ${legs.length} records with the airport checks and without, ${IMPORT_CPU_ROUNDS} rounds each, alternating`);
+    const importCpu = measureImportCpu({ legs: options.legs, rounds: IMPORT_CPU_ROUNDS, today, seed: options.seed });
+    log(
+      `  median ${importCpu.withChecksMs.toFixed(0)} ms with (the reference read included: ${importCpu.referenceLoadMs.toFixed(0)} ms), ` +
+        `${importCpu.withoutChecksMs.toFixed(0)} ms without (${importCpu.ratio.toFixed(3)}); ${importCpu.filled} records filled`,
+    );
 
     const { key } = await createKey(db.client, names.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
 
@@ -612,6 +624,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       helloImportMs: bundles.hello.importMs,
     });
     targets.push(coldCpuTarget(coldCpu.ratio));
+    targets.push(importCpuTarget(importCpu.legs, importCpu.ratio));
     const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
     targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
     if (traffic) {
@@ -672,6 +685,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       },
       bundles,
       coldCpu,
+      importCpu,
       ...(traffic ? { traffic } : {}),
       targets,
       errors,

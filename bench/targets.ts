@@ -141,3 +141,17 @@ export function gzipTarget(compressedBytes: number, plainBytes: number): Target 
   const value = plainBytes > 0 ? round(compressedBytes / plainBytes, 4) : 0;
   return { name: 'gzip: bytes on the wire of a size=100 page / uncompressed body', value, limit: GZIP_MAX_RATIO, unit: 'ratio', holds: value <= GZIP_MAX_RATIO };
 }
+
+/** Loading legs with the airport checks: CPU at most this many times the loader's before them (same run). */
+export const IMPORT_CPU_MAX_RATIO = 1.25;
+
+export function importCpuTarget(legs: number, ratio: number): Target {
+  const value = round(ratio, 3);
+  return {
+    name: `loading ${legs} legs: CPU with the airport checks / without (median, same run)`,
+    value,
+    limit: IMPORT_CPU_MAX_RATIO,
+    unit: 'ratio',
+    holds: value <= IMPORT_CPU_MAX_RATIO,
+  };
+}
