@@ -12,6 +12,8 @@
  * climbs out of its folder into a forbidden top-level folder is refused, and so are the tooling-only
  * packages in runtime code). eslint.config.js applies these blocks; test/unit/boundaries.test.ts
  * shows that a wrong-way import fails.
+ *
+ * `settingsBoundary` (below): within the runtime, only src/config.ts reads `process.env`.
  */
 
 /** A relative import that climbs into one of `folders` at the repository's top level. */
@@ -99,6 +101,26 @@ export const boundaries = [
     files: ['local/**/*.ts', 'cli/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [into(['test', 'examples'], 'tooling does not import tests')] }],
+    },
+  },
+];
+
+const READ_IN_CONFIG = 'the runtime reads the environment in src/config.ts only (readConfig, functionConfig): take the setting as an argument';
+
+/**
+ * Settings are read once, in src/config.ts, and validated there (a bad one fails naming it); the
+ * rest of the runtime (src/, functions/) is handed them. `process.env` anywhere else is refused.
+ */
+export const settingsBoundary = [
+  {
+    files: ['src/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['src/config.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: READ_IN_CONFIG }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "ImportDeclaration[source.value=/^(node:)?process$/] ImportSpecifier[imported.name='env']", message: READ_IN_CONFIG },
+      ],
     },
   },
 ];

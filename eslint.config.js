@@ -1,6 +1,6 @@
 // @ts-check
 import tseslint from 'typescript-eslint';
-import { boundaries } from './eslint.boundaries.js';
+import { boundaries, settingsBoundary } from './eslint.boundaries.js';
 
 export default tseslint.config(
   // examples/ is type-checked against a generated schema by its own test (test/e2e/contract.e2e.test.ts).
@@ -21,6 +21,7 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  ...settingsBoundary,
   {
     // Plain-ESM glue that jest loads outside its transform; untyped by nature.
     files: ['**/*.mjs'],

@@ -16,7 +16,7 @@ import { FILTER_ATTR, SORT_ATTR, type EntryFields, type IndexEntry } from '../sr
  * reader as it was (one string per field of every entry). The
  * benchmark runs it beside the functions' own repository, in the same run, on the same table.
  */
-export function createLegacyClient(config: Pick<Config, 'dynamodbEndpoint'>): DynamoDBDocumentClient {
+export function createLegacyClient(config: Pick<Config, 'dynamodbEndpoint' | 'aws'>): DynamoDBDocumentClient {
   const client = createFunctionClient(config);
   // The plugin is typed for any client; it adds one middleware that reads only the context.
   const logger = getLoggerPlugin({}) as Parameters<typeof client.middlewareStack.use>[0];

@@ -99,15 +99,19 @@ async function main(): Promise<void> {
     traffic: trafficOptions(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], DEFAULT_TRAFFIC.seconds, 0, 780)),
   };
   const json = values.json === true;
+  // With --json, stdout carries the report alone (`| jq`): the progress goes to stderr, and so does
+  // anything else written to stdout meanwhile (the benchmark drops the functions' logs, bench/run.ts).
+  // Both writers are taken before the benchmark mutes stdout in its phases.
+  const report = process.stdout.write.bind(process.stdout);
+  const progress = json ? process.stderr.write.bind(process.stderr) : report;
+  if (json) process.stdout.write = progress;
   const began = performance.now();
-  const log = (line: string) =>
-    (json ? process.stderr : process.stdout).write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+  const log = (line: string) => progress(`[${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
 
   const { runBenchmark } = await import('./run.js');
   const result = await runBenchmark({ ...options, log });
   if (values.out !== undefined) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
-  if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
-  else process.stdout.write(`\n${formatReport(result)}\n`);
+  report(json ? `${JSON.stringify(result)}\n` : `\n${formatReport(result)}\n`);
 
   const failing = result.targets.filter((t) => !t.holds);
   if (result.errors.length > 0) {

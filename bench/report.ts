@@ -12,6 +12,24 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/**
+ * What `npm run bench -- --json` printed on stdout, which must be the report alone, so that
+ * `npm run bench -- --json | jq` works: the result, or an error saying what stdout begins with.
+ */
+export function parseJsonReport(stdout: string): BenchResult {
+  const begins = () => JSON.stringify(stdout.slice(0, 160));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch (err) {
+    throw new Error(`stdout is not one JSON object (${err instanceof Error ? err.message : String(err)}); it begins ${begins()}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || (parsed as { version?: unknown }).version !== 1) {
+    throw new Error(`stdout is JSON but not a benchmark report (version 1); it begins ${begins()}`);
+  }
+  return parsed as BenchResult;
+}
+
 export function formatReport(r: BenchResult): string {
   const out: string[] = [];
   out.push(

@@ -51,6 +51,7 @@ export interface BenchOptions {
   cacheTtlSeconds: number;
   /** The traffic simulation's settings; undefined skips it. */
   traffic?: TrafficOptions | undefined;
+  /** The progress; it must not write through `process.stdout.write`, which the phases mute. */
   log: (line: string) => void;
 }
 
@@ -402,11 +403,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
           cold[i]!.push(s);
           authorizerSamples.push(s.authorizerMs);
         }
-        if ((round + 1) % 10 === 0) {
-          unmute();
-          log(`  round ${round + 1}/${options.coldRounds}`);
-          mute();
-        }
+        if ((round + 1) % 10 === 0) log(`  round ${round + 1}/${options.coldRounds}`);
       }
     } finally {
       unmute();
@@ -437,7 +434,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const coldCpuRounds = Math.max(options.coldRounds, MIN_COLD_CPU_ROUNDS);
     log(`cold-cache CPU: ${coldCpuRounds} rounds of the no-filter query, the read as before and as now, each in a process of its own, alternating`);
     const coldQuery = mix[0]!;
-    const { context: coldAuthorizer } = await authorize(authorizerEvent(key, coldQuery.params), lambdaContext('authorizer'));
+    mute();
+    const { context: coldAuthorizer } = await authorize(authorizerEvent(key, coldQuery.params), lambdaContext('authorizer')).finally(unmute);
     const coldSamples = await measureColdCpu({
       settings: functionEnv,
       rounds: coldCpuRounds,
@@ -556,6 +554,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     if (options.traffic) {
       collectGarbage();
       const replay = await startReplayProxy(`http://127.0.0.1:${port}`);
+      // The simulated containers' logs are dropped as in the other phases (the progress is not: `log`).
+      mute();
       try {
         traffic = await runTraffic({
           options: options.traffic,
@@ -583,6 +583,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         });
         traffic.replay = await replay.stats();
       } finally {
+        unmute();
         await replay.stop();
       }
       const r = traffic.replay;

@@ -3,7 +3,7 @@ import { createDocumentClient } from '../src/aws/dynamodb.js';
 import { isUnreachable } from '../src/aws/unavailable.js';
 import { CommandError, oneLine } from './command.js';
 import { resolveStageTables } from './stage-tables.js';
-import type { Config, Stage } from '../src/config.js';
+import type { AwsEnvironment, Config, Stage } from '../src/config.js';
 import { ensureTables } from '../local/dynamodb-local.js';
 
 /**
@@ -21,7 +21,7 @@ export interface CommandTables {
 
 export async function openLocalTables(config: Config): Promise<CommandTables> {
   const endpoint = config.dynamodbEndpoint ?? `http://127.0.0.1:${config.dynamodbPort}`;
-  const client = createDocumentClient({ endpoint, region: 'local', maxAttempts: 2 });
+  const client = createDocumentClient({ endpoint, region: 'local', credentialsInEnvironment: config.aws.credentialsInEnvironment, maxAttempts: 2 });
   try {
     await ensureTables(client, config);
   } catch (err) {
@@ -34,12 +34,13 @@ export async function openLocalTables(config: Config): Promise<CommandTables> {
   return { client, legsTableName: config.legsTableName, keysTableName: config.keysTableName, localEndpoint: endpoint };
 }
 
-export async function openStageTables(stage: Stage): Promise<CommandTables> {
+/** `aws`: the region and credentials of the environment (`Config.aws`). */
+export async function openStageTables(stage: Stage, aws: AwsEnvironment): Promise<CommandTables> {
   let tables: { legsTableName: string; keysTableName: string };
   try {
     tables = await resolveStageTables(stage);
   } catch (err) {
     throw CommandError.failure(`AWS (stage ${stage}): ${oneLine(err)}`, err);
   }
-  return { client: createDocumentClient({ endpoint: undefined }), ...tables, localEndpoint: undefined };
+  return { client: createDocumentClient({ ...aws, endpoint: undefined }), ...tables, localEndpoint: undefined };
 }

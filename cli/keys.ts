@@ -62,7 +62,7 @@ async function connect(aws: boolean, stageFlag: string | undefined): Promise<Tar
   if (aws) {
     if (stageFlag === undefined) throw CommandError.usage('--stage', 'is required with --aws: sandbox or prod');
     const stage = parseStage('--stage', stageFlag);
-    return { ...(await openStageTables(stage)), stage };
+    return { ...(await openStageTables(stage, config.aws)), stage };
   }
   if (stageFlag !== undefined) {
     throw CommandError.usage('--stage', 'only applies with --aws (locally the stage is the STAGE setting)');

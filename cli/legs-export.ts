@@ -30,7 +30,7 @@ async function main(): Promise<void> {
 
   let tables: CommandTables;
   try {
-    tables = values.aws ? await openStageTables(stage) : await openLocalTables(config);
+    tables = values.aws ? await openStageTables(stage, config.aws) : await openLocalTables(config);
   } catch (err) {
     throw CommandError.failure(oneLine(err), err);
   }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { formatReport, parseJsonReport } from '../bench/report.js';
 
 /**
  * `npm test`: every check in one command. Type-check, lint, the OpenAPI lint, every jest project
@@ -9,8 +10,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
  * The checks run in three phases, the steps of a phase side by side (the machine has two cores, and
  * tsc and eslint each type-check the whole tree on one): the static checks; jest (two workers: the
  * integration and end-to-end files mostly wait on DynamoDB Local and child processes); the synth and
- * the benchmark smoke run (which only has to run: its figures are for the full benchmark). A step's
- * output is printed whole when it ends, so the log stays readable.
+ * the benchmark smoke run (which only has to run: its figures are for the full benchmark; it runs
+ * with --json, and fails unless its stdout is the JSON report alone). A step's output is printed
+ * whole when it ends, so the log stays readable.
  */
 interface Step {
   name: string;
@@ -18,6 +20,11 @@ interface Step {
   args: string[];
   /** Only when this npm script exists. */
   needsScript?: string;
+  /**
+   * Takes the step's stdout (kept apart from its stderr) and returns what to print for it; throws,
+   * and the step fails, when stdout is not what it should be.
+   */
+  stdout?: (text: string) => string;
 }
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts?: Record<string, string> };
@@ -43,10 +50,11 @@ const steps: Step[] = [
   },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
-    name: 'benchmark smoke run (2,000 legs, 20 runs, 20 simulated seconds of traffic)',
+    name: 'benchmark smoke run (2,000 legs, 20 runs, 20 simulated seconds of traffic; --json: stdout is the report alone)',
     command: 'npm',
-    args: ['run', '--silent', 'bench', '--', '--legs', '2000', '--runs', '20', '--traffic-seconds', '20'],
+    args: ['run', '--silent', 'bench', '--', '--json', '--legs', '2000', '--runs', '20', '--traffic-seconds', '20'],
     needsScript: 'bench',
+    stdout: (text) => formatReport(parseJsonReport(text)),
   },
 ];
 
@@ -58,15 +66,26 @@ const summary: string[] = [];
  * Runs one step. `live`: its output goes straight through (a step alone in its phase); otherwise
  * it is captured and printed whole when the step ends.
  */
-function run(name: string, command: string, args: string[], live = false): Promise<boolean> {
+function run({ name, command, args, stdout }: Step, live = false): Promise<boolean> {
   const started = Date.now();
   if (live) console.log(`\n=== ${name}`);
   return new Promise((resolve) => {
     const child = spawn(command, args, { env, stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
     const output: Buffer[] = [];
-    child.stdout?.on('data', (d: Buffer) => output.push(d));
+    const ownStdout: Buffer[] = [];
+    child.stdout?.on('data', (d: Buffer) => (stdout ? ownStdout : output).push(d));
     child.stderr?.on('data', (d: Buffer) => output.push(d));
-    const finish = (ok: boolean, extra = '') => {
+    const finish = (exitedOk: boolean, failure = '') => {
+      let ok = exitedOk;
+      let extra = failure;
+      if (stdout && !failure) {
+        try {
+          extra = stdout(Buffer.concat(ownStdout).toString('utf8'));
+        } catch (err) {
+          ok = false;
+          extra = err instanceof Error ? err.message : String(err);
+        }
+      }
       if (!live) console.log(`\n=== ${name}`);
       process.stdout.write(Buffer.concat(output));
       if (extra) console.log(extra);
@@ -80,7 +99,7 @@ function run(name: string, command: string, args: string[], live = false): Promi
 
 async function phase(list: readonly Step[]): Promise<void> {
   const wanted = list.filter((step) => !step.needsScript || pkg.scripts?.[step.needsScript]);
-  const results = await Promise.all(wanted.map((step) => run(step.name, step.command, step.args)));
+  const results = await Promise.all(wanted.map((step) => run(step)));
   for (const ok of results) {
     if (ok) passed++;
     else failed++;
@@ -93,7 +112,10 @@ await phase(steps.slice(0, 3));
 mkdirSync('.tmp', { recursive: true });
 const report = '.tmp/jest-results.json';
 rmSync(report, { force: true });
-const jestOk = await run('jest: unit, handler, integration, infra, e2e', 'npx', ['jest', '--maxWorkers=2', '--json', `--outputFile=${report}`], true);
+const jestOk = await run(
+  { name: 'jest: unit, handler, integration, infra, e2e', command: 'npx', args: ['jest', '--maxWorkers=2', '--json', `--outputFile=${report}`] },
+  true,
+);
 if (existsSync(report)) {
   const results = JSON.parse(readFileSync(report, 'utf8')) as {
     numPassedTests: number;

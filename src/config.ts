@@ -3,6 +3,9 @@ import { ConfigError } from './errors.js';
 /**
  * Settings (README, "Settings"), read from the environment once and validated.
  * A missing or bad setting throws a ConfigError that names it.
+ *
+ * The only module of the runtime (src/, functions/) that reads `process.env` (eslint.config.js
+ * refuses it elsewhere): the rest is handed what it needs as arguments.
  */
 export type Stage = 'sandbox' | 'prod';
 export const STAGES: readonly Stage[] = ['sandbox', 'prod'];
@@ -20,6 +23,22 @@ export interface Config {
    * waits for at most); 0 turns the cache off.
    */
   listingCacheTtlSeconds: number;
+  aws: AwsEnvironment;
+}
+
+/**
+ * What the DynamoDB clients (src/aws/dynamodb.ts) take from the AWS SDK's own variables: Lambda
+ * sets them, and so does an operator's shell for the commands' `--aws`. Not this project's settings:
+ * nothing to validate.
+ */
+export interface AwsEnvironment {
+  /** AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1. */
+  region: string;
+  /**
+   * AWS_ACCESS_KEY_ID is set: the credentials are the environment's. Without it, a client of an
+   * explicit endpoint (DynamoDB Local) signs with placeholders, which DynamoDB Local accepts.
+   */
+  credentialsInEnvironment: boolean;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -91,7 +110,35 @@ export function readConfig(env: Env, options: { defaultToLocal?: boolean } = {})
       0,
       3600,
     ),
+    aws: readAwsEnvironment(env),
   };
+}
+
+export function readAwsEnvironment(env: Env): AwsEnvironment {
+  return {
+    region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
+    credentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID),
+  };
+}
+
+/** The ingest function's own setting: the feeds bucket whose events it accepts. */
+export const FEEDS_BUCKET_ENV = 'FEEDS_BUCKET_NAME';
+
+export interface IngestConfig extends Config {
+  feedsBucketName: string;
+}
+
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function feedsBucketName(env: Env): string {
+  const value = env[FEEDS_BUCKET_ENV]?.trim();
+  if (!value) throw new ConfigError(FEEDS_BUCKET_ENV, 'missing: the name of the feeds bucket');
+  if (!BUCKET_NAME.test(value)) throw new ConfigError(FEEDS_BUCKET_ENV, `'${value}' is not an S3 bucket name`);
+  return value;
+}
+
+export function readIngestConfig(env: Env): IngestConfig {
+  return { ...readConfig(env), feedsBucketName: feedsBucketName(env) };
 }
 
 let loaded: Config | undefined;
@@ -100,4 +147,9 @@ let loaded: Config | undefined;
 export function functionConfig(): Config {
   loaded ??= readConfig(process.env);
   return loaded;
+}
+
+/** The ingest function's configuration: read from process.env once, at module scope. */
+export function ingestFunctionConfig(): IngestConfig {
+  return readIngestConfig(process.env);
 }

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { AwsEnvironment } from '../config.js';
 import { COMMAND_DYNAMODB_BUDGET, type DynamoDbCallBudget } from '../time-budget.js';
 import { deadlineSignal } from './deadline.js';
 
@@ -15,10 +16,9 @@ import { deadlineSignal } from './deadline.js';
  * warning), a bounded number of attempts with a bounded backoff, and the deadline of the
  * invocation it runs under (src/aws/deadline.ts), whose signal aborts it.
  */
-export interface DynamoDbClientOptions {
+export interface DynamoDbClientOptions extends Partial<AwsEnvironment> {
   /** Endpoint; undefined means real AWS. */
   endpoint: string | undefined;
-  region?: string;
   /** Overrides the budget's attempts (e.g. 1 for a readiness probe). */
   maxAttempts?: number;
   budget?: Readonly<DynamoDbCallBudget>;
@@ -59,13 +59,18 @@ export function retryBackoff(budget: Pick<DynamoDbCallBudget, 'maxBackoffMs'>, r
   return (attempt: number): number => Math.floor(random() * Math.min(budget.maxBackoffMs, 25 * 2 ** Math.max(0, attempt - 1)));
 }
 
+/**
+ * `region` and `credentialsInEnvironment` are what src/config.ts read of the environment
+ * (`Config.aws`, spread in by the functions and the commands); without them, us-east-1, and a client
+ * of an explicit endpoint signs with DynamoDB Local's placeholder credentials.
+ */
 export function createDocumentClient(options: DynamoDbClientOptions): DynamoDBDocumentClient {
-  const local = options.endpoint !== undefined && !process.env.AWS_ACCESS_KEY_ID;
+  const local = options.endpoint !== undefined && !options.credentialsInEnvironment;
   const budget = options.budget ?? COMMAND_DYNAMODB_BUDGET;
   const maxAttempts = options.maxAttempts ?? budget.maxAttempts;
   const client = new DynamoDBClient({
     endpoint: options.endpoint,
-    region: options.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    region: options.region ?? 'us-east-1',
     maxAttempts,
     retryStrategy: new ConfiguredRetryStrategy(maxAttempts, retryBackoff(budget)),
     // DynamoDB Local accepts any credentials; real AWS uses the environment's.

@@ -9,6 +9,6 @@ import { createDocumentClient } from './dynamodb.js';
  * handler file creates it once, at module scope, from the configuration it read; tooling (the
  * benchmark, tests) calls it with a configuration of its own, no environment variables needed.
  */
-export function createFunctionClient(config: Pick<Config, 'dynamodbEndpoint'>): DynamoDBDocumentClient {
-  return createDocumentClient({ endpoint: config.dynamodbEndpoint, budget: FUNCTION_DYNAMODB_BUDGET });
+export function createFunctionClient(config: Pick<Config, 'dynamodbEndpoint' | 'aws'>): DynamoDBDocumentClient {
+  return createDocumentClient({ ...config.aws, endpoint: config.dynamodbEndpoint, budget: FUNCTION_DYNAMODB_BUDGET });
 }

@@ -1,4 +1,5 @@
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import { recursionDetectionMiddleware } from '@aws-sdk/core/client';
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { HttpRequest } from '@smithy/core/protocols';
@@ -171,6 +172,12 @@ function retryErrorType(error: SdkError): RetryErrorType {
   return 'CLIENT_ERROR';
 }
 
+/**
+ * The SDK's recursion-detection step, run on the lean request as the client's stack runs it on its
+ * own: inside Lambda, the invocation's trace id (X-Amzn-Trace-Id) and its W3C trace context.
+ */
+const traceContext = recursionDetectionMiddleware()(() => Promise.resolve({ output: {}, response: undefined }), {});
+
 interface Attempted {
   text: string;
   response: HttpResponse;
@@ -191,11 +198,10 @@ async function attempt(config: LeanQueryConfig, body: string, abortSignal: Abort
       'content-type': CONTENT_TYPE,
       'content-length': String(Buffer.byteLength(body)),
       'x-amz-target': TARGET,
-      // As the SDK's recursion-detection middleware does inside Lambda.
-      ...(process.env.AWS_LAMBDA_FUNCTION_NAME && process.env._X_AMZN_TRACE_ID ? { 'x-amzn-trace-id': process.env._X_AMZN_TRACE_ID } : {}),
     },
     body,
   });
+  await traceContext({ input: {}, request });
   const signer = await signerPromise;
   const signed = await signer.sign(request, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) });
   const { response } = await config.requestHandler.handle(signed as HttpRequest, abortSignal ? { abortSignal } : {});

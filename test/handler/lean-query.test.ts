@@ -45,6 +45,29 @@ const page = JSON.stringify({
   ConsumedCapacity: { TableName: 'legs', CapacityUnits: 0.5 },
 });
 
+/** Runs `work` with these environment variables set (undefined: unset), then puts them back. */
+async function withEnv<T>(vars: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  const set = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  set(vars);
+  try {
+    return await work();
+  } finally {
+    set(saved);
+  }
+}
+
+/** The access key id and region a request was signed with. */
+function signedWith(request: Seen): { accessKeyId: string; region: string } {
+  const [, accessKeyId = '', region = ''] = /Credential=([^/]+)\/\d{8}\/([^/]+)\//.exec(String(request.headers.authorization)) ?? [];
+  return { accessKeyId, region };
+}
+
 const error = (type: string, message = 'no') => JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message });
 
 describe('LeanQueryCommand against an HTTP peer', () => {
@@ -65,6 +88,19 @@ describe('LeanQueryCommand against an HTTP peer', () => {
       String(lean!.headers.authorization),
     );
     expect(authorization?.[1]?.split(';')).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-target', 'content-type']));
+  });
+
+  it("carries the Lambda invocation's trace id as the SDK's own request does, and none outside Lambda", async () => {
+    const trace = 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1';
+    await withEnv({ AWS_LAMBDA_FUNCTION_NAME: 'list-empty-legs', _X_AMZN_TRACE_ID: trace }, async () => {
+      await client.send(new QueryCommand(input));
+      await client.send(new LeanQueryCommand(input, (body) => body));
+    });
+    await withEnv({ AWS_LAMBDA_FUNCTION_NAME: undefined, _X_AMZN_TRACE_ID: trace }, () => client.send(new LeanQueryCommand(input, (body) => body)));
+    const [sdk, lean, outside] = seen;
+    expect(sdk!.headers['x-amzn-trace-id']).toBe(trace);
+    expect(lean!.headers['x-amzn-trace-id']).toBe(trace);
+    expect(outside!.headers).not.toHaveProperty('x-amzn-trace-id');
   });
 
   it('hands the body to the reader once and returns what the reader left, unmarshalled', async () => {
@@ -136,6 +172,24 @@ describe('LeanQueryCommand against an HTTP peer', () => {
     expect(peer.seen).toHaveLength(FUNCTION_DYNAMODB_BUDGET.maxAttempts);
     expect(e).toMatchObject({ ...raised, $metadata: { ...raised.$metadata, attempts: FUNCTION_DYNAMODB_BUDGET.maxAttempts } });
     expect(isUnavailable(e)).toBe(true);
+  });
+});
+
+describe('createDocumentClient: the region and credentials it is given, never the environment (src/config.ts reads it)', () => {
+  it.each([
+    [{}, { accessKeyId: 'local', region: 'us-east-1' }],
+    [{ region: 'ap-south-1' }, { accessKeyId: 'local', region: 'ap-south-1' }],
+    [{ region: 'ap-south-1', credentialsInEnvironment: true }, { accessKeyId: 'from-the-environment', region: 'ap-south-1' }],
+  ])('signs with %j: %j', async (given, expected) => {
+    await withEnv({ AWS_REGION: 'eu-north-1', AWS_DEFAULT_REGION: 'eu-south-2', AWS_ACCESS_KEY_ID: 'from-the-environment' }, async () => {
+      const client = createDocumentClient({ endpoint, ...given });
+      try {
+        await client.send(new QueryCommand(input));
+      } finally {
+        client.destroy();
+      }
+    });
+    expect(seen.map(signedWith)).toEqual([expected]);
   });
 });
 

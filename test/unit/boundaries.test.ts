@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ESLint, type Linter } from 'eslint';
 // @ts-expect-error: plain-JS config module without type declarations
-import { boundaries } from '../../eslint.boundaries.js';
+import { boundaries, settingsBoundary } from '../../eslint.boundaries.js';
 
 /**
  * The layer rule of eslint.boundaries.js (applied by eslint.config.js, so `npm test`'s lint step
@@ -59,5 +59,40 @@ describe('import boundaries between the top-level folders', () => {
     ['test/unit/x.test.ts', '../../local/gateway.js'],
   ])('allows %s importing %s', async (file, specifier) => {
     expect(await refusals(file, specifier)).toEqual([]);
+  });
+});
+
+describe('the environment, read in src/config.ts only within the runtime', () => {
+  const settingsLint = new ESLint({
+    cwd: process.cwd(),
+    overrideConfigFile: true,
+    // Every .ts file is linted (with the rule where it applies), so an allowed file is one without messages.
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { ecmaVersion: 2023, sourceType: 'module' } }, ...(settingsBoundary as Linter.Config[])],
+  });
+  async function envRefusals(filePath: string, code: string): Promise<string[]> {
+    const [result] = await settingsLint.lintText(code, { filePath });
+    return (result?.messages ?? []).map((m) => m.message);
+  }
+
+  it.each([
+    ['src/aws/dynamodb.ts', 'export const region = process.env.AWS_REGION;'],
+    ['src/aws/lean-query.ts', "export const trace = process.env['_X_AMZN_TRACE_ID'];"],
+    ['src/legs/list-handler.ts', 'const { env } = process;\nexport const e = env;'],
+    ['src/keys/store.ts', "import { env } from 'node:process';\nexport const e = env;"],
+    ['functions/ingest-feed/handler.ts', 'export const bucket = process.env.FEEDS_BUCKET_NAME;'],
+  ])('refuses %s reading it: %s', async (file, code) => {
+    const messages = await envRefusals(file, code);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain('src/config.ts');
+  });
+
+  it.each([
+    ['src/config.ts', 'export const stage = process.env.STAGE;'],
+    ['cli/keys.ts', 'export const stage = process.env.STAGE;'],
+    ['local/start.ts', 'export const port = process.env.PORT;'],
+    ['test/unit/x.test.ts', 'export const level = process.env.POWERTOOLS_LOG_LEVEL;'],
+    ['src/legs/list-handler.ts', 'export const uptime = process.uptime();'],
+  ])('allows %s: %s', async (file, code) => {
+    expect(await envRefusals(file, code)).toEqual([]);
   });
 });
