@@ -3,6 +3,7 @@ import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } fro
 import { HttpRequest } from '@smithy/core/protocols';
 import aws4 from 'aws4';
 import fc from 'fast-check';
+import { readAwsEnvironment } from '../../src/config.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { LeanQueryCommand } from '../../src/aws/lean-query.js';
 import { startCapturingPeer, type Captured, type CapturingPeer } from '../support/capturing-peer.js';
@@ -99,7 +100,8 @@ afterAll(async () => {
  */
 function lambdaClient(settings: Record<string, string | undefined>, endpoint: string | undefined): { client: DynamoDBDocumentClient; targets: Target[]; restore: () => void } {
   const restore = setEnvironment(settings);
-  const client = createFunctionClient({ dynamodbEndpoint: endpoint });
+  // The functions read the AWS SDK's variables once, in src/config.ts, and hand them to the client.
+  const client = createFunctionClient({ dynamodbEndpoint: endpoint, aws: readAwsEnvironment(process.env) });
   const targets: Target[] = [];
   const handler = client.config.requestHandler as { handle(request: HttpRequest, options?: object): Promise<unknown> };
   const handle = handler.handle.bind(handler);

@@ -6,7 +6,7 @@ import { withDeadline } from '../../src/aws/deadline.js';
 import { LeanQueryCommand } from '../../src/aws/lean-query.js';
 import { isUnavailable } from '../../src/aws/unavailable.js';
 import { FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
-import { startCapturingPeer, type CapturingPeer } from '../support/capturing-peer.js';
+import { startCapturingPeer, type Captured, type CapturingPeer } from '../support/capturing-peer.js';
 import { startStalledPeer } from '../support/stalled-peer.js';
 
 /**
@@ -63,7 +63,7 @@ async function withEnv<T>(vars: Record<string, string | undefined>, work: () => 
 }
 
 /** The access key id and region a request was signed with. */
-function signedWith(request: Seen): { accessKeyId: string; region: string } {
+function signedWith(request: Captured): { accessKeyId: string; region: string } {
   const [, accessKeyId = '', region = ''] = /Credential=([^/]+)\/\d{8}\/([^/]+)\//.exec(String(request.headers.authorization)) ?? [];
   return { accessKeyId, region };
 }
@@ -97,7 +97,7 @@ describe('LeanQueryCommand against an HTTP peer', () => {
       await client.send(new LeanQueryCommand(input, (body) => body));
     });
     await withEnv({ AWS_LAMBDA_FUNCTION_NAME: undefined, _X_AMZN_TRACE_ID: trace }, () => client.send(new LeanQueryCommand(input, (body) => body)));
-    const [sdk, lean, outside] = seen;
+    const [sdk, lean, outside] = peer.seen;
     expect(sdk!.headers['x-amzn-trace-id']).toBe(trace);
     expect(lean!.headers['x-amzn-trace-id']).toBe(trace);
     expect(outside!.headers).not.toHaveProperty('x-amzn-trace-id');
@@ -189,7 +189,7 @@ describe('createDocumentClient: the region and credentials it is given, never th
         client.destroy();
       }
     });
-    expect(seen.map(signedWith)).toEqual([expected]);
+    expect(peer.seen.map(signedWith)).toEqual([expected]);
   });
 });
 
