@@ -96,7 +96,11 @@ async function main(): Promise<void> {
     printErrors(parsed.errors, 'warning: ');
   }
 
-  if (parsed.filled > 0) process.stdout.write(`${filledLine(parsed.filled)}\n`);
+  // Once the legs are written (or would be): on stderr, as a note, so that standard output keeps
+  // its one `Loaded ...` line.
+  const noteFilled = () => {
+    if (parsed.filled > 0) process.stderr.write(`note: ${filledLine(parsed.filled)}\n`);
+  };
 
   let tables: CommandTables;
   try {
@@ -119,6 +123,7 @@ async function main(): Promise<void> {
     if (!plan) {
       // The wording is a contract: always "legs" and "invalid records", whatever the counts.
       const skipped = parsed.invalidRecords > 0 ? ` (${parsed.invalidRecords} invalid records skipped)` : '';
+      noteFilled();
       process.stdout.write(`Loaded ${outcome.written} legs into ${tableName}${skipped}\n`);
       return;
     }
@@ -134,6 +139,7 @@ async function main(): Promise<void> {
       );
     }
     const unlistPart = sync ? ` and unlist ${plural(t.unlist, 'leg')}` : '';
+    noteFilled();
     if (outcome.status === 'dry-run') {
       const action = sync ? 'sync' : 'load';
       process.stdout.write(

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import turfDistance from '@turf/distance';
 import { chromium, type Browser } from 'playwright-core';
+import { airportReference } from '../../src/airports/reference.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { callApi, loadOpenApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
@@ -105,7 +107,8 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('One empty leg');
     expect(text).toContain('/open/v1/empty-legs/{id}');
     const parameters = Object.values(doc.components.parameters).map((p) => String(p.name));
-    expect(parameters).toHaveLength(10);
+    expect(parameters).toHaveLength(14);
+    expect(parameters).toEqual(expect.arrayContaining(['depNear', 'depRadiusKm', 'arrNear', 'arrRadiusKm']));
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);
     expect(text).toContain('X-API-Key');
@@ -188,4 +191,51 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(out.again).toEqual({ unchanged: true, etag: out.leg.etag });
     expect(out.missing).toEqual({ gone: true });
   }, 120_000);
+});
+
+describe("README's nearby search, run as printed against npm start's demo data", () => {
+  /** The curl examples of README.md that use depNear, their URLs and what README prints below them. */
+  const readme = readFileSync('README.md', 'utf8');
+  const examples = [...readme.matchAll(/curl -s -H "X-API-Key: elk_test_\.\.\." "(http:\/\/localhost:3000\/open\/v1\/empty-legs\?depNear=[^"]+)"\n(?:```\n)?([^\n]*)/g)].map(
+    (m) => ({ url: new URL(m[1]!), printed: m[2]! }),
+  );
+  const ask = <T>(url: URL) => {
+    const target = new URL(`${url.pathname}${url.search}`, service.baseUrl);
+    return callApi<T>(target, { headers: { 'x-api-key': service.apiKey } });
+  };
+  interface Page {
+    data: { total: number; records: { depAirportIcao: string | null; depAirportIata: string | null; depCityName: string }[] };
+  }
+
+  it('README shows a nearby search and a refused centre', () => {
+    expect(examples.map((e) => e.url.searchParams.get('depNear'))).toEqual(['EGLL', 'EGLX']);
+  });
+
+  it('lists legs from every airport within the radius, more than the city filter finds', async () => {
+    const { url } = examples[0]!;
+    const { res, body } = await ask<Page>(url);
+    expect(res.status).toBe(200);
+    const radius = Number(url.searchParams.get('depRadiusKm'));
+    const reference = airportReference();
+    const centre = reference.byCode(url.searchParams.get('depNear')!)!;
+    const airports = new Set<string>();
+    for (const r of body.data.records) {
+      const at = reference.byCode((r.depAirportIcao ?? r.depAirportIata)!)!;
+      expect(turfDistance([centre.longitude, centre.latitude], [at.longitude, at.latitude], { units: 'kilometers' })).toBeLessThanOrEqual(radius);
+      airports.add(at.icao!);
+    }
+    // README names the airports the demo's legs leave from.
+    for (const icao of airports) expect(readme).toContain(`(${icao})`);
+    expect(airports.size).toBeGreaterThanOrEqual(2);
+    const byCity = await ask<Page>(new URL('http://localhost:3000/open/v1/empty-legs?depCityName=London&size=100'));
+    expect(byCity.body.data.total).toBeLessThan(body.data.total);
+  });
+
+  it('refuses a code no airport has with the message README prints', async () => {
+    const { url, printed } = examples[1]!;
+    const { res, body } = await ask<{ code: string; message: string }>(url);
+    expect(res.status).toBe(400);
+    const shown = JSON.parse(printed) as { code: string; message: string };
+    expect({ code: body.code, message: body.message }).toEqual({ code: shown.code, message: shown.message });
+  });
 });

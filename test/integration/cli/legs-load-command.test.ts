@@ -1,3 +1,4 @@
+import { airportReference } from '../../../src/airports/reference.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +46,21 @@ describe('npm run legs:load', () => {
   const oneBad = JSON.parse(readFileSync(fixture('legs-one-bad.json'), 'utf8')) as { id: string; depAirportIcao?: string }[];
   const badIndex = oneBad.findIndex((r) => typeof r.depAirportIcao === 'string' && r.depAirportIcao.length !== 4);
 
+  /** The note legs:load prints when records leave airport fields the airport reference can fill (none when 0). */
+  function fillNote(records: readonly Record<string, unknown>[]): string[] {
+    const reference = airportReference();
+    const fills = (r: Record<string, unknown>) =>
+      (['dep', 'arr'] as const).some((side) => {
+        const code = (r[`${side}AirportIcao`] ?? r[`${side}AirportIata`]) as string | null | undefined;
+        const airport = code ? reference.byCode(code) : undefined;
+        if (!airport) return false;
+        const known = { AirportName: airport.name, AirportIcao: airport.icao, AirportIata: airport.iata, CountryCode: airport.countryCode, CountryName: airport.countryName };
+        return Object.entries(known).some(([field, value]) => value !== null && (r[`${side}${field}`] ?? null) === null);
+      });
+    const n = records.filter(fills).length;
+    return n === 0 ? [] : [`note: Filled empty airport fields (name, the other code, country) of ${n} record${n === 1 ? '' : 's'} from the airport reference`];
+  }
+
   beforeAll(async () => {
     t = await createTestTables();
     dir = mkdtempSync(join(tmpdir(), 'legs-load-'));
@@ -58,7 +74,7 @@ describe('npm run legs:load', () => {
     'loads a valid file: exit 0 and one line naming the count and the table',
     async () => {
       const r = await run([fixture('legs-valid.json')], envFor(t));
-      expect(lines(r.stderr)).toEqual([]);
+      expect(lines(r.stderr)).toEqual(fillNote(valid));
       expect(r.stdout).toBe(`Loaded ${valid.length} legs into ${t.legsTableName}\n`);
       expect(r.code).toBe(0);
       expect(await count(t)).toBe(valid.length);
@@ -80,7 +96,10 @@ describe('npm run legs:load', () => {
         expect(await count(fresh)).toBe(0);
 
         const skipped = await run([fixture('legs-one-bad.json'), '--skip-invalid'], envFor(fresh));
-        expect(lines(skipped.stderr)).toEqual([expect.stringMatching(new RegExp(`^warning: index ${badIndex}: depAirportIcao:`))]);
+        expect(lines(skipped.stderr)).toEqual([
+          expect.stringMatching(new RegExp(`^warning: index ${badIndex}: depAirportIcao:`)),
+          ...fillNote(oneBad.filter((_, i) => i !== badIndex)),
+        ]);
         expect(skipped.stdout).toBe(`Loaded ${oneBad.length - 1} legs into ${fresh.legsTableName} (1 invalid records skipped)\n`);
         expect(skipped.code).toBe(0);
         expect(await count(fresh)).toBe(oneBad.length - 1);
