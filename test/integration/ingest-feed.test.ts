@@ -137,6 +137,23 @@ describe('ingest-feed handler', () => {
     expect(metricLines(stdout)).toEqual([expect.objectContaining({ [FEED_METRICS.refused]: 1, [FEED_METRICS.loaded]: 0 })]);
   });
 
+  it('checks airports as every loader does: a made-up code and a wrong zone refuse the file; codes alone get the airport\'s zone and fields', async () => {
+    const before = await items();
+    const bad = [record('AP-1', 'acme', { depAirportIcao: 'ZZZZ' }), record('AP-2', 'acme', { depAirportIcao: 'LFPB', depTimezone: 'America/Los_Angeles' })];
+    const reports = serve({ 'incoming/airports-bad.ndjson': ndjson(bad), 'incoming/airports-good.ndjson': ndjson([record('AP-3', 'acme', { depCityName: 'Tokyo', departureAt: `${day(5)}T07:30:00+09:00`, startDate: undefined, depAirportIcao: 'RJTT' })]) });
+    await handler(event('incoming/airports-bad.ndjson'));
+    const refused = reports.get('reports/airports-bad.ndjson.json')!;
+    expect([refused.status, refused.written]).toEqual(['refused', 0]);
+    expect(refused.errors.map((e) => [e.line, e.field])).toEqual([[1, 'depAirportIcao'], [2, 'depTimezone']]);
+    expect(refused.errors[0]!.rule).toContain('no airport has the ICAO code "ZZZZ"');
+    expect(refused.errors[1]!.rule).toContain('Europe/Paris');
+    expect(await items()).toEqual(before);
+
+    await handler(event('incoming/airports-good.ndjson'));
+    expect(reports.get('reports/airports-good.ndjson.json')!.status).toBe('loaded');
+    expect((await items()).get('AP-3')).toMatchObject({ startDate: day(5), depTimezone: 'Asia/Tokyo', depAirportIata: 'HND', depCountryCode: 'JP' });
+  });
+
   it('syncs a feed put under incoming/sync/, and refuses its truncated copy by the guard', async () => {
     const feed = Array.from({ length: 20 }, (_, i) => record(`SY-${i}`, 'skyline'));
     const reports = serve({
