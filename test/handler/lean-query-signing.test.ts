@@ -5,6 +5,7 @@ import aws4 from 'aws4';
 import fc from 'fast-check';
 import { readAwsEnvironment } from '../../src/config.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
+import { setEnvironment } from '../support/environment.js';
 import { LeanQueryCommand } from '../../src/aws/lean-query.js';
 import { startCapturingPeer, type Captured, type CapturingPeer } from '../support/capturing-peer.js';
 import { fcParams } from '../support/fast-check.js';
@@ -39,19 +40,6 @@ const LAMBDA_ENVIRONMENT: Record<string, string | undefined> = {
   AWS_USE_FIPS_ENDPOINT: undefined,
   AWS_USE_DUALSTACK_ENDPOINT: undefined,
 };
-
-/** Sets `vars` (undefined deletes one); returns what puts the environment back. */
-function setEnvironment(vars: Record<string, string | undefined>): () => void {
-  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
-  const apply = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-  apply(vars);
-  return () => apply(before);
-}
 
 /** Values the canonical request must carry byte for byte: non-ASCII, `#`, spaces, quotes, escapes. */
 const input: QueryCommandInput = {

@@ -8,6 +8,7 @@ import { isUnavailable } from '../../src/aws/unavailable.js';
 import { FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
 import { startCapturingPeer, type Captured, type CapturingPeer } from '../support/capturing-peer.js';
 import { startStalledPeer } from '../support/stalled-peer.js';
+import { withEnv } from '../support/environment.js';
 
 /**
  * LeanQueryCommand with the functions' real client against a local HTTP peer that answers as
@@ -44,23 +45,6 @@ const page = JSON.stringify({
   LastEvaluatedKey: { id: { S: 'EL-8' }, lb: { S: '2027-01' }, ls: { S: '2027-01-10#EL-8' } },
   ConsumedCapacity: { TableName: 'legs', CapacityUnits: 0.5 },
 });
-
-/** Runs `work` with these environment variables set (undefined: unset), then puts them back. */
-async function withEnv<T>(vars: Record<string, string | undefined>, work: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
-  const set = (values: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-  set(vars);
-  try {
-    return await work();
-  } finally {
-    set(saved);
-  }
-}
 
 /** The access key id and region a request was signed with. */
 function signedWith(request: Captured): { accessKeyId: string; region: string } {
