@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { invalidParameter } from '../errors.js';
+import { AIRCRAFT_CATEGORIES, CATEGORY_LIST, categoryBit, categoryOf, type AircraftCategory } from './aircraft-category.js';
 import { isCalendarDate } from './dates.js';
+import { MAX_SEATS } from './model.js';
 import { fold } from './storage.js';
 
 /**
@@ -17,6 +19,15 @@ export const CITY_MAX = 100;
 export const DEFAULT_RADIUS_KM = 100;
 export const MIN_RADIUS_KM = 1;
 export const MAX_RADIUS_KM = 1000;
+/** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
+export const MIN_SEATS = 1;
+
+/** The `aircraftType` filter: the categories named (vocabulary order, once each) and their bits. */
+export interface CategoryFilter {
+  categories: readonly AircraftCategory[];
+  /** The categories' bits (`categoryBit`): a leg matches when its category's bit is in it. */
+  mask: number;
+}
 
 export interface AirportFilter {
   /** `icao` for 4 letters, `iata` for 3. */
@@ -92,14 +103,37 @@ const airportCode = v.pipe(
   ),
 );
 
-// A whole number of km, checked (not clamped: a radius out of range is a mistake, not a preference).
-const radiusKm = v.pipe(
+/**
+ * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
+ * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
+ * 1 would drop the legs whose seats are unknown).
+ */
+const boundedInteger = (min: number, max: number, unit = '') =>
+  v.pipe(
+    optionalRaw,
+    v.check(
+      (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
+      `must be an integer from ${min} to ${max}${unit}`,
+    ),
+    v.transform((s) => (s === undefined ? undefined : Number(s))),
+  );
+
+const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
+
+// One or more categories separated by commas, each in any spelling the import accepts
+// (src/legs/aircraft-category.ts): `light jet,Heavy-Jet,ULR`.
+const aircraftCategories = v.pipe(
   optionalRaw,
+  v.transform((s) => (s === undefined ? undefined : s.split(',').map((item) => categoryOf(item.trim())))),
   v.check(
-    (s) => s === undefined || (INTEGER.test(s) && Number(s) >= MIN_RADIUS_KM && Number(s) <= MAX_RADIUS_KM),
-    `must be an integer from ${MIN_RADIUS_KM} to ${MAX_RADIUS_KM} (km)`,
+    (list) => list === undefined || list.every((c) => c !== undefined),
+    `must be one or more aircraft categories separated by commas, each one of ${CATEGORY_LIST} (case-insensitive)`,
   ),
-  v.transform((s) => (s === undefined ? undefined : Number(s))),
+  v.transform((list): CategoryFilter | undefined => {
+    if (list === undefined) return undefined;
+    const categories = AIRCRAFT_CATEGORIES.filter((c) => list.includes(c));
+    return { categories, mask: categories.reduce((mask, c) => mask | categoryBit(c), 0) };
+  }),
 );
 
 /** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
@@ -116,6 +150,8 @@ const ListQueryFields = v.object({
   depRadiusKm: radiusKm,
   arrNear: airportCode,
   arrRadiusKm: radiusKm,
+  minSeats: boundedInteger(MIN_SEATS, MAX_SEATS),
+  aircraftType: aircraftCategories,
 });
 
 /** The names of the query parameters the list operation reads. */
