@@ -22,6 +22,9 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'depDate, offset 15', params: { depDate, offsetDays: '15' } },
     { name: 'city (depCityName=London)', params: { depCityName: 'London' } },
     { name: 'airport (depAirportCode=KTEB)', params: { depAirportCode: 'KTEB' } },
+    { name: 'seats (minSeats=12)', params: { minSeats: '12' } },
+    { name: 'category (aircraftType=Heavy Jet,Ultra Long Range)', params: { aircraftType: 'Heavy Jet,Ultra Long Range' } },
+    { name: 'seats and category, depDate (minSeats=8, aircraftType=light jet)', params: { depDate, offsetDays: '3', minSeats: '8', aircraftType: 'light jet' } },
     { name: 'matches nothing (depCityName=Atlantis)', params: { depCityName: 'Atlantis' } },
     { name: 'size=100', params: { size: '100' } },
   ];
@@ -68,6 +71,16 @@ function airportMatches(code: string | undefined, icao: string | null, iata: str
   return value !== null && value.toUpperCase() === c;
 }
 
+/** The mix writes categories by their names, in any case: a leg of one of them matches. */
+function categoryMatches(list: string | undefined, category: string | null): boolean {
+  if (list === undefined || list === '') return true;
+  return category !== null && list.split(',').some((c) => c.trim().toLowerCase() === category.toLowerCase());
+}
+
+function seatsMatch(min: string | undefined, seats: number | null): boolean {
+  return min === undefined || min === '' || (seats !== null && seats >= Number(min));
+}
+
 function cityMatches(needle: string | undefined, city: string): boolean {
   if (needle === undefined || needle.trim() === '') return true;
   return fold(city).includes(fold(needle.trim()));
@@ -89,6 +102,7 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!cityMatches(params.depCityName, leg.depCityName) || !cityMatches(params.arrCityName, leg.arrCityName)) return false;
     if (!airportMatches(params.depAirportCode, leg.depAirportIcao, leg.depAirportIata)) return false;
     if (!airportMatches(params.arrAirportCode, leg.arrAirportIcao, leg.arrAirportIata)) return false;
+    if (!seatsMatch(params.minSeats, leg.seatNum) || !categoryMatches(params.aircraftType, leg.aircraftType)) return false;
     return true;
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);
