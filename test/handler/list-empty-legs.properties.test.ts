@@ -419,11 +419,17 @@ function oracle(pairs: Pair[]): Expected {
     if (INTEGER.test(size)) e.size = clampBig(size, 1n, 100n);
     else bad();
   }
-  const offset = get('offsetDays');
-  if (offset !== undefined) {
-    if (INTEGER.test(offset) && BigInt(offset) >= 0n && BigInt(offset) <= 15n) e.offsetDays = Number(BigInt(offset));
-    else bad();
-  }
+  /** Parameter `name`, when given, through `parse` (undefined: invalid) into `set`. */
+  const take = <T>(name: string, parse: (value: string) => T | undefined, set: (value: T) => void) => {
+    const v = get(name);
+    if (v === undefined) return;
+    const value = parse(v);
+    if (value === undefined) bad();
+    else set(value);
+  };
+  /** An integer literal from `min` to `max`. */
+  const within = (min: bigint, max: bigint) => (v: string) => (INTEGER.test(v) && BigInt(v) >= min && BigInt(v) <= max ? Number(BigInt(v)) : undefined);
+  take('offsetDays', within(0n, 15n), (n) => (e.offsetDays = n));
   const date = get('depDate');
   if (date !== undefined) {
     const shaped = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(date);
@@ -444,17 +450,15 @@ function oracle(pairs: Pair[]): Expected {
     if (/^[A-Za-z]{3,4}$/.test(v)) e[key] = v.toLowerCase();
     else bad();
   }
-  const seats = get('minSeats');
-  if (seats !== undefined) {
-    if (INTEGER.test(seats) && BigInt(seats) >= 1n && BigInt(seats) <= 850n) e.minSeats = Number(BigInt(seats));
-    else bad();
-  }
-  const types = get('aircraftType');
-  if (types !== undefined) {
-    const named = types.split(',').map(categoryNamed);
-    if (named.every((c) => c !== undefined)) e.categories = new Set(named);
-    else bad();
-  }
+  take('minSeats', within(1n, 850n), (n) => (e.minSeats = n));
+  take(
+    'aircraftType',
+    (v) => {
+      const named = v.split(',').map(categoryNamed);
+      return named.every((c) => c !== undefined) ? new Set(named) : undefined;
+    },
+    (set) => (e.categories = set),
+  );
   return e;
 }
 
