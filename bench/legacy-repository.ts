@@ -6,8 +6,8 @@ import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { createJournalSource } from '../src/legs/journal.js';
 import { MAX_QUERY_PAGES_PER_BUCKET } from '../src/legs/limits.js';
 import { bucketQueryInput, createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
-import { categoryBit, type AircraftCategory } from '../src/legs/aircraft-category.js';
-import { CATEGORY_CODES, FILTER_ATTR, SORT_ATTR, type EntryFields, type IndexEntry } from '../src/legs/storage.js';
+import { AIRCRAFT_CATEGORIES } from '../src/legs/aircraft-category.js';
+import { FILTER_ATTR, SORT_ATTR, type EntryFields, type IndexEntry } from '../src/legs/storage.js';
 
 /**
  * The cold read as it was before the index entries were read from the response text
@@ -40,8 +40,8 @@ function splitCodes(value: string): [icao: string, iata: string] {
 /** The places of an entry as the reader as it was kept them. */
 type FormerFields = Omit<EntryFields, 'id' | 'startDate' | 'endDate' | 'expiresAt' | 'seats' | 'aircraftType'>;
 
-/** Category bits by letter, as a split-string reader would look them up. */
-const BIT_OF_LETTER = new Map(Object.entries(CATEGORY_CODES).map(([c, letter]) => [letter, categoryBit(c as AircraftCategory)]));
+/** Category bits by letter (`a` the first category), as a split-string reader would look them up. */
+const BIT_OF_LETTER = new Map(AIRCRAFT_CATEGORIES.map((_, i) => [String.fromCharCode(97 + i), 1 << i]));
 
 /** The reader of index items as it was (src/legs/storage.ts IndexEntryReader before it took the response text). */
 class LegacyEntryReader {

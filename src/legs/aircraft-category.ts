@@ -1,13 +1,15 @@
 /**
- * The aircraft categories (docs/import-format.md, "Aircraft categories"): the one vocabulary of
- * `aircraftType`, what the import maps the feeds' spellings to, and what the `aircraftType` filter
- * takes. Pure.
+ * The aircraft categories (docs/api.md, "Aircraft categories"): the one vocabulary of
+ * `aircraftType`, what the `aircraftType` filter takes. Pure, and small: the list function bundles
+ * it (the feeds' other spellings, which only the import reads, are in import/aircraft-spellings.ts).
  *
  * The classes business aviation sells by, from the smallest cabin to the largest, plus the
- * helicopter: charter brokers and operators quote by these classes (cabin size and range), so a
- * buyer asking for "a light jet or bigger" finds the legs a feed files under any spelling of them.
+ * helicopter: charter brokers and operators quote by these classes (cabin size and range).
  * Airliners are one class whatever their cabin (VIP, group charter or regional): the seat count,
  * which the `minSeats` filter reads, tells them apart better than the feeds' labels do.
+ *
+ * Stored: the listing index holds a category as the letter of its position (`a` for the first,
+ * src/legs/storage.ts), so a category is only ever added at the end of this list.
  */
 export const AIRCRAFT_CATEGORIES = [
   'Piston',
@@ -23,52 +25,27 @@ export const AIRCRAFT_CATEGORIES = [
 ] as const;
 export type AircraftCategory = (typeof AIRCRAFT_CATEGORIES)[number];
 
-/**
- * Other names of each category, as spelling keys (`spellingKey`: lower case, no spaces, hyphens,
- * underscores, dots or slashes). A key ending in `s` that is not listed is read without it
- * (`Light Jets`). Each category's own name is accepted as well.
- */
-const OTHER_NAMES: Readonly<Record<AircraftCategory, readonly string[]>> = {
-  Piston: ['singlepiston', 'pistonsingle', 'twinpiston', 'pistontwin', 'pistonengine', 'pistonaircraft'],
-  Turboprop: ['turbopropeller', 'singleturboprop', 'twinturboprop', 'turbopropaircraft'],
-  'Very Light Jet': ['vlj', 'verylight'],
-  'Light Jet': ['light'],
-  'Midsize Jet': ['midsize', 'midsized', 'midsizedjet', 'mid', 'midjet', 'medium', 'mediumjet'],
-  'Super Midsize Jet': ['supermidsize', 'supermidsized', 'supermidsizedjet', 'supermid', 'supermidjet'],
-  'Heavy Jet': ['heavy', 'large', 'largejet', 'largecabin', 'largecabinjet'],
-  'Ultra Long Range': ['ulr', 'ulrjet', 'ultralongrangejet', 'longrange', 'longrangejet'],
-  Airliner: ['vipairliner', 'bizliner', 'businessliner', 'businessairliner', 'executiveairliner', 'corporateairliner', 'jetliner', 'regionaljet', 'regionalairliner'],
-  Helicopter: ['heli', 'rotorcraft'],
-};
-
-const SEPARATORS = /[\s\-_./]+/gu;
-
-/** The key a spelling is looked up by: NFKC, lower case, without spaces, hyphens, underscores, dots and slashes. */
-export function spellingKey(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(SEPARATORS, '');
-}
-
-const BY_KEY: ReadonlyMap<string, AircraftCategory> = new Map(
-  AIRCRAFT_CATEGORIES.flatMap((c) => [[spellingKey(c), c] as const, ...OTHER_NAMES[c].map((k) => [k, c] as const)]),
-);
-const EXACT: ReadonlySet<string> = new Set(AIRCRAFT_CATEGORIES);
-
-/** The category `text` names (any case, spacing, hyphenation, plural or other name above); undefined when it names none. */
-export function categoryOf(text: string): AircraftCategory | undefined {
-  if (EXACT.has(text)) return text as AircraftCategory;
-  const key = spellingKey(text);
-  return BY_KEY.get(key) ?? (key.endsWith('s') ? BY_KEY.get(key.slice(0, -1)) : undefined);
-}
-
 /** The accepted categories, for a message: `Piston, Turboprop, ..., Helicopter`. */
 export const CATEGORY_LIST = AIRCRAFT_CATEGORIES.join(', ');
+
+/** The key a spelling is looked up by: NFKC, lower case, without blanks, hyphens, underscores, dots and slashes. */
+export function spellingKey(text: string): string {
+  return text.normalize('NFKC').toLowerCase().replace(/[\s\-_./]+/gu, '');
+}
+
+/** Category by the key of its name (`verylightjet`). */
+const BY_KEY = new Map(AIRCRAFT_CATEGORIES.map((c) => [spellingKey(c), c]));
+
+/**
+ * The category whose name `text` is, ignoring case, blanks, hyphens, underscores, dots, slashes and
+ * a plural `s` (`LIGHT-JETS` is `Light Jet`); undefined for any other text.
+ */
+export function categoryNamed(text: string, byKey: ReadonlyMap<string, AircraftCategory> = BY_KEY): AircraftCategory | undefined {
+  const key = spellingKey(text);
+  return byKey.get(key) ?? (key.endsWith('s') ? byKey.get(key.slice(0, -1)) : undefined);
+}
 
 /** The category's bit in a set of categories (the index entry and the filter hold sets as bit masks). */
 export function categoryBit(category: AircraftCategory): number {
   return 1 << AIRCRAFT_CATEGORIES.indexOf(category);
-}
-
-/** The other names of a category (for tests and the documentation's table). */
-export function otherNames(category: AircraftCategory): readonly string[] {
-  return OTHER_NAMES[category];
 }

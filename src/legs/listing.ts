@@ -123,7 +123,7 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
   if (entry.startDate > window.to) return false;
   if (isExpired(entry, nowMs)) return false;
   if (query.minSeats !== undefined && entry.seats < query.minSeats) return false;
-  if (query.aircraftType !== undefined && (entry.category & query.aircraftType.mask) === 0) return false;
+  if (query.aircraftType !== undefined && (entry.category & query.aircraftType) === 0) return false;
   if (query.depCityName !== undefined && !cityIncludes(entry, 'dep', query.depCityName)) return false;
   if (query.arrCityName !== undefined && !cityIncludes(entry, 'arr', query.arrCityName)) return false;
   const dep = query.depAirportCode;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { AIRCRAFT_CATEGORIES, categoryOf } from './aircraft-category.js';
+import { AIRCRAFT_CATEGORIES, categoryNamed } from './aircraft-category.js';
 
 /**
  * The API's EmptyLeg and Amenity (docs/api.md), defined once: the valibot schema below is the one
@@ -94,10 +94,10 @@ function readerFor(schema: v.GenericSchema): Reader {
 }
 
 /**
- * A stored category: a leg loaded before the vocabulary may hold another spelling, read as the
- * category it names, else null (docs/import-format.md, "Aircraft categories").
+ * A stored category: a leg loaded before the vocabulary may hold another text, read as the category
+ * when it is a category's name in another case or spacing, else null (docs/api.md, "Aircraft categories").
  */
-const readCategory: Reader = (value) => (typeof value === 'string' ? (categoryOf(value) ?? null) : null);
+const readCategory: Reader = (value) => (typeof value === 'string' ? (categoryNamed(value) ?? null) : null);
 
 const READERS = EMPTY_LEG_FIELDS.map(
   (field) => [field, field === 'aircraftType' ? readCategory : readerFor(EmptyLegSchema.entries[field])] as const,

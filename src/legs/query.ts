@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { invalidParameter } from '../errors.js';
-import { AIRCRAFT_CATEGORIES, CATEGORY_LIST, categoryBit, categoryOf, type AircraftCategory } from './aircraft-category.js';
+import { CATEGORY_LIST, categoryBit, categoryNamed } from './aircraft-category.js';
 import { isCalendarDate } from './dates.js';
 import { MAX_SEATS } from './model.js';
 import { fold } from './storage.js';
@@ -21,13 +21,6 @@ export const MIN_RADIUS_KM = 1;
 export const MAX_RADIUS_KM = 1000;
 /** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
 export const MIN_SEATS = 1;
-
-/** The `aircraftType` filter: the categories named (vocabulary order, once each) and their bits. */
-export interface CategoryFilter {
-  categories: readonly AircraftCategory[];
-  /** The categories' bits (`categoryBit`): a leg matches when its category's bit is in it. */
-  mask: number;
-}
 
 export interface AirportFilter {
   /** `icao` for 4 letters, `iata` for 3. */
@@ -67,15 +60,6 @@ const clampedInteger = (min: number, max: number, fallback: number) =>
     v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
     v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
   );
-
-const offsetDays = v.pipe(
-  optionalRaw,
-  v.check(
-    (s) => s === undefined || (INTEGER.test(s) && Number(s) >= 0 && Number(s) <= MAX_OFFSET_DAYS),
-    `must be an integer from 0 to ${MAX_OFFSET_DAYS}`,
-  ),
-  v.transform((s) => (s === undefined ? 0 : Number(s))),
-);
 
 const depDate = v.pipe(
   optionalRaw,
@@ -120,20 +104,18 @@ const boundedInteger = (min: number, max: number, unit = '') =>
 
 const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
 
-// One or more categories separated by commas, each in any spelling the import accepts
-// (src/legs/aircraft-category.ts): `light jet,Heavy-Jet,ULR`.
+const offsetDays = v.pipe(
+  boundedInteger(0, MAX_OFFSET_DAYS),
+  v.transform((n) => n ?? 0),
+);
+
+// One or more category names separated by commas, in any case and spacing (`light jet,Heavy-Jet`).
 const aircraftCategories = v.pipe(
   optionalRaw,
-  v.transform((s) => (s === undefined ? undefined : s.split(',').map((item) => categoryOf(item.trim())))),
-  v.check(
-    (list) => list === undefined || list.every((c) => c !== undefined),
-    `must be one or more aircraft categories separated by commas, each one of ${CATEGORY_LIST} (case-insensitive)`,
-  ),
-  v.transform((list): CategoryFilter | undefined => {
-    if (list === undefined) return undefined;
-    const categories = AIRCRAFT_CATEGORIES.filter((c) => list.includes(c));
-    return { categories, mask: categories.reduce((mask, c) => mask | categoryBit(c), 0) };
-  }),
+  v.transform((s) => s?.split(',').map((item) => categoryNamed(item))),
+  v.check((list) => list?.every((c) => c !== undefined) ?? true, `must be one or more of ${CATEGORY_LIST}, separated by commas`),
+  // The set of categories as their bits (`categoryBit`): a leg matches when its category's bit is in it.
+  v.transform((list) => list?.reduce((mask, c) => mask | categoryBit(c!), 0)),
 );
 
 /** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */

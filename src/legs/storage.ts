@@ -1,5 +1,5 @@
 import { LEGS_INDEX } from '../tables.js';
-import { AIRCRAFT_CATEGORIES, categoryBit, categoryOf, type AircraftCategory } from './aircraft-category.js';
+import { AIRCRAFT_CATEGORIES, categoryNamed, type AircraftCategory } from './aircraft-category.js';
 import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
 
@@ -22,9 +22,9 @@ import type { EmptyLeg } from './model.js';
  *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
  *            alone, empty for none); `icao/iata` when a code has another length
  *   arrCity, arrCodes  the same for the arrival
- *   aircraft seatNum in decimal digits, then the category's letter (CATEGORY_CODES): `16u` for 16
- *            seats, Ultra Long Range; `u` with the seats unknown, `16` with the category unknown,
- *            empty for both
+ *   aircraft seatNum in decimal digits, then the category's letter: `a` for the first of
+ *            AIRCRAFT_CATEGORIES, `b` for the second, and so on (`16h` for 16 seats, Ultra Long
+ *            Range; `h` with the seats unknown, `16` with the category unknown, empty for both)
  * An entry written before the aircraft field (six fields) reads as seats and category unknown: it
  * matches no seat or category filter until the leg is loaded again (docs/deploy.md).
  */
@@ -50,26 +50,8 @@ export const LONG_BUCKET = 'long';
  */
 export const LISTING_HORIZON_DAYS = 366;
 
-/**
- * The letter of each category in the aircraft field. Stored: a letter never changes meaning; a new
- * category takes a new letter. A letter the reader does not know reads as an unknown category.
- */
-export const CATEGORY_CODES: Readonly<Record<AircraftCategory, string>> = {
-  Piston: 'p',
-  Turboprop: 't',
-  'Very Light Jet': 'v',
-  'Light Jet': 'l',
-  'Midsize Jet': 'm',
-  'Super Midsize Jet': 's',
-  'Heavy Jet': 'h',
-  'Ultra Long Range': 'u',
-  Airliner: 'a',
-  Helicopter: 'c',
-};
-
-/** The category bit (`categoryBit`) of each letter's char code; 0 for any other character. */
-const BIT_OF_CODE = new Int32Array(128);
-for (const c of AIRCRAFT_CATEGORIES) BIT_OF_CODE[CATEGORY_CODES[c].charCodeAt(0)] = categoryBit(c);
+/** The letter of the first category in the aircraft field (`a`); the others follow in order. */
+const FIRST_CATEGORY_CODE = 97;
 
 const SEP = '\u001f';
 const MINUTE_MS = 60_000;
@@ -123,7 +105,7 @@ export interface IndexEntry {
   arrCodesEnd: number;
   /** Passenger seats; 0 when unknown. */
   seats: number;
-  /** The category's bit (`categoryBit`); 0 when unknown. */
+  /** The category's bit (`categoryBit`, src/legs/aircraft-category.ts); 0 when unknown. */
   category: number;
 }
 
@@ -225,7 +207,7 @@ export function entryFields(entry: IndexEntry): EntryFields {
     arrIcao: codeOf(entry, 'arr', 'icao'),
     arrIata: codeOf(entry, 'arr', 'iata'),
     seats: entry.seats,
-    aircraftType: AIRCRAFT_CATEGORIES.find((c) => categoryBit(c) === entry.category) ?? null,
+    aircraftType: AIRCRAFT_CATEGORIES.find((_, i) => entry.category === 1 << i) ?? null,
   };
 }
 
@@ -303,32 +285,11 @@ export function codesField(icao: string | null, iata: string | null): string {
   return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
 }
 
-/** The aircraft field of the filter attribute (see the top of this file); a category outside the vocabulary counts as unknown. */
+/** The aircraft field of the filter attribute (see the top of this file); a text that is no category's name counts as unknown. */
 export function aircraftField(seatNum: number | null, aircraftType: string | null): string {
-  const category = aircraftType === null ? undefined : categoryOf(aircraftType);
-  return (seatNum === null ? '' : String(seatNum)) + (category === undefined ? '' : CATEGORY_CODES[category]);
-}
-
-/** The seats of an aircraft field `text[from, to)`: its leading digits, 0 for none. */
-function seatsIn(text: string, from: number, to: number): number {
-  let seats = 0;
-  for (let k = from; k < to; k++) {
-    const d = text.charCodeAt(k) - 48;
-    if (d < 0 || d > 9) break;
-    seats = seats * 10 + d;
-  }
-  return seats;
-}
-
-/** The category bit of an aircraft field `text[from, to)`: its last character's, when it follows the digits. */
-function categoryIn(text: string, from: number, to: number): number {
-  if (to <= from) return 0;
-  const code = text.charCodeAt(to - 1);
-  for (let k = from; k < to - 1; k++) {
-    const d = text.charCodeAt(k) - 48;
-    if (d < 0 || d > 9) return 0;
-  }
-  return code < 128 ? BIT_OF_CODE[code]! : 0;
+  const category = aircraftType === null ? undefined : categoryNamed(aircraftType);
+  const code = category === undefined ? '' : String.fromCharCode(FIRST_CATEGORY_CODE + AIRCRAFT_CATEGORIES.indexOf(category));
+  return (seatNum === null ? '' : String(seatNum)) + code;
 }
 
 export function encodeExpiry(endDate: string, expiresAt: number): string {
@@ -421,6 +382,15 @@ export class IndexEntryReader {
     } else {
       s6 = -1;
     }
+    // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
+    let seats = 0;
+    let category = 0;
+    if (s6 >= 0) {
+      let k = s6 + step;
+      for (let d = text.charCodeAt(k) - 48; k < to && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
+      const index = text.charCodeAt(k) - FIRST_CATEGORY_CODE;
+      if (k === to - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
+    }
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
@@ -447,8 +417,8 @@ export class IndexEntryReader {
       arrCityEnd: s5,
       arrCodesAt: s5 + step,
       arrCodesEnd: s6 < 0 ? to : s6,
-      seats: s6 < 0 ? 0 : seatsIn(text, s6 + step, to),
-      category: s6 < 0 ? 0 : categoryIn(text, s6 + step, to),
+      seats,
+      category,
     };
   }
 }

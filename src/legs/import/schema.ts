@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { addDays, dateInZone, isCalendarDate } from '../dates.js';
 import { AMENITY_TYPES, EMPTY_LEG_FIELDS, type EmptyLegField } from '../model.js';
-import { CATEGORY_LIST, categoryOf, type AircraftCategory } from '../aircraft-category.js';
+import { CATEGORY_LIST, type AircraftCategory } from '../aircraft-category.js';
+import { categoryOf } from './aircraft-spellings.js';
 import { DEFAULT_SOURCE, SOURCE_PATTERN, SOURCE_RULE } from '../source.js';
 import { LISTING_HORIZON_DAYS, type StoredLeg } from '../storage.js';
 import { airportReference, type Airport, type AirportIndex } from '../../airports/reference.js';

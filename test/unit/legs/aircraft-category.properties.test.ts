@@ -1,13 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { AIRCRAFT_CATEGORIES, categoryOf, otherNames, type AircraftCategory } from '../../../src/legs/aircraft-category.js';
+import { AIRCRAFT_CATEGORIES, categoryNamed, type AircraftCategory } from '../../../src/legs/aircraft-category.js';
+import { categoryOf, otherNames } from '../../../src/legs/import/aircraft-spellings.js';
 import { validateImportRecord } from '../../../src/legs/import/index.js';
 import { fcParams } from '../../support/fast-check.js';
 import { record, TODAY } from '../../support/import-records.js';
 
 /**
  * The aircraft category vocabulary (src/legs/aircraft-category.ts): how the feeds' spellings map to
- * it, at the import and in the `aircraftType` filter.
+ * it at the import (src/legs/import/aircraft-spellings.ts), and which names the `aircraftType`
+ * filter and the reading of a stored leg take (`categoryNamed`: the names only).
  */
 
 const SEPARATORS = ['', ' ', '  ', '-', '_', ' - ', '.', '/', '\t', '\u00a0'];
@@ -109,6 +111,29 @@ describe('categoryOf', () => {
   it('has no spelling of two categories (the other names are distinct from the names and from each other)', () => {
     const keys = AIRCRAFT_CATEGORIES.flatMap((c) => [c.toLowerCase().replace(/ /g, ''), ...otherNames(c)]);
     expect(new Set(keys).size).toBe(keys.length);
+  });
+});
+
+describe('categoryNamed (the filter, and a stored text read back)', () => {
+  it('maps every case and spacing of a name, and only names: no other name of the import (property)', () => {
+    const nameSpelling = fc.constantFrom(...AIRCRAFT_CATEGORIES).chain((c) => spelling(c.split(' ')).map((s): [AircraftCategory, string] => [c, s]));
+    fc.assert(
+      fc.property(nameSpelling, ([category, text]) => {
+        expect(categoryNamed(text)).toBe(category);
+      }),
+      fcParams(1_000),
+    );
+    for (const c of AIRCRAFT_CATEGORIES) for (const other of otherNames(c)) expect([other, categoryNamed(other)]).toEqual([other, undefined]);
+  });
+
+  it('names a category only where the import maps the text to the same one (property)', () => {
+    fc.assert(
+      fc.property(fc.oneof(spelled.map(([, s]) => s), fc.string({ maxLength: 20 })), (s) => {
+        const named = categoryNamed(s);
+        if (named !== undefined) expect(categoryOf(s)).toBe(named);
+      }),
+      fcParams(1_000),
+    );
   });
 });
 

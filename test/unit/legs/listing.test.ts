@@ -333,14 +333,18 @@ describe('index entries (storage)', () => {
     });
   });
 
-  it('writes the seats and the category letter last; a stored spelling of a category is its category, another text none', () => {
+  it('writes the seats and the category letter last (a for the first category); a name in another case is its category, another text none', () => {
     const lf = (over: Partial<StoredLeg>) => (toStorageItem({ ...leg, ...over }).lf as string).split('\u001f');
     expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })).toHaveLength(7);
-    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })[6]).toBe('16u');
-    expect(lf({ seatNum: null, aircraftType: 'Helicopter' })[6]).toBe('c');
+    // Piston a, Turboprop b, Very Light Jet c, Light Jet d, Midsize Jet e, Super Midsize Jet f,
+    // Heavy Jet g, Ultra Long Range h, Airliner i, Helicopter j.
+    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })[6]).toBe('16h');
+    expect(lf({ seatNum: null, aircraftType: 'Helicopter' })[6]).toBe('j');
+    expect(lf({ seatNum: 4, aircraftType: 'Piston' })[6]).toBe('4a');
     expect(lf({ seatNum: 850, aircraftType: null })[6]).toBe('850');
     expect(lf({ seatNum: null, aircraftType: null })[6]).toBe('');
-    expect(lf({ seatNum: 9, aircraftType: 'SUPER-MID' as StoredLeg['aircraftType'] })[6]).toBe('9s');
+    expect(lf({ seatNum: 9, aircraftType: 'SUPER-MIDSIZE JET' as StoredLeg['aircraftType'] })[6]).toBe('9f');
+    expect(lf({ seatNum: 9, aircraftType: 'Super Mid' as StoredLeg['aircraftType'] })[6]).toBe('9');
     expect(lf({ seatNum: 9, aircraftType: 'Glider' as StoredLeg['aircraftType'] })[6]).toBe('9');
   });
 
@@ -351,9 +355,13 @@ describe('index entries (storage)', () => {
       return [e.seats, entryFields(e).aircraftType];
     };
     expect(read('12z')).toEqual([12, null]);
+    expect(read('12`')).toEqual([12, null]);
+    expect(read('12k')).toEqual([12, null]);
     expect(read('x12')).toEqual([0, null]);
-    expect(read('12hh')).toEqual([12, null]);
-    expect(read('h')).toEqual([0, 'Heavy Jet']);
+    expect(read('12gg')).toEqual([12, null]);
+    expect(read('g')).toEqual([0, 'Heavy Jet']);
+    expect(read('12j')).toEqual([12, 'Helicopter']);
+    expect(read('7a')).toEqual([7, 'Piston']);
     expect(read('é')).toEqual([0, null]);
   });
 
