@@ -73,7 +73,7 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('/open/v1/empty-legs');
     expect(text).toContain('/open/v1/openapi.json');
     const parameters = Object.keys(doc.components.parameters);
-    expect(parameters).toHaveLength(8);
+    expect(parameters).toHaveLength(10);
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);
     expect(text).toContain('X-API-Key');
