@@ -6,6 +6,7 @@ import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { createJournalSource } from '../src/legs/journal.js';
 import { MAX_QUERY_PAGES_PER_BUCKET } from '../src/legs/limits.js';
 import { bucketQueryInput, createLegsRepository, keyCondition, type LegsRepository } from '../src/legs/repository.js';
+import { AIRCRAFT_CATEGORIES } from '../src/legs/aircraft-category.js';
 import { FILTER_ATTR, SORT_ATTR, type EntryFields, type IndexEntry } from '../src/legs/storage.js';
 
 /**
@@ -37,7 +38,10 @@ function splitCodes(value: string): [icao: string, iata: string] {
 }
 
 /** The places of an entry as the reader as it was kept them. */
-type FormerFields = Omit<EntryFields, 'id' | 'startDate' | 'endDate' | 'expiresAt'>;
+type FormerFields = Omit<EntryFields, 'id' | 'startDate' | 'endDate' | 'expiresAt' | 'seats' | 'aircraftType'>;
+
+/** Category bits by letter (`a` the first category), as a split-string reader would look them up. */
+const BIT_OF_LETTER = new Map(AIRCRAFT_CATEGORIES.map((_, i) => [String.fromCharCode(97 + i), 1 << i]));
 
 /** The reader of index items as it was (src/legs/storage.ts IndexEntryReader before it took the response text). */
 class LegacyEntryReader {
@@ -52,7 +56,9 @@ class LegacyEntryReader {
     if (typeof id !== 'string' || typeof sort !== 'string' || typeof filter !== 'string') return undefined;
     const f = filter.split(SEP);
     const startDate = sort.slice(0, 10);
-    if (f.length !== 6) return undefined;
+    // Six fields, or seven with the aircraft field (src/legs/storage.ts), read as a split string.
+    if (f.length !== 6 && f.length !== 7) return undefined;
+    const aircraft = /^(\d*)(\D?)$/.exec(f[6] ?? '');
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
@@ -95,7 +101,9 @@ class LegacyEntryReader {
       arrCityAt,
       arrCityEnd: arrCodesAt - 1,
       arrCodesAt,
-      arrCodesEnd: filter.length,
+      arrCodesEnd: arrCodesAt + f[5]!.length,
+      seats: aircraft ? Number(aircraft[1]) : 0,
+      category: aircraft ? (BIT_OF_LETTER.get(aircraft[2]!) ?? 0) : 0,
     };
     return entry;
   }

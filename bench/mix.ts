@@ -23,6 +23,9 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'depDate, offset 15', params: { depDate, offsetDays: '15' } },
     { name: 'city (depCityName=London)', params: { depCityName: 'London' } },
     { name: 'airport (depAirportCode=KTEB)', params: { depAirportCode: 'KTEB' } },
+    { name: 'seats (minSeats=12)', params: { minSeats: '12' } },
+    { name: 'category (aircraftType=Heavy Jet,Ultra Long Range)', params: { aircraftType: 'Heavy Jet,Ultra Long Range' } },
+    { name: 'seats and category, depDate (minSeats=8, aircraftType=light jet)', params: { depDate, offsetDays: '3', minSeats: '8', aircraftType: 'light jet' } },
     { name: 'matches nothing (depCityName=Atlantis)', params: { depCityName: 'Atlantis' } },
     { name: 'size=100', params: { size: '100' } },
     { name: 'nearby (depNear=EGLL, 60 km)', params: { depNear: 'EGLL', depRadiusKm: '60' } },
@@ -71,6 +74,16 @@ function airportMatches(code: string | undefined, icao: string | null, iata: str
   return value !== null && value.toUpperCase() === c;
 }
 
+/** The mix writes categories by their names, in any case: a leg of one of them matches. */
+function categoryMatches(list: string | undefined, category: string | null): boolean {
+  if (list === undefined || list === '') return true;
+  return category !== null && list.split(',').some((c) => c.trim().toLowerCase() === category.toLowerCase());
+}
+
+function seatsMatch(min: string | undefined, seats: number | null): boolean {
+  return min === undefined || min === '' || (seats !== null && seats >= Number(min));
+}
+
 function cityMatches(needle: string | undefined, city: string): boolean {
   if (needle === undefined || needle.trim() === '') return true;
   return fold(city).includes(fold(needle.trim()));
@@ -115,6 +128,7 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!airportMatches(params.arrAirportCode, leg.arrAirportIcao, leg.arrAirportIata)) return false;
     if (!nearMatches(params.depNear, params.depRadiusKm, leg.depAirportIcao, leg.depAirportIata)) return false;
     if (!nearMatches(params.arrNear, params.arrRadiusKm, leg.arrAirportIcao, leg.arrAirportIata)) return false;
+    if (!seatsMatch(params.minSeats, leg.seatNum) || !categoryMatches(params.aircraftType, leg.aircraftType)) return false;
     return true;
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);

@@ -4,24 +4,26 @@ import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './com
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
 import { utcDate } from '../src/legs/dates.js';
-import { filledLine, moveLines, planLines, refusalLine } from './load-report.js';
+import { filledLine, moveLines, planLines, refusalLine, uncategorizedLine } from './load-report.js';
 import { loadFeed } from '../src/legs/feed-load.js';
 import { readImportStream, type ImportError } from '../src/legs/import/index.js';
 import { SOURCE_PATTERN, SOURCE_RULE } from '../src/legs/source.js';
 
 /**
- * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--dry-run] [--aws [--stage sandbox|prod]]`
+ * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--allow-unknown-categories] [--dry-run] [--aws [--stage sandbox|prod]]`
  *
  * Validates FILE (import format, docs/import-format.md) and writes its legs to the legs table; with
  * `--sync`, FILE is the complete current set of its sources (or of `--source`): their legs absent
  * from it are unlisted. `--dry-run` prints what would happen and writes nothing. Airport codes are
  * checked against the airport reference (docs/import-format.md, "Airports");
- * `--allow-unknown-airports` keeps codes it does not know, or pairs it gives to two airports.
+ * `--allow-unknown-airports` keeps codes it does not know, or pairs it gives to two airports. An
+ * `aircraftType` is mapped to the category vocabulary (docs/import-format.md, "Aircraft categories");
+ * `--allow-unknown-categories` stores one that names no category as null instead of refusing it.
  * Exit status: 0 loaded (or a dry run that would load); 1 invalid records (nothing written), a sync
  * the guard refuses, or the database failed; 2 a bad flag or setting, or an unreadable file.
  */
 const USAGE =
-  'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--dry-run] [--aws [--stage sandbox|prod]]';
+  'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--allow-unknown-categories] [--dry-run] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
 function printErrors(errors: readonly ImportError[], prefix: string): void {
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
     source: { type: 'string' },
     'dry-run': { type: 'boolean' },
     'allow-unknown-airports': { type: 'boolean' },
+    'allow-unknown-categories': { type: 'boolean' },
     force: { type: 'boolean' },
     aws: { type: 'boolean' },
     stage: { type: 'string' },
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
       today: utcDate(now),
       source,
       allowUnknownAirports: values['allow-unknown-airports'] === true,
+      allowUnknownCategories: values['allow-unknown-categories'] === true,
     });
   } catch (err) {
     throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
@@ -96,10 +100,11 @@ async function main(): Promise<void> {
     printErrors(parsed.errors, 'warning: ');
   }
 
-  // Once the legs are written (or would be): on stderr, as a note, so that standard output keeps
+  // Once the legs are written (or would be): on stderr, as notes, so that standard output keeps
   // its one `Loaded ...` line.
   const noteFilled = () => {
     if (parsed.filled > 0) process.stderr.write(`note: ${filledLine(parsed.filled)}\n`);
+    if (parsed.uncategorized > 0) process.stderr.write(`note: ${uncategorizedLine(parsed.uncategorized)}\n`);
   };
 
   let tables: CommandTables;

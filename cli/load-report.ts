@@ -31,3 +31,8 @@ export function moveLines(plan: LoadPlan, max: number): string[] {
 export function filledLine(filled: number): string {
   return `Filled empty airport fields (name, the other code, country) of ${plural(filled, 'record')} from the airport reference`;
 }
+
+/** How many valid records had an aircraftType that named no category, stored as null (`--allow-unknown-categories`). */
+export function uncategorizedLine(uncategorized: number): string {
+  return `Stored aircraftType as null for ${plural(uncategorized, 'record')} whose aircraftType names no aircraft category (--allow-unknown-categories)`;
+}

@@ -4,9 +4,9 @@ import type { Stage } from '../src/config.js';
 import { createKey } from '../src/keys/store.js';
 import { environmentForStage } from '../src/keys/format.js';
 import { utcDate } from '../src/legs/dates.js';
-import { filledLine } from '../cli/load-report.js';
+import { filledLine, uncategorizedLine } from '../cli/load-report.js';
 import { demoLegs } from './demo/index.js';
-import { parseImportText } from '../src/legs/import/index.js';
+import { parseImportText, type ImportOptions } from '../src/legs/import/index.js';
 import type { StoredLeg } from '../src/legs/storage.js';
 import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
@@ -44,6 +44,8 @@ export interface LocalServiceOptions {
   dataFile?: string | undefined;
   /** Keep airport codes the airport reference does not know (`--allow-unknown-airports`). */
   allowUnknownAirports?: boolean | undefined;
+  /** Store an aircraftType that names no category as null (`--allow-unknown-categories`). */
+  allowUnknownCategories?: boolean | undefined;
   /** Progress lines for the operator. */
   say: (line: string) => void;
 }
@@ -100,16 +102,20 @@ export async function gatewayRoutes(): Promise<Route[]> {
 export async function legsToLoad(
   dataFile: string | undefined,
   today: string,
-  options: { allowUnknownAirports?: boolean | undefined } = {},
-): Promise<{ legs: StoredLeg[]; filled: number }> {
-  if (!dataFile) return { legs: demoLegs(today), filled: 0 };
+  options: Pick<ImportOptions, 'allowUnknownAirports' | 'allowUnknownCategories'> = {},
+): Promise<{ legs: StoredLeg[]; filled: number; uncategorized: number }> {
+  if (!dataFile) return { legs: demoLegs(today), filled: 0, uncategorized: 0 };
   let text: string;
   try {
     text = await readFile(dataFile, 'utf8');
   } catch (err) {
     throw new ConfigError('--data', `cannot read ${dataFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const parsed = parseImportText(text, { today, allowUnknownAirports: options.allowUnknownAirports });
+  const parsed = parseImportText(text, {
+    today,
+    allowUnknownAirports: options.allowUnknownAirports,
+    allowUnknownCategories: options.allowUnknownCategories,
+  });
   if (parsed.errors.length > 0) {
     const shown = parsed.errors.slice(0, 20).map((e) => `  ${e.message}`);
     const more = parsed.errors.length > 20 ? [`  ... and ${parsed.errors.length - 20} more`] : [];
@@ -117,12 +123,12 @@ export async function legsToLoad(
       [`--data ${dataFile} has ${parsed.errors.length} error(s); nothing was loaded:`, ...shown, ...more].join('\n'),
     );
   }
-  return { legs: parsed.legs, filled: parsed.filled };
+  return { legs: parsed.legs, filled: parsed.filled, uncategorized: parsed.uncategorized };
 }
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   await assertPortFree(options.port, 'API');
-  const { legs, filled } = await legsToLoad(options.dataFile, utcDate(new Date()), options);
+  const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date()), options);
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
   try {
@@ -137,6 +143,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     await writeLegs(ddb.client, options.legsTableName, legs);
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
     if (filled > 0) options.say(filledLine(filled));
+    if (uncategorized > 0) options.say(uncategorizedLine(uncategorized));
 
     const created = await createKey(ddb.client, options.keysTableName, {
       environment: environmentForStage(options.stage),

@@ -4,7 +4,7 @@ import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { LIST_PATH, startLocalService, type LocalService } from './service.js';
 
 /**
- * `npm start [-- --port N] [--data FILE [--allow-unknown-airports]] [--stage sandbox|prod]`: the service on this machine.
+ * `npm start [-- --port N] [--data FILE [--allow-unknown-airports] [--allow-unknown-categories]] [--stage sandbox|prod]`: the service on this machine.
  * Ctrl-C (SIGINT), SIGTERM, SIGHUP, or the end of the parent process stop the server and DynamoDB
  * Local; a crash or SIGKILL is covered by local/dynamodb-local.ts (an exit hook and a
  * watchdog), so DynamoDB Local never outlives this process.
@@ -37,7 +37,13 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   const { values } = parseCommandLine(
     process.argv.slice(2),
-    { port: { type: 'string' }, data: { type: 'string' }, stage: { type: 'string' }, 'allow-unknown-airports': { type: 'boolean' } },
+    {
+      port: { type: 'string' },
+      data: { type: 'string' },
+      stage: { type: 'string' },
+      'allow-unknown-airports': { type: 'boolean' },
+      'allow-unknown-categories': { type: 'boolean' },
+    },
     false,
   );
   const config = readConfig(process.env, { defaultToLocal: true });
@@ -48,6 +54,10 @@ async function main(): Promise<void> {
   if (allowUnknownAirports && values.data === undefined) {
     throw CommandError.usage('--allow-unknown-airports', 'only applies with --data (the demo data uses known airports)');
   }
+  const allowUnknownCategories = values['allow-unknown-categories'] === true;
+  if (allowUnknownCategories && values.data === undefined) {
+    throw CommandError.usage('--allow-unknown-categories', 'only applies with --data (the demo data uses the categories)');
+  }
 
   service = await startLocalService({
     port,
@@ -57,6 +67,7 @@ async function main(): Promise<void> {
     keysTableName: config.keysTableName,
     dataFile: values.data,
     allowUnknownAirports,
+    allowUnknownCategories,
     say: (line) => console.log(line),
   });
 

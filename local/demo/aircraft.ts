@@ -1,3 +1,4 @@
+import type { AircraftCategory as Category } from '../../src/legs/aircraft-category.js';
 import type { AmenityType } from '../../src/legs/model.js';
 
 /**
@@ -6,14 +7,8 @@ import type { AmenityType } from '../../src/legs/model.js';
  * Seats are a typical executive configuration; `firstYear`/`lastYear` bound the year of manufacture
  * (lastYear undefined: still built). Price bands are rough one-way empty-leg prices in USD.
  */
-export type AircraftCategory =
-  | 'Turboprop'
-  | 'Very Light Jet'
-  | 'Light Jet'
-  | 'Midsize Jet'
-  | 'Super Midsize Jet'
-  | 'Heavy Jet'
-  | 'Ultra Long Range';
+/** The demo's categories: those of the vocabulary (src/legs/aircraft-category.ts) its jets and turboprops fall in. */
+export type AircraftCategory = Exclude<Category, 'Piston' | 'Airliner' | 'Helicopter'>;
 
 export interface AircraftModel {
   model: string;

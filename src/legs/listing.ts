@@ -114,13 +114,16 @@ export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): 
 }
 
 /**
- * True when the leg is not expired, overlaps the window and passes every city, airport and nearby
- * filter (`near`: the codes of the airports within the radius, src/legs/nearby.ts).
+ * True when the leg is not expired, overlaps the window and passes every seat, category, city,
+ * airport and nearby filter (`near`: the codes of the airports within the radius,
+ * src/legs/nearby.ts). Unknown seats (0) and an unknown category (0) match no such filter.
  */
 export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number, near: Near = {}): boolean {
   if (entry.endDate < window.from) return false;
   if (entry.startDate > window.to) return false;
   if (isExpired(entry, nowMs)) return false;
+  if (query.minSeats !== undefined && entry.seats < query.minSeats) return false;
+  if (query.aircraftType !== undefined && (entry.category & query.aircraftType) === 0) return false;
   if (query.depCityName !== undefined && !cityIncludes(entry, 'dep', query.depCityName)) return false;
   if (query.arrCityName !== undefined && !cityIncludes(entry, 'arr', query.arrCityName)) return false;
   const dep = query.depAirportCode;

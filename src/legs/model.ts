@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { AIRCRAFT_CATEGORIES, categoryNamed } from './aircraft-category.js';
 
 /**
  * The API's EmptyLeg and Amenity (docs/api.md), defined once: the valibot schema below is the one
@@ -15,6 +16,9 @@ export const AmenitySchema = v.object({
   amenityDesc: v.string(),
 });
 export type Amenity = v.InferOutput<typeof AmenitySchema>;
+
+/** The most passenger seats a leg can have (`seatNum` is 1 to this; the import and `minSeats` check it). */
+export const MAX_SEATS = 850;
 
 const text = v.string();
 const optionalText = v.nullable(v.string());
@@ -39,7 +43,8 @@ export const EmptyLegSchema = v.object({
   arrCountryCode: optionalText,
   airlineName: optionalText,
   aircraftModelName: optionalText,
-  aircraftType: optionalText,
+  /** A category of the vocabulary (src/legs/aircraft-category.ts). */
+  aircraftType: v.nullable(v.picklist(AIRCRAFT_CATEGORIES)),
   registration: optionalText,
   aircraftImg: optionalText,
   makeYear: optionalNumber,
@@ -88,7 +93,15 @@ function readerFor(schema: v.GenericSchema): Reader {
   return nullable ? read : (value) => read(value) ?? '';
 }
 
-const READERS = EMPTY_LEG_FIELDS.map((field) => [field, readerFor(EmptyLegSchema.entries[field])] as const);
+/**
+ * A stored category: a leg loaded before the vocabulary may hold another text, read as the category
+ * when it is a category's name in another case or spacing, else null (docs/api.md, "Aircraft categories").
+ */
+const readCategory: Reader = (value) => (typeof value === 'string' ? (categoryNamed(value) ?? null) : null);
+
+const READERS = EMPTY_LEG_FIELDS.map(
+  (field) => [field, field === 'aircraftType' ? readCategory : readerFor(EmptyLegSchema.entries[field])] as const,
+);
 
 /**
  * Builds the API record from a stored item: exactly the fields of an EmptyLeg, in order, nullable

@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { invalidParameter } from '../errors.js';
+import { CATEGORY_LIST, categoryBit, categoryNamed } from './aircraft-category.js';
 import { isCalendarDate } from './dates.js';
+import { MAX_SEATS } from './model.js';
 import { fold } from './storage.js';
 
 /**
@@ -17,6 +19,8 @@ export const CITY_MAX = 100;
 export const DEFAULT_RADIUS_KM = 100;
 export const MIN_RADIUS_KM = 1;
 export const MAX_RADIUS_KM = 1000;
+/** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
+export const MIN_SEATS = 1;
 
 export interface AirportFilter {
   /** `icao` for 4 letters, `iata` for 3. */
@@ -57,15 +61,6 @@ const clampedInteger = (min: number, max: number, fallback: number) =>
     v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
   );
 
-const offsetDays = v.pipe(
-  optionalRaw,
-  v.check(
-    (s) => s === undefined || (INTEGER.test(s) && Number(s) >= 0 && Number(s) <= MAX_OFFSET_DAYS),
-    `must be an integer from 0 to ${MAX_OFFSET_DAYS}`,
-  ),
-  v.transform((s) => (s === undefined ? 0 : Number(s))),
-);
-
 const depDate = v.pipe(
   optionalRaw,
   v.check((s) => s === undefined || isCalendarDate(s), 'must be a calendar date in yyyy-MM-dd format'),
@@ -92,14 +87,35 @@ const airportCode = v.pipe(
   ),
 );
 
-// A whole number of km, checked (not clamped: a radius out of range is a mistake, not a preference).
-const radiusKm = v.pipe(
+/**
+ * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
+ * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
+ * 1 would drop the legs whose seats are unknown).
+ */
+const boundedInteger = (min: number, max: number, unit = '') =>
+  v.pipe(
+    optionalRaw,
+    v.check(
+      (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
+      `must be an integer from ${min} to ${max}${unit}`,
+    ),
+    v.transform((s) => (s === undefined ? undefined : Number(s))),
+  );
+
+const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
+
+const offsetDays = v.pipe(
+  boundedInteger(0, MAX_OFFSET_DAYS),
+  v.transform((n) => n ?? 0),
+);
+
+// One or more category names separated by commas, in any case and spacing (`light jet,Heavy-Jet`).
+const aircraftCategories = v.pipe(
   optionalRaw,
-  v.check(
-    (s) => s === undefined || (INTEGER.test(s) && Number(s) >= MIN_RADIUS_KM && Number(s) <= MAX_RADIUS_KM),
-    `must be an integer from ${MIN_RADIUS_KM} to ${MAX_RADIUS_KM} (km)`,
-  ),
-  v.transform((s) => (s === undefined ? undefined : Number(s))),
+  v.transform((s) => s?.split(',').map((item) => categoryNamed(item))),
+  v.check((list) => list?.every((c) => c !== undefined) ?? true, `must be one or more of ${CATEGORY_LIST}, separated by commas`),
+  // The set of categories as their bits (`categoryBit`): a leg matches when its category's bit is in it.
+  v.transform((list) => list?.reduce((mask, c) => mask | categoryBit(c!), 0)),
 );
 
 /** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
@@ -116,6 +132,8 @@ const ListQueryFields = v.object({
   depRadiusKm: radiusKm,
   arrNear: airportCode,
   arrRadiusKm: radiusKm,
+  minSeats: boundedInteger(MIN_SEATS, MAX_SEATS),
+  aircraftType: aircraftCategories,
 });
 
 /** The names of the query parameters the list operation reads. */

@@ -1,4 +1,5 @@
 import { LEGS_INDEX } from '../tables.js';
+import { AIRCRAFT_CATEGORIES, categoryNamed, type AircraftCategory } from './aircraft-category.js';
 import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
 
@@ -11,7 +12,7 @@ import type { EmptyLeg } from './model.js';
  *   lf  filter: what the listing filters on, as compact as it can be (below)
  *
  * Every byte of an index entry (names and values) is paid for on every listing query that reads its
- * bucket (docs/performance.md), so `lf` holds six fields joined by U+001F:
+ * bucket (docs/performance.md), so `lf` holds seven fields joined by U+001F:
  *   span     endDate - startDate, in days
  *   expiry   when the leg expires: the start of the day after endDate in its departure zone, written
  *            as the zone's offset at that moment in quarter hours (`4` for +01:00, `-20` for
@@ -21,6 +22,11 @@ import type { EmptyLeg } from './model.js';
  *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
  *            alone, empty for none); `icao/iata` when a code has another length
  *   arrCity, arrCodes  the same for the arrival
+ *   aircraft seatNum in decimal digits, then the category's letter: `a` for the first of
+ *            AIRCRAFT_CATEGORIES, `b` for the second, and so on (`16h` for 16 seats, Ultra Long
+ *            Range; `h` with the seats unknown, `16` with the category unknown, empty for both)
+ * An entry written before the aircraft field (six fields) reads as seats and category unknown: it
+ * matches no seat or category filter until the leg is loaded again (docs/deploy.md).
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;
@@ -43,6 +49,9 @@ export const LONG_BUCKET = 'long';
  * reads the month buckets up to this horizon, so the loader refuses legs that start later.
  */
 export const LISTING_HORIZON_DAYS = 366;
+
+/** The letter of the first category in the aircraft field (`a`); the others follow in order. */
+const FIRST_CATEGORY_CODE = 97;
 
 const SEP = '\u001f';
 const MINUTE_MS = 60_000;
@@ -94,6 +103,10 @@ export interface IndexEntry {
   arrCityEnd: number;
   arrCodesAt: number;
   arrCodesEnd: number;
+  /** Passenger seats; 0 when unknown. */
+  seats: number;
+  /** The category's bit (`categoryBit`, src/legs/aircraft-category.ts); 0 when unknown. */
+  category: number;
 }
 
 export type Side = 'dep' | 'arr';
@@ -174,6 +187,10 @@ export interface EntryFields {
   arrCity: string;
   arrIcao: string;
   arrIata: string;
+  /** 0 when unknown. */
+  seats: number;
+  /** The category; null when unknown. */
+  aircraftType: AircraftCategory | null;
 }
 
 /** The places of an entry as strings (for tests and diagnostics; the listing reads them in place). */
@@ -189,6 +206,8 @@ export function entryFields(entry: IndexEntry): EntryFields {
     arrCity: entry.text.slice(entry.arrCityAt, entry.arrCityEnd),
     arrIcao: codeOf(entry, 'arr', 'icao'),
     arrIata: codeOf(entry, 'arr', 'iata'),
+    seats: entry.seats,
+    aircraftType: AIRCRAFT_CATEGORIES.find((_, i) => entry.category === 1 << i) ?? null,
   };
 }
 
@@ -266,6 +285,13 @@ export function codesField(icao: string | null, iata: string | null): string {
   return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
 }
 
+/** The aircraft field of the filter attribute (see the top of this file); a text that is no category's name counts as unknown. */
+export function aircraftField(seatNum: number | null, aircraftType: string | null): string {
+  const category = aircraftType === null ? undefined : categoryNamed(aircraftType);
+  const code = category === undefined ? '' : String.fromCharCode(FIRST_CATEGORY_CODE + AIRCRAFT_CATEGORIES.indexOf(category));
+  return (seatNum === null ? '' : String(seatNum)) + code;
+}
+
 export function encodeExpiry(endDate: string, expiresAt: number): string {
   const dayAfter = Date.parse(`${addDays(endDate, 1)}T00:00:00Z`);
   const offset = dayAfter - expiresAt;
@@ -292,6 +318,7 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
       codesField(leg.depAirportIcao, leg.depAirportIata),
       fold(leg.arrCityName),
       codesField(leg.arrAirportIcao, leg.arrAirportIata),
+      aircraftField(leg.seatNum, leg.aircraftType),
     ].join(SEP);
   }
   return item;
@@ -336,8 +363,9 @@ export class IndexEntryReader {
 
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute, which is
-   * `text[from, to)` (by default all of `text`), its six fields separated by `separator` (a
-   * response page holds the separator escaped, src/legs/index-page.ts).
+   * `text[from, to)` (by default all of `text`), its seven fields (six when written before the
+   * aircraft field) separated by `separator` (a response page holds the separator escaped,
+   * src/legs/index-page.ts).
    */
   fromFilter(id: string, startDate: string, text: string, separator = SEP, from = 0, to = text.length): IndexEntry | undefined {
     const step = separator.length;
@@ -347,8 +375,22 @@ export class IndexEntryReader {
     const s4 = s3 < 0 ? -1 : text.indexOf(separator, s3 + step);
     const s5 = s4 < 0 ? -1 : text.indexOf(separator, s4 + step);
     if (s5 < 0 || s5 + step > to) return undefined;
-    const s6 = text.indexOf(separator, s5 + step);
-    if (s6 >= 0 && s6 + step <= to) return undefined;
+    let s6 = text.indexOf(separator, s5 + step);
+    if (s6 >= 0 && s6 + step <= to) {
+      const s7 = text.indexOf(separator, s6 + step);
+      if (s7 >= 0 && s7 + step <= to) return undefined;
+    } else {
+      s6 = -1;
+    }
+    // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
+    let seats = 0;
+    let category = 0;
+    if (s6 >= 0) {
+      let k = s6 + step;
+      for (let d = text.charCodeAt(k) - 48; k < to && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
+      const index = text.charCodeAt(k) - FIRST_CATEGORY_CODE;
+      if (k === to - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
+    }
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
@@ -374,7 +416,9 @@ export class IndexEntryReader {
       arrCityAt: s4 + step,
       arrCityEnd: s5,
       arrCodesAt: s5 + step,
-      arrCodesEnd: to,
+      arrCodesEnd: s6 < 0 ? to : s6,
+      seats,
+      category,
     };
   }
 }

@@ -1,3 +1,4 @@
+import { categoryOf } from './import/aircraft-spellings.js';
 import { ID_PATTERN } from './import/reference-data.js';
 import { toApiRecord } from './model.js';
 import { DEFAULT_SOURCE, sourceOf } from './source.js';
@@ -80,6 +81,9 @@ export function isLegItem(item: StoredItem): boolean {
 export function fromStorageItem(item: StoredItem): StoredLeg {
   return {
     ...toApiRecord(item),
+    // A text stored before the category vocabulary, mapped as the import maps it (its table of the
+    // feeds' spellings; the API reads the names only): an unlisted or exported leg keeps `Super Mid`.
+    aircraftType: typeof item.aircraftType === 'string' ? (categoryOf(item.aircraftType) ?? null) : null,
     listed: item.listed !== false,
     blocked: item.blocked === true,
     depTimezone: typeof item.depTimezone === 'string' ? item.depTimezone : 'UTC',

@@ -107,8 +107,8 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('One empty leg');
     expect(text).toContain('/open/v1/empty-legs/{id}');
     const parameters = Object.values(doc.components.parameters).map((p) => String(p.name));
-    expect(parameters).toHaveLength(14);
-    expect(parameters).toEqual(expect.arrayContaining(['depNear', 'depRadiusKm', 'arrNear', 'arrRadiusKm']));
+    expect(parameters).toHaveLength(16);
+    expect(parameters).toEqual(expect.arrayContaining(['depNear', 'depRadiusKm', 'arrNear', 'arrRadiusKm', 'minSeats', 'aircraftType']));
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);
     expect(text).toContain('X-API-Key');

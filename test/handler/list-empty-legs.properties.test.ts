@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
+import { AIRCRAFT_CATEGORIES, type AircraftCategory } from '../../src/legs/aircraft-category.js';
 import { MAX_BATCH_GET_CALLS, MAX_QUERY_CALLS } from '../../src/legs/limits.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { queryParameters } from '../../local/gateway.js';
@@ -61,6 +62,20 @@ const ANCHORS = [-30, -2, -1, 0, 1, 2, 9, 10, 28, 29, 30, 40, 41, 100, 365, 366]
 /** A day offset near an anchor: dates of the fixture and of the queries meet often on the edges. */
 const nearAnchor = fc.tuple(fc.constantFrom(...ANCHORS), fc.integer({ min: -3, max: 3 })).map(([a, d]) => a + d);
 
+/**
+ * A leg's category, and the text stored for it: the name as the vocabulary writes it or another
+ * case or spacing of it (a leg loaded before the vocabulary), or, for none, null or a text that
+ * names no category.
+ */
+const categoryArb: fc.Arbitrary<{ category: AircraftCategory | null; stored: string | null }> = fc.oneof(
+  fc.constantFrom(...AIRCRAFT_CATEGORIES).chain((category) =>
+    fc
+      .constantFrom(category, category.toUpperCase(), category.toLowerCase().replace(/ /g, '-'), ` ${category.toLowerCase()} `)
+      .map((stored) => ({ category, stored })),
+  ),
+  fc.constantFrom(null, 'Glider', 'Jet', 'Light Heavy Jet').map((stored) => ({ category: null, stored })),
+);
+
 const legArb = fc.record({
   start: fc.oneof(fc.integer({ min: -60, max: 366 }), nearAnchor.map((d) => Math.min(d, 366))),
   span: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.integer({ min: 0, max: 28 }), fc.integer({ min: 29, max: 400 })),
@@ -71,11 +86,18 @@ const legArb = fc.record({
   zone: fc.constantFrom(...ZONES),
   listed: fc.integer({ min: 0, max: 9 }).map((n) => n !== 0),
   blocked: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+  seats: fc.option(fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 850 })), { nil: null, freq: 4 }),
+  aircraft: categoryArb,
+  // Written before the index entry carried seats and category (six fields): both unknown there.
+  sixFields: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
 });
 
+/** A fixture leg: what is stored, its category as generated, and whether its index entry has the aircraft field. */
+type FixtureLeg = StoredLeg & { category: AircraftCategory | null; sixFields: boolean };
+
 const fixtureArb = fc.array(legArb, { maxLength: 30 }).map((raw) =>
-  raw.map((r, i) =>
-    storedLeg({
+  raw.map((r, i): FixtureLeg => ({
+    ...storedLeg({
       id: `L${i}`,
       startDate: refDate(TODAY + r.start),
       endDate: refDate(TODAY + r.start + r.span),
@@ -88,8 +110,13 @@ const fixtureArb = fc.array(legArb, { maxLength: 30 }).map((raw) =>
       depTimezone: r.zone,
       listed: r.listed,
       blocked: r.blocked,
+      seatNum: r.seats,
+      // A text the loader would map; the listing reads it as its category all the same.
+      aircraftType: r.aircraft.stored as StoredLeg['aircraftType'],
     }),
-  ),
+    category: r.aircraft.category,
+    sixFields: r.sixFields,
+  })),
 );
 
 interface Calls {
@@ -98,9 +125,13 @@ interface Calls {
 }
 
 /** Serves Query (key condition on `lb` and the `ls` range, pages of `pageSize`) and BatchGet from `legs`. */
-function serve(legs: StoredLeg[], pageSize: number): Calls {
+function serve(legs: FixtureLeg[], pageSize: number): Calls {
   const calls: Calls = { query: 0, batchGet: 0 };
-  const items = legs.map(toStorageItem);
+  const items = legs.map(({ category: _category, sixFields, ...leg }) => {
+    const item = toStorageItem(leg);
+    if (sixFields && typeof item.lf === 'string') item.lf = item.lf.split('\u001f').slice(0, 6).join('\u001f');
+    return item;
+  });
   ddb.reset();
   // The change journal's head (src/legs/journal.ts): no change set yet.
   ddb.on(GetCommand).resolves({});
@@ -220,6 +251,14 @@ const citySub = fc.constantFrom(...CITIES).chain((c) =>
     .chain(accentVariant),
 );
 const cityText = fc.oneof(padded(citySub), citySub, anyText, fc.constantFrom('', ' ', '   ', 'a', ' a ', 'é', '𝄞'));
+/** A category as a caller may write it: any case, any separator between its words; or a feed's abbreviation (refused). */
+const categoryText = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...AIRCRAFT_CATEGORIES).chain((c) => fc.tuple(caseMixed(c), fc.constantFrom(' ', '-', '', '_')).map(([cased, sep]) => cased.replace(/ /g, sep))) },
+  { weight: 1, arbitrary: fc.constantFrom('VLJ', 'ulr', 'Super Mid') },
+);
+const categoryListText = fc
+  .array(padded(categoryText), { minLength: 1, maxLength: 3 })
+  .map((list) => list.join(','));
 const codes = AIRPORTS.flatMap(([a, b]) => [a, b]).filter((c): c is string => c !== null);
 const airportText = fc.oneof(
   fc.constantFrom(...codes).chain(caseMixed),
@@ -238,6 +277,12 @@ const VALUES: Record<string, fc.Arbitrary<string>> = {
   arrCityName: cityText,
   depAirportCode: airportText,
   arrAirportCode: airportText,
+  minSeats: fc.oneof(fc.integer({ min: -2, max: 25 }).map(String), fc.integer({ min: 840, max: 860 }).map(String), integerText, notInteger, anyText),
+  aircraftType: fc.oneof(
+    categoryListText,
+    fc.tuple(categoryListText, fc.constantFrom('Glider', '', ' ', 'jet', 'Light Heavy Jet')).map(([a, b]) => `${a},${b}`),
+    anyText,
+  ),
 };
 const KNOWN = Object.keys(VALUES);
 
@@ -274,6 +319,8 @@ const validPairs: fc.Arbitrary<Pair[]> = fc
     arrCityName: rarely(citySub.filter((c) => c.trim().length >= 2)),
     depAirportCode: rarely(fc.constantFrom(...codes).chain(caseMixed)),
     arrAirportCode: rarely(fc.constantFrom(...codes).chain(caseMixed)),
+    minSeats: rarely(fc.integer({ min: 1, max: 20 }).map(String)),
+    aircraftType: rarely(fc.array(categoryText, { minLength: 1, maxLength: 3 }).map((list) => list.join(','))),
   })
   .chain(({ window, ...rest }) => {
     const entries: [string, string][] = Object.entries(rest).filter((e): e is [string, string] => e[1] !== undefined);
@@ -323,7 +370,20 @@ interface Expected {
   arrCity?: string;
   depCode?: string;
   arrCode?: string;
+  minSeats?: number;
+  categories?: Set<AircraftCategory>;
 }
+
+/**
+ * A category by the documented rule (docs/api.md, "Query parameters"): a name of the vocabulary
+ * ignoring case, blanks, hyphens, underscores, dots, slashes and a plural `s`; nothing else.
+ */
+const spellingOf = (s: string) => s.normalize('NFKC').toLowerCase().replace(/[\s\-_./]/gu, '');
+const CATEGORY_BY_SPELLING = new Map<string, AircraftCategory>(AIRCRAFT_CATEGORIES.map((c) => [spellingOf(c), c] as const));
+const categoryNamed = (text: string) => {
+  const key = spellingOf(text);
+  return CATEGORY_BY_SPELLING.get(key) ?? (key.endsWith('s') ? CATEGORY_BY_SPELLING.get(key.slice(0, -1)) : undefined);
+};
 
 /** What the query means by the specification's rules, from the decoded pairs (repeats joined by commas, as API Gateway does). */
 function oracle(pairs: Pair[]): Expected {
@@ -351,11 +411,17 @@ function oracle(pairs: Pair[]): Expected {
     if (INTEGER.test(size)) e.size = clampBig(size, 1n, 100n);
     else bad();
   }
-  const offset = get('offsetDays');
-  if (offset !== undefined) {
-    if (INTEGER.test(offset) && BigInt(offset) >= 0n && BigInt(offset) <= 15n) e.offsetDays = Number(BigInt(offset));
-    else bad();
-  }
+  /** Parameter `name`, when given, through `parse` (undefined: invalid) into `set`. */
+  const take = <T>(name: string, parse: (value: string) => T | undefined, set: (value: T) => void) => {
+    const v = get(name);
+    if (v === undefined) return;
+    const value = parse(v);
+    if (value === undefined) bad();
+    else set(value);
+  };
+  /** An integer literal from `min` to `max`. */
+  const within = (min: bigint, max: bigint) => (v: string) => (INTEGER.test(v) && BigInt(v) >= min && BigInt(v) <= max ? Number(BigInt(v)) : undefined);
+  take('offsetDays', within(0n, 15n), (n) => (e.offsetDays = n));
   const date = get('depDate');
   if (date !== undefined) {
     const shaped = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(date);
@@ -376,13 +442,22 @@ function oracle(pairs: Pair[]): Expected {
     if (/^[A-Za-z]{3,4}$/.test(v)) e[key] = v.toLowerCase();
     else bad();
   }
+  take('minSeats', within(1n, 850n), (n) => (e.minSeats = n));
+  take(
+    'aircraftType',
+    (v) => {
+      const named = v.split(',').map(categoryNamed);
+      return named.every((c) => c !== undefined) ? new Set(named) : undefined;
+    },
+    (set) => (e.categories = set),
+  );
   return e;
 }
 
 const localToday = new Map(ZONES.map((z) => [z, refParse(new Intl.DateTimeFormat('en-CA', { timeZone: z }).format(NOW))]));
 
 /** The page by the specification: listed, unblocked, not expired in its zone, in the window, filters; sorted, counted, sliced. */
-function reference(legs: StoredLeg[], e: Expected): { ids: string[]; total: number } {
+function reference(legs: FixtureLeg[], e: Expected): { ids: string[]; total: number } {
   const code = (leg: StoredLeg, side: 'dep' | 'arr', c: string) =>
     (c.length === 4 ? (side === 'dep' ? leg.depAirportIcao : leg.arrAirportIcao) : side === 'dep' ? leg.depAirportIata : leg.arrAirportIata)?.toLowerCase() === c;
   const matching = legs.filter((leg) => {
@@ -399,6 +474,9 @@ function reference(legs: StoredLeg[], e: Expected): { ids: string[]; total: numb
     if (e.arrCity !== undefined && !bare(leg.arrCityName).includes(e.arrCity)) return false;
     if (e.depCode !== undefined && !code(leg, 'dep', e.depCode)) return false;
     if (e.arrCode !== undefined && !code(leg, 'arr', e.arrCode)) return false;
+    // An entry of six fields knows neither the seats nor the category.
+    if (e.minSeats !== undefined && (leg.sixFields || leg.seatNum === null || leg.seatNum < e.minSeats)) return false;
+    if (e.categories !== undefined && (leg.sixFields || leg.category === null || !e.categories.has(leg.category))) return false;
     return true;
   });
   matching.sort((a, b) => (a.startDate !== b.startDate ? (a.startDate < b.startDate ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -411,7 +489,12 @@ function reference(legs: StoredLeg[], e: Expected): { ids: string[]; total: numb
 interface Body {
   code: string;
   message: string;
-  data: { records: { id: string; startDate: string; endDate: string; depCityName: string }[]; total: number; page: number; size: number } | null;
+  data: {
+    records: { id: string; startDate: string; endDate: string; depCityName: string; seatNum: number | null; aircraftType: string | null }[];
+    total: number;
+    page: number;
+    size: number;
+  } | null;
   traceId: string;
 }
 
@@ -452,7 +535,8 @@ describe('list function over generated raw query strings', () => {
         const byId = new Map(legs.map((l) => [l.id, l]));
         for (const r of data.records) {
           const leg = byId.get(r.id)!;
-          expect([r.startDate, r.endDate, r.depCityName]).toEqual([leg.startDate, leg.endDate, leg.depCityName]);
+          // aircraftType: the category of the stored text, whatever its spelling; null for none.
+          expect([r.startDate, r.endDate, r.depCityName, r.seatNum, r.aircraftType]).toEqual([leg.startDate, leg.endDate, leg.depCityName, leg.seatNum, leg.category]);
         }
       }),
       fcParams(2000),

@@ -34,6 +34,8 @@ export interface StartOptions {
   dynamodbPort?: number;
   /** Extra node flags before the script (e.g. `--import` of a test hook). */
   nodeArgs?: string[];
+  /** `--allow-unknown-categories` with the data file. */
+  allowUnknownCategories?: boolean;
 }
 
 export async function startLocalServer(options: StartOptions = {}): Promise<RunningService> {
@@ -42,6 +44,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Runn
   const args = ['--import', 'tsx', ...(options.nodeArgs ?? []), 'local/start.ts', '--port', String(port)];
   if (options.dataFile) args.push('--data', options.dataFile);
   if (options.stage) args.push('--stage', options.stage);
+  if (options.allowUnknownCategories) args.push('--allow-unknown-categories');
   const legsTableName = 'empty-legs';
   const keysTableName = 'api-keys';
   const child: ChildProcess = spawn(process.execPath, args, {

@@ -8,6 +8,8 @@ import { ERROR_STATUS } from '../../src/errors.js';
 import { deprecationHeaders } from '../../src/http/middleware.js';
 import { ROUTES } from '../../src/routes.js';
 import { fold } from '../../src/legs/storage.js';
+import { AIRCRAFT_CATEGORIES } from '../../src/legs/aircraft-category.js';
+import { MAX_SEATS } from '../../src/legs/model.js';
 import { contractViolations, HTTP_METHODS, loadOpenApi } from '../support/contract.js';
 
 /** The contract document, the checks the e2e tests run with it, and the pure parts of point 6. */
@@ -62,6 +64,16 @@ describe('docs/openapi.yaml and the code', () => {
     expect(documented.sort(byKey)).toEqual(served.sort(byKey));
   });
 
+  it('documents the aircraft categories of src/legs/aircraft-category.ts and the seat range of the model', () => {
+    const leg = doc.components.schemas.EmptyLeg!.properties as Record<string, { enum?: unknown[]; maximum?: number }>;
+    expect(leg.aircraftType!.enum).toEqual([...AIRCRAFT_CATEGORIES, null]);
+    expect(leg.seatNum!.maximum).toBe(MAX_SEATS);
+    const minSeats = doc.components.parameters.minSeats as { schema: { minimum: number; maximum: number } };
+    expect([minSeats.schema.minimum, minSeats.schema.maximum]).toEqual([1, MAX_SEATS]);
+    const aircraftType = doc.components.parameters.aircraftType as { description: string };
+    for (const c of AIRCRAFT_CATEGORIES) expect(aircraftType.description).toContain(`\`${c}\``);
+  });
+
   it('documents every error code with its HTTP status', () => {
     const errorCode = doc.components.schemas.ErrorCode!;
     expect([...(errorCode.enum ?? [])].sort()).toEqual(Object.keys(ERROR_STATUS).sort());
@@ -105,6 +117,7 @@ describe('the response check of the e2e tests can fail', () => {
     ['a leg field left out instead of null', 200, page([(({ airlineName: _a, ...rest }) => rest)(leg())]), {}],
     ['an internal attribute', 200, page([leg({ depTimezone: 'UTC' })]), {}],
     ['a price as a string', 200, page([leg({ price: '1000' })]), {}],
+    ['an aircraftType outside the vocabulary', 200, page([leg({ aircraftType: 'LIGHT JET' })]), {}],
     ['an unknown amenity type', 200, page([leg({ amenities: [{ amenityType: 'spa', amenityName: 'x', amenityDesc: 'y' }] })]), {}],
     ['a code that does not belong to the status', 401, { code: 'PERMISSION_DENIED', message: 'x', data: null, traceId: UUID }, {}],
     ['an undocumented status', 418, { code: 'OK', message: 'x', data: null, traceId: UUID }, {}],

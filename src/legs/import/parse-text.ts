@@ -23,7 +23,7 @@ export function parseJsonArrayText(body: string, options: ImportOptions): Import
     parsed = JSON.parse(body);
   } catch (err) {
     const { line, rule } = jsonError(body, err, 'file');
-    return { legs: [], errors: [importError({ kind: 'line', n: line }, null, rule)], records: 0, invalidRecords: 0, filled: 0, fatal: true, format: 'json' };
+    return { legs: [], errors: [importError({ kind: 'line', n: line }, null, rule)], records: 0, invalidRecords: 0, filled: 0, uncategorized: 0, fatal: true, format: 'json' };
   }
   return { ...validateImportRecords(parsed as unknown[], options), fatal: false, format: 'json' };
 }
@@ -72,7 +72,7 @@ export class NdjsonLines {
   finish(text: string | undefined): ImportResult {
     if (text !== undefined && this.broken > 0 && this.parsed === 0 && /\S/.exec(text)?.[0] === '{') {
       const lone = loneObjectError(text);
-      if (lone) return { legs: [], errors: [lone], records: 0, invalidRecords: 0, filled: 0, fatal: true, format: 'json' };
+      if (lone) return { legs: [], errors: [lone], records: 0, invalidRecords: 0, filled: 0, uncategorized: 0, fatal: true, format: 'json' };
     }
     return { ...this.collector.finish(), fatal: false, format: 'ndjson' };
   }
@@ -195,6 +195,7 @@ function tooLarge(maxJsonBytes: number): ImportResult {
     records: 0,
     invalidRecords: 0,
     filled: 0,
+    uncategorized: 0,
     fatal: true,
     format: 'json',
   };

@@ -30,6 +30,6 @@ export const CURRENCY_CODES: ReadonlySet<string> = new Set(
 
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MIN_YEAR = 1950;
-export const MAX_SEATS = 850;
+export { MAX_SEATS } from '../model.js';
 export const MAX_PRICE = 100_000_000;
 export const MAX_AMENITIES = 20;

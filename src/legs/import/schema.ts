@@ -1,6 +1,8 @@
 import * as v from 'valibot';
 import { addDays, dateInZone, isCalendarDate } from '../dates.js';
 import { AMENITY_TYPES, EMPTY_LEG_FIELDS, type EmptyLegField } from '../model.js';
+import { CATEGORY_LIST, type AircraftCategory } from '../aircraft-category.js';
+import { categoryOf } from './aircraft-spellings.js';
 import { DEFAULT_SOURCE, SOURCE_PATTERN, SOURCE_RULE } from '../source.js';
 import { LISTING_HORIZON_DAYS, type StoredLeg } from '../storage.js';
 import { airportReference, type Airport, type AirportIndex } from '../../airports/reference.js';
@@ -104,13 +106,34 @@ const amenity = v.strictObject(
   (issue) => objectRule(issue, ['amenityType', 'amenityName', 'amenityDesc'], 'must be an object'),
 );
 
+/**
+ * An aircraft category (docs/import-format.md, "Aircraft categories"): any spelling of one, stored
+ * as the vocabulary's name. Another text is refused, or with `allowUnknown`
+ * (`--allow-unknown-categories`) stored as null.
+ */
+function aircraftCategory(allowUnknown: boolean) {
+  return v.pipe(
+    text(100, true),
+    v.rawTransform<string, AircraftCategory | null>(({ dataset, addIssue, NEVER }) => {
+      const category = categoryOf(dataset.value);
+      if (category !== undefined || allowUnknown) return category ?? null;
+      addIssue({
+        message:
+          `must be an aircraft category, one of ${CATEGORY_LIST} (or a usual spelling of one, such as VLJ or Super Mid), ` +
+          `got ${show(dataset.value)}; correct it, or load with --allow-unknown-categories to store it as null`,
+      });
+      return NEVER;
+    }),
+  );
+}
+
 function objectRule(issue: Issue, known: readonly string[], typeRule: string): string {
   if (issue.expected === 'never') return unknownFieldRule(String(issue.input), known);
   if (issue.input === undefined && issue.path?.length) return 'is required';
   return `${typeRule}, got ${show(issue.input)}`;
 }
 
-function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolean) {
+function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolean, allowUnknownCategories: boolean) {
   const maxYear = Number(today.slice(0, 4)) + 1;
   const horizon = addDays(today, LISTING_HORIZON_DAYS);
   const yearRule = `must be a whole year from ${MIN_YEAR} to ${maxYear}`;
@@ -134,7 +157,7 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
     arrCountryCode: nullish(country),
     airlineName: nullish(text(200, true)),
     aircraftModelName: nullish(text(100, true)),
-    aircraftType: nullish(text(100, true)),
+    aircraftType: nullish(aircraftCategory(allowUnknownCategories)),
     registration: nullish(registration),
     aircraftImg: nullish(httpsUrl),
     makeYear: nullish(integer(MIN_YEAR, maxYear, yearRule)),
@@ -327,17 +350,20 @@ export interface SchemaOptions {
   airports?: AirportIndex | undefined;
   /** Keep codes the reference does not know, or pairs it gives to two airports (`--allow-unknown-airports`). */
   allowUnknownAirports?: boolean | undefined;
+  /** Store an aircraftType that names no category as null (`--allow-unknown-categories`). */
+  allowUnknownCategories?: boolean | undefined;
 }
 
-/** The valibot schema of one import record for a load day (cached per day, reference and override). */
+/** The valibot schema of one import record for a load day (cached per day, reference and overrides). */
 export function importRecordSchema(today: string, options: SchemaOptions = {}): RecordSchema {
   if (!isCalendarDate(today)) throw new Error(`today must be a calendar date yyyy-MM-dd, got ${show(today)}`);
   const airports = options.airports ?? airportReference();
   const allowUnknown = options.allowUnknownAirports === true;
+  const allowUnknownCategories = options.allowUnknownCategories === true;
   let byDay = schemas.get(airports);
   if (!byDay) schemas.set(airports, (byDay = new Map<string, RecordSchema>()));
-  const key = `${today}|${allowUnknown}`;
+  const key = `${today}|${allowUnknown}|${allowUnknownCategories}`;
   let schema = byDay.get(key);
-  if (!schema) byDay.set(key, (schema = buildSchema(today, airports, allowUnknown)));
+  if (!schema) byDay.set(key, (schema = buildSchema(today, airports, allowUnknown, allowUnknownCategories)));
   return schema;
 }

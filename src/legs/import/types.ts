@@ -31,6 +31,8 @@ export interface ImportResult {
   invalidRecords: number;
   /** Valid records with airport fields they left empty filled from the airport reference. */
   filled: number;
+  /** Valid records whose aircraftType named no category, stored as null (`--allow-unknown-categories`). */
+  uncategorized: number;
   /** True when the file as a whole could not be read (e.g. broken JSON array): nothing is usable. */
   fatal: boolean;
   format: 'json' | 'ndjson';

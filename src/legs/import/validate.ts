@@ -83,6 +83,7 @@ export class ImportCollector {
   private readonly invalid = new Set<string>();
   private records = 0;
   private filled = 0;
+  private uncategorized = 0;
 
   constructor(private readonly options: ImportOptions) {}
 
@@ -99,6 +100,8 @@ export class ImportCollector {
     if (result.ok) {
       this.legs.push({ leg: result.leg, at });
       if (wasFilled(record as Record<string, unknown>, result.leg as unknown as Record<string, unknown>)) this.filled += 1;
+      // A category given that named none: stored as null (only with --allow-unknown-categories).
+      if (result.leg.aircraftType === null && typeof (record as { aircraftType?: unknown }).aircraftType === 'string') this.uncategorized += 1;
       return;
     }
     this.invalid.add(describePosition(at));
@@ -133,6 +136,7 @@ export class ImportCollector {
       records: this.records,
       invalidRecords: this.invalid.size,
       filled: this.filled,
+      uncategorized: this.uncategorized,
     };
   }
 }

@@ -111,6 +111,42 @@ describe('npm run legs:load', () => {
   );
 
   it(
+    'refuses an aircraftType that names no category, listing the categories; --allow-unknown-categories stores it as null and says so',
+    async () => {
+      const fresh = await createTestTables();
+      try {
+        const file = join(dir, 'categories.json');
+        const records = valid.map((r, i) => ({ ...r, aircraftType: i === 0 ? 'Glider' : 'SUPER-MID' }));
+        writeFileSync(file, JSON.stringify(records));
+        const refused = await run([file], envFor(fresh));
+        expect(lines(refused.stderr)[0]).toBe(
+          'index 0: aircraftType: must be an aircraft category, one of Piston, Turboprop, Very Light Jet, Light Jet, Midsize Jet, ' +
+            'Super Midsize Jet, Heavy Jet, Ultra Long Range, Airliner, Helicopter (or a usual spelling of one, such as VLJ or Super Mid), ' +
+            'got "Glider"; correct it, or load with --allow-unknown-categories to store it as null',
+        );
+        expect(refused.code).toBe(1);
+        expect(await count(fresh)).toBe(0);
+
+        const kept = await run([file, '--allow-unknown-categories'], envFor(fresh));
+        // Notes on stderr (the fixture's records also get airport fields filled: a note of its own);
+        // standard output keeps its one line.
+        expect(lines(kept.stderr).filter((l) => !l.startsWith('note: Filled empty airport fields'))).toEqual([
+          'note: Stored aircraftType as null for 1 record whose aircraftType names no aircraft category (--allow-unknown-categories)',
+        ]);
+        expect(lines(kept.stdout)).toEqual([`Loaded ${valid.length} legs into ${fresh.legsTableName}`]);
+        expect(kept.code).toBe(0);
+        const items = (await fresh.client.send(new ScanCommand({ TableName: fresh.legsTableName, FilterExpression: 'NOT begins_with(id, :j)', ExpressionAttributeValues: { ':j': '~' } }))).Items ?? [];
+        const types = new Map(items.map((item) => [item.id as string, item.aircraftType as unknown]));
+        expect(types.get(valid[0]!.id)).toBeUndefined();
+        for (const r of valid.slice(1)) expect(types.get(r.id)).toBe('Super Midsize Jet');
+      } finally {
+        await fresh.drop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     'prints every error of an NDJSON file with its line, and caps a long list',
     async () => {
       const bad = await run([fixture('legs-bad.ndjson')], envFor(t));

@@ -146,9 +146,45 @@ describe('matches', () => {
 
   it('combines filters with AND', () => {
     const w = window({});
-    const e = entry({});
+    const e = entry({ seats: 8, aircraftType: 'Light Jet' });
     expect(matches(e, q({ depCityName: 'lon', arrAirportCode: 'NCE' }), w, today)).toBe(true);
     expect(matches(e, q({ depCityName: 'lon', arrAirportCode: 'GVA' }), w, today)).toBe(false);
+    expect(matches(e, q({ depCityName: 'lon', minSeats: '8', aircraftType: 'light jet' }), w, today)).toBe(true);
+    expect(matches(e, q({ depCityName: 'lon', minSeats: '9', aircraftType: 'light jet' }), w, today)).toBe(false);
+    expect(matches(e, q({ depCityName: 'lon', minSeats: '8', aircraftType: 'heavy jet' }), w, today)).toBe(false);
+  });
+
+  it('keeps a leg with at least minSeats seats; unknown seats never match', () => {
+    const w = window({});
+    expect(matches(entry({ seats: 12 }), q({ minSeats: '12' }), w, today)).toBe(true);
+    expect(matches(entry({ seats: 12 }), q({ minSeats: '13' }), w, today)).toBe(false);
+    expect(matches(entry({ seats: 850 }), q({ minSeats: '850' }), w, today)).toBe(true);
+    expect(matches(entry({}), q({ minSeats: '1' }), w, today)).toBe(false);
+    expect(matches(entry({}), q({}), w, today)).toBe(true);
+  });
+
+  it('keeps a leg of any of the categories asked for; an unknown category never matches', () => {
+    const w = window({});
+    const heavy = entry({ aircraftType: 'Heavy Jet' });
+    expect(matches(heavy, q({ aircraftType: 'Heavy Jet' }), w, today)).toBe(true);
+    expect(matches(heavy, q({ aircraftType: 'light jet,HEAVY-JET' }), w, today)).toBe(true);
+    expect(matches(heavy, q({ aircraftType: 'Super Midsize Jet,Ultra Long Range' }), w, today)).toBe(false);
+    expect(matches(entry({}), q({ aircraftType: 'Heavy Jet' }), w, today)).toBe(false);
+  });
+
+  it('reads an entry written before the aircraft field (six fields) as seats and category unknown', () => {
+    const w = window({});
+    const leg = storedLeg({ id: 'old', startDate: '2026-11-25', endDate: '2026-11-27', seatNum: 14, aircraftType: 'Heavy Jet' });
+    const item = toStorageItem(leg);
+    const sixFields = (item.lf as string).split('\u001f').slice(0, 6).join('\u001f');
+    const old = parseIndexItem({ ...item, lf: sixFields })!;
+    const now = parseIndexItem(item)!;
+    expect([now.seats, entryFields(now).aircraftType]).toEqual([14, 'Heavy Jet']);
+    expect([old.seats, entryFields(old).aircraftType]).toEqual([0, null]);
+    expect(entryFields(old)).toEqual({ ...entryFields(now), seats: 0, aircraftType: null });
+    expect(matches(old, q({}), w, today)).toBe(true);
+    expect(matches(old, q({ minSeats: '2' }), w, today)).toBe(false);
+    expect(matches(old, q({ aircraftType: 'Heavy Jet' }), w, today)).toBe(false);
   });
 });
 
@@ -292,7 +328,41 @@ describe('index entries (storage)', () => {
       arrCity: 'new york',
       arrIcao: '',
       arrIata: '',
+      seats: 0,
+      aircraftType: null,
     });
+  });
+
+  it('writes the seats and the category letter last (a for the first category); a name in another case is its category, another text none', () => {
+    const lf = (over: Partial<StoredLeg>) => (toStorageItem({ ...leg, ...over }).lf as string).split('\u001f');
+    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })).toHaveLength(7);
+    // Piston a, Turboprop b, Very Light Jet c, Light Jet d, Midsize Jet e, Super Midsize Jet f,
+    // Heavy Jet g, Ultra Long Range h, Airliner i, Helicopter j.
+    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })[6]).toBe('16h');
+    expect(lf({ seatNum: null, aircraftType: 'Helicopter' })[6]).toBe('j');
+    expect(lf({ seatNum: 4, aircraftType: 'Piston' })[6]).toBe('4a');
+    expect(lf({ seatNum: 850, aircraftType: null })[6]).toBe('850');
+    expect(lf({ seatNum: null, aircraftType: null })[6]).toBe('');
+    expect(lf({ seatNum: 9, aircraftType: 'SUPER-MIDSIZE JET' as StoredLeg['aircraftType'] })[6]).toBe('9f');
+    expect(lf({ seatNum: 9, aircraftType: 'Super Mid' as StoredLeg['aircraftType'] })[6]).toBe('9');
+    expect(lf({ seatNum: 9, aircraftType: 'Glider' as StoredLeg['aircraftType'] })[6]).toBe('9');
+  });
+
+  it('reads an aircraft field it does not know the letter of as an unknown category, and never throws on one', () => {
+    const read = (field: string) => {
+      const lf = [...(toStorageItem(leg).lf as string).split('\u001f').slice(0, 6), field].join('\u001f');
+      const e = parseIndexItem({ id: 'x', ls: '2026-12-01#x', lf })!;
+      return [e.seats, entryFields(e).aircraftType];
+    };
+    expect(read('12z')).toEqual([12, null]);
+    expect(read('12`')).toEqual([12, null]);
+    expect(read('12k')).toEqual([12, null]);
+    expect(read('x12')).toEqual([0, null]);
+    expect(read('12gg')).toEqual([12, null]);
+    expect(read('g')).toEqual([0, 'Heavy Jet']);
+    expect(read('12j')).toEqual([12, 'Helicopter']);
+    expect(read('7a')).toEqual([7, 'Piston']);
+    expect(read('é')).toEqual([0, null]);
   });
 
   it('keeps codes of unusual length apart, and one code without the other', () => {

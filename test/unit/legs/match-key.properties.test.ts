@@ -33,6 +33,12 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
   depRadiusKm: absentOr(fc.integer({ min: 1, max: 1000 }).map(String)),
   arrNear: airports,
   arrRadiusKm: absentOr(fc.integer({ min: 1, max: 1000 }).map(String)),
+  minSeats: absentOr(fc.integer({ min: 1, max: 850 }).map(String)),
+  aircraftType: absentOr(
+    fc
+      .subarray(['Light Jet', 'light jet', 'HEAVY-JET', 'ULR', 'Ultra Long Range', 'Helicopter', 'Piston', 'Super Mid'], { minLength: 1 })
+      .map((list) => list.join(',')),
+  ),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

@@ -27,6 +27,8 @@ describe('parseListQuery: defaults', () => {
       depRadiusKm: undefined,
       arrNear: undefined,
       arrRadiusKm: undefined,
+      minSeats: undefined,
+      aircraftType: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);
@@ -185,5 +187,49 @@ describe('parseListQuery: nearby (depNear, arrNear and their radius)', () => {
 
   it('treats an empty radius as absent', () => {
     expect(parseListQuery({ depNear: 'LFPB', depRadiusKm: '' }).depRadiusKm).toBeUndefined();
+  });
+});
+
+describe('parseListQuery: minSeats', () => {
+  it.each([
+    ['1', 1],
+    ['850', 850],
+    ['+8', 8],
+    ['0012', 12],
+  ])('accepts %s as %d', (value, expected) => {
+    expect(parseListQuery({ minSeats: value }).minSeats).toBe(expected);
+  });
+
+  // Refused, not clamped: 1000 seats is more than any leg has, 0 would drop the legs of unknown seats.
+  it.each(['0', '-0', '-3', '851', '99999999999999999999999', '8.5', '1e2', 'eight', ' 8', '8 '])('refuses %s with its range', (value) => {
+    const err = invalid({ minSeats: value });
+    expect(err.message).toContain("'minSeats'");
+    expect(err.message).toContain('1 to 850');
+  });
+
+  it('treats an empty value as absent', () => {
+    expect(parseListQuery({ minSeats: '' }).minSeats).toBeUndefined();
+  });
+});
+
+describe('parseListQuery: aircraftType', () => {
+  it('reads one or several categories, in any case and spelling, as the vocabulary in its order, once each', () => {
+    const q = parseListQuery({ aircraftType: 'heavy jet, LIGHT-JET,Heavy Jets,ultra_long_range' });
+    // The bits of the 4th, 7th and 8th categories of the vocabulary.
+    expect(q.aircraftType).toBe((1 << 3) | (1 << 6) | (1 << 7));
+    expect(parseListQuery({ aircraftType: 'Ultra Long Range,Light Jet,heavy jet' }).aircraftType).toBe(q.aircraftType);
+  });
+
+  it.each(['Glider', 'Light Jet,Glider', 'Light Jet,', ',Heavy Jet', 'Light Jet,,Heavy Jet', 'jet'])(
+    'refuses %j, listing the categories',
+    (value) => {
+      const err = invalid({ aircraftType: value });
+      expect(err.message).toContain("'aircraftType'");
+      expect(err.message).toContain('Piston, Turboprop, Very Light Jet, Light Jet, Midsize Jet, Super Midsize Jet, Heavy Jet, Ultra Long Range, Airliner, Helicopter');
+    },
+  );
+
+  it('treats an empty value as absent', () => {
+    expect(parseListQuery({ aircraftType: '' }).aircraftType).toBeUndefined();
   });
 });

@@ -70,6 +70,14 @@ describe('a stored item and the leg it came from', () => {
     );
   });
 
+  it('maps an aircraftType stored before the vocabulary as the import does (what an export and an unlist write)', () => {
+    const item = (aircraftType: unknown) => ({ ...toStorageItem(storedLeg({ id: 'A', startDate: '2026-12-01', endDate: '2026-12-02' })), aircraftType });
+    expect(fromStorageItem(item('Super Mid')).aircraftType).toBe('Super Midsize Jet');
+    expect(fromStorageItem(item('LIGHT JET')).aircraftType).toBe('Light Jet');
+    expect(fromStorageItem(item('Glider')).aircraftType).toBeNull();
+    expect(fromStorageItem(item(7)).aircraftType).toBeNull();
+  });
+
   it('tells legs from other items of the table', () => {
     const leg = toStorageItem(storedLeg({ id: 'A', startDate: '2026-12-01', endDate: '2026-12-02' }));
     expect(isLegItem(leg)).toBe(true);
