@@ -17,8 +17,12 @@ import { policyWindowSeconds, type RateLimit } from './rate-limit.js';
  * Refused requests count as demand, so the shares follow where a runaway key's requests land, not
  * what each container let through.
  *
- * - A burst within the limit (at most `burst` requests from a key whose bucket is full) is never
- *   refused: every container's bucket holds `burst` tokens whatever its share.
+ * - A burst within the limit is never refused: a key that sent nothing to a container for
+ *   `idleMs` (the longer of the sync interval and the policy window, burst / rate) has that
+ *   container's share reset to 1 and its bucket refilled at the whole rate, so after such a pause
+ *   every container holds `burst` tokens and any `burst` requests, however spread, are served.
+ *   (The price: when a key's traffic is so thin on each container that each sees a request less
+ *   often than `idleMs`, N containers can serve it up to N requests per `idleMs`.)
  * - A key that bursts on N containers at once after being idle may be served up to N x `burst`
  *   once; at steady state the total is `rate` within the figures of the simulation.
  * - The first interval of a key in a container has share 1 (nothing known yet).
@@ -156,6 +160,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return s.syncing;
   }
 
+  const idleMs = (limit: RateLimit): number => Math.max(syncIntervalMs, policyWindowSeconds(limit) * 1000);
+
   function due(s: KeyState, at: number): boolean {
     return s.pending.size > 0 && s.syncing === undefined && (at - s.lastSyncAt >= syncIntervalMs || s.pending.size > 1);
   }
@@ -164,6 +170,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     async check(keyId, limit) {
       const at = now();
       const s = stateOf(keyId, limit, at);
+      // After a pause on this container the share it learned says nothing of what comes next.
+      if (at - s.at >= idleMs(limit)) s.share = 1;
       s.tokens = refilled(Math.min(s.tokens, limit.burst), limit, s.share, at - s.at);
       s.at = at;
       const allowed = s.tokens >= 1;
