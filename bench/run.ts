@@ -25,7 +25,8 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { coldCpuTarget, evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldCpuTarget, evaluateTargets, gzipTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
 import { compressResponse } from '../src/http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 import { authorizerEvent, listEvent } from './events.js';
@@ -115,6 +116,8 @@ export interface BenchResult {
   coldCpu?: { rounds: number; beforeMs: LatencySummary; afterMs: LatencySummary; ratio: number };
   /** The traffic simulation, both designs (absent when skipped). */
   traffic?: TrafficResult;
+  /** The rate-limit simulation (bench/rate-limit.ts). */
+  rateLimits: RateLimitSimResult;
   targets: Target[];
   errors: string[];
 }
@@ -580,6 +583,16 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       if (traffic.oracleMismatches > 0) errors.push(`traffic: the oracle's model differs from the table in ${traffic.oracleMismatches} legs`);
     }
 
+    log('rate limits: one key at several times its limit over many containers, on simulated time');
+    const rateLimits = await runRateLimitSim({ client: db.client, keysTableName: names.keysTableName });
+    {
+      const st = rateLimits.steady;
+      log(
+        `  ${st.servedPerSecond.toFixed(2)} req/s served of a limit of ${rateLimits.options.limit.rate} (windows ${st.windows.map((w) => w.toFixed(1)).join(', ')}); ` +
+          `${st.writeUnitsPerRequest.toFixed(4)} WU/request; bursts: ${rateLimits.bursts.refused} of ${rateLimits.bursts.sent} refused`,
+      );
+    }
+
     log(`bundling the functions with lib/bundling.ts and timing ${options.importRuns} imports of each`);
     const bundles = await buildAndMeasure({
       dir: bundleDir,
@@ -612,6 +625,16 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       helloImportMs: bundles.hello.importMs,
     });
     targets.push(coldCpuTarget(coldCpu.ratio));
+    targets.push(
+      ...rateLimitTargets({
+        containers: rateLimits.options.containers,
+        demandPerSecond: rateLimits.options.demandPerSecond,
+        deviation: rateLimits.steady.deviation,
+        worstWindowDeviation: rateLimits.steady.worstWindowDeviation,
+        burstRefused: rateLimits.bursts.refused,
+        writeUnitsPerRequest: rateLimits.steady.writeUnitsPerRequest,
+      }),
+    );
     const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
     targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
     if (traffic) {
@@ -673,6 +696,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       bundles,
       coldCpu,
       ...(traffic ? { traffic } : {}),
+      rateLimits,
       targets,
       errors,
     };

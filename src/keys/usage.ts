@@ -28,6 +28,8 @@ export async function addUsage(
   keyId: string,
   day: string,
   add: UsageTotals,
+  /** Asks DynamoDB for the write units consumed and hands them here (the benchmark). */
+  onConsumed?: (writeUnits: number) => void,
 ): Promise<UsageTotals> {
   const out = await client.send(
     new UpdateCommand({
@@ -41,8 +43,10 @@ export async function addUsage(
         ':ttl': Math.ceil((Date.parse(`${day}T00:00:00Z`) + RETENTION_DAYS * DAY_MS) / 1000),
       },
       ReturnValues: 'UPDATED_NEW',
+      ...(onConsumed ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
     }),
   );
+  onConsumed?.(out.ConsumedCapacity?.CapacityUnits ?? 0);
   return { served: num(out.Attributes?.served), refused: num(out.Attributes?.refused) };
 }
 
