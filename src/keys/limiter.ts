@@ -191,7 +191,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     async flush() {
       // Twice: counts made while a write was in flight are written by the second pass.
       for (let pass = 0; pass < 2; pass++) {
-        await Promise.all([...keys].map(([keyId, s]) => (s.pending.size > 0 || s.syncing ? sync(keyId, s) : undefined)));
+        await Promise.all([...keys].filter(([, s]) => s.pending.size > 0 || s.syncing !== undefined).map(([keyId, s]) => sync(keyId, s)));
       }
     },
     shareOf: (keyId) => keys.get(keyId)?.share,

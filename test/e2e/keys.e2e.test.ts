@@ -168,8 +168,8 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     for (const { res } of [...served, ...refused]) expect(res.headers.get('ratelimit-policy')).toBe('"per-key";q=5;w=5');
     expect(served.every((a) => a.res.headers.get('retry-after') === null)).toBe(true);
     // The other key, same limit, same moment: served, its quota untouched by the first key's.
-    expect(otherAnswer!.res.status).toBe(200);
-    expect(otherAnswer!.res.headers.get('ratelimit')).toBe('"per-key";r=4;t=1');
+    expect(otherAnswer.res.status).toBe(200);
+    expect(otherAnswer.res.headers.get('ratelimit')).toBe('"per-key";r=4;t=1');
     // And the limited key is served again once its Retry-After has passed.
     await new Promise((r) => setTimeout(r, 1000 * Number(refused[0]!.res.headers.get('retry-after'))));
     expect((await get(limited.key)).res.status).toBe(200);

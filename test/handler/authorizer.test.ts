@@ -400,7 +400,8 @@ describe('authorizer handler: rate limits', () => {
     clock += 10 * SECOND;
     await h(withKey(f.key));
     const writes = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
-    expect(writes.map((w) => [w.Key?.keyHash, w.ExpressionAttributeValues?.[':s'], w.ExpressionAttributeValues?.[':r']])).toEqual([
+    const values = (w: (typeof writes)[number]) => w.ExpressionAttributeValues as Record<string, number>;
+    expect(writes.map((w): unknown[] => [w.Key?.keyHash, values(w)[':s'], values(w)[':r']])).toEqual([
       ['usage#key_LimitedLimited0000#2026-03-01', 1, 0],
       ['usage#key_LimitedLimited0000#2026-03-01', 2, 2],
     ]);

@@ -8,12 +8,12 @@ import { fcParams } from '../../support/fast-check.js';
 function memoryCounter(): UsageCounter & { totals: Map<string, UsageTotals>; writes: number } {
   const totals = new Map<string, UsageTotals>();
   const counter = Object.assign(
-    async (keyId: string, day: string, add: UsageTotals): Promise<UsageTotals> => {
+    (keyId: string, day: string, add: UsageTotals): Promise<UsageTotals> => {
       counter.writes++;
       const t = totals.get(`${keyId}#${day}`) ?? { served: 0, refused: 0 };
       const next = { served: t.served + add.served, refused: t.refused + add.refused };
       totals.set(`${keyId}#${day}`, next);
-      return next;
+      return Promise.resolve(next);
     },
     { totals, writes: 0 },
   );
