@@ -25,8 +25,10 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { coldCpuTarget, evaluateTargets, gzipTarget, importCpuTarget, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldCpuTarget, evaluateTargets, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
+import { runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
+import { MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
 import { compressResponse } from '../src/http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
 import { authorizerEvent, listEvent } from './events.js';
@@ -119,6 +121,8 @@ export interface BenchResult {
   importCpu?: ImportCpuFigures;
   /** The traffic simulation, both designs (absent when skipped). */
   traffic?: TrafficResult;
+  /** The rate-limit simulation (bench/rate-limit.ts). */
+  rateLimits: RateLimitSimResult;
   targets: Target[];
   errors: string[];
 }
@@ -300,7 +304,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         `${importCpu.withoutChecksMs.toFixed(0)} ms without (${importCpu.ratio.toFixed(3)}); ${importCpu.filled} records filled`,
     );
 
-    const { key } = await createKey(db.client, names.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
+    // The highest rate limit: the benchmark measures the listing, not the key's limit.
+    const { key } = await createKey(db.client, names.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], rateLimit: MAX_RATE_LIMIT });
 
     // The functions' handlers, built by their factories as their handler files build them, in
     // this process, on a client made the functions' way (their time budget).
@@ -593,6 +598,16 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       if (traffic.oracleMismatches > 0) errors.push(`traffic: the oracle's model differs from the table in ${traffic.oracleMismatches} legs`);
     }
 
+    log('rate limits: one key at several times its limit over many containers, on simulated time');
+    const rateLimits = await runRateLimitSim({ client: db.client, keysTableName: names.keysTableName });
+    {
+      const st = rateLimits.steady;
+      log(
+        `  ${st.servedPerSecond.toFixed(2)} req/s served of a limit of ${rateLimits.options.limit.rate} (windows ${st.windows.map((w) => w.toFixed(1)).join(', ')}); ` +
+          `${st.writeUnitsPerRequest.toFixed(4)} WU/request; bursts: ${rateLimits.bursts.refused} of ${rateLimits.bursts.sent} refused`,
+      );
+    }
+
     log(`bundling the functions with lib/bundling.ts and timing ${options.importRuns} imports of each`);
     const bundles = await buildAndMeasure({
       dir: bundleDir,
@@ -626,6 +641,16 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     });
     targets.push(coldCpuTarget(coldCpu.ratio));
     targets.push(importCpuTarget(importCpu.legs, importCpu.ratio));
+    targets.push(
+      ...rateLimitTargets({
+        containers: rateLimits.options.containers,
+        demandPerSecond: rateLimits.options.demandPerSecond,
+        deviation: rateLimits.steady.deviation,
+        worstWindowDeviation: rateLimits.steady.worstWindowDeviation,
+        burstRefused: rateLimits.bursts.refused,
+        writeUnitsPerRequest: rateLimits.steady.writeUnitsPerRequest,
+      }),
+    );
     const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });
     targets.push(gzipTarget(zipped.isBase64Encoded ? Buffer.from(zipped.body ?? '', 'base64').length : Buffer.byteLength(lastPage100), Buffer.byteLength(lastPage100)));
     if (traffic) {
@@ -688,6 +713,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       coldCpu,
       importCpu,
       ...(traffic ? { traffic } : {}),
+      rateLimits,
       targets,
       errors,
     };

@@ -155,3 +155,35 @@ export function importCpuTarget(legs: number, ratio: number): Target {
     holds: value <= IMPORT_CPU_MAX_RATIO,
   };
 }
+
+/** What the rate-limit simulation measured (bench/rate-limit.ts). */
+export interface RateLimitTargetInputs {
+  containers: number;
+  demandPerSecond: number;
+  deviation: number;
+  worstWindowDeviation: number;
+  burstRefused: number;
+  writeUnitsPerRequest: number;
+}
+
+/** Served rate at steady state within 10% of the limit, each 10 s window within 25%. */
+export const RATE_LIMIT_MAX_DEVIATION = 0.1;
+export const RATE_LIMIT_MAX_WINDOW_DEVIATION = 0.25;
+/**
+ * Write units the counting adds per request, at one key at 50 requests/s over 20 containers. The
+ * listing reads about 0.35 read units per request; a write unit costs five read units on demand
+ * ($1.25 and $0.25 per million), so 0.05 write units (0.25 read units' worth) keeps the counting
+ * cheaper than the listing.
+ */
+export const RATE_LIMIT_MAX_WRITE_UNITS = 0.05;
+
+export function rateLimitTargets(input: RateLimitTargetInputs): Target[] {
+  const at = `${input.demandPerSecond} req/s over ${input.containers} containers`;
+  const targets: Omit<Target, 'holds'>[] = [
+    { name: `rate limit: |served rate at steady state / limit - 1|, one key at ${at}`, value: round(input.deviation, 4), limit: RATE_LIMIT_MAX_DEVIATION, unit: 'ratio' },
+    { name: 'rate limit: the same, worst 10 s window', value: round(input.worstWindowDeviation, 4), limit: RATE_LIMIT_MAX_WINDOW_DEVIATION, unit: 'ratio' },
+    { name: 'rate limit: requests of a burst within the limit refused', value: input.burstRefused, limit: 0, unit: 'requests' },
+    { name: `rate limit: write units per request, one key at ${at}`, value: round(input.writeUnitsPerRequest, 4), limit: RATE_LIMIT_MAX_WRITE_UNITS, unit: 'WU' },
+  ];
+  return targets.map((t) => ({ ...t, holds: t.value <= t.limit }));
+}

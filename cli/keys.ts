@@ -6,7 +6,9 @@ import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
 import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
-import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
+import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
+import { readUsage, USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
 
 /**
  * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys.
@@ -17,10 +19,16 @@ import { createKey, listKeys, revokeKey, rotateKey, type CreatedKey, type Public
  */
 const USAGE = `Usage: npm run keys -- <command> [options]
 
-  create --env test|live --scopes S1,S2 [--name N] [--json]   create a key; it is printed once
-  rotate KEY_ID [--grace 7d|24h|30m|0] [--json]               new key, same name and scopes; old key in grace (default 7d)
+  create --env test|live --scopes S1,S2 [--name N] [--rate R --burst B] [--json]
+                                                              create a key; it is printed once
+  rotate KEY_ID [--grace 7d|24h|30m|0] [--json]               new key, same name, scopes and limit; old key in grace (default 7d)
   revoke KEY_ID                                               revoke a key at once
-  list [--json]                                               list keys, without secrets
+  limit KEY_ID --rate R --burst B | --default                 set the key's rate limit (requests/s, burst), or back to the default
+  usage KEY_ID [--json]                                       requests per day (served, rate limited), last 30 days
+  list [--json]                                               list keys, without secrets, with their rate limits
+
+  Rate limit: --rate is requests per second (0.1-1000), --burst whole requests (1-10000);
+  without one a key has the default, ${describeRateLimit(DEFAULT_RATE_LIMIT)}.
 
   --aws --stage sandbox|prod   use the deployed stage's tables (AWS account and region of the environment)
                                instead of DynamoDB Local`;
@@ -31,20 +39,26 @@ const OPTIONS = {
   name: { type: 'string' },
   json: { type: 'boolean' },
   grace: { type: 'string' },
+  rate: { type: 'string' },
+  burst: { type: 'string' },
+  default: { type: 'boolean' },
   aws: { type: 'boolean' },
   stage: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-type CommandName = 'create' | 'rotate' | 'revoke' | 'list';
+type CommandName = 'create' | 'rotate' | 'revoke' | 'limit' | 'usage' | 'list';
 
 const COMMANDS: Readonly<Record<CommandName, { options: readonly OptionName[]; keyId: boolean }>> = {
-  create: { options: ['env', 'scopes', 'name', 'json'], keyId: false },
+  create: { options: ['env', 'scopes', 'name', 'rate', 'burst', 'json'], keyId: false },
   rotate: { options: ['grace', 'json'], keyId: true },
   revoke: { options: [], keyId: true },
+  limit: { options: ['rate', 'burst', 'default'], keyId: true },
+  usage: { options: ['json'], keyId: true },
   list: { options: ['json'], keyId: false },
 };
+const COMMAND_LIST = 'create, rotate, revoke, limit, usage, list';
 const COMMON: readonly OptionName[] = ['aws', 'stage', 'help'];
 
 /** Never echo something that may be a key. */
@@ -124,7 +138,19 @@ function jsonRecord(k: PublicKeyRecord): Record<string, unknown> {
     revokedAt: k.revokedAt ?? null,
     successorKeyId: k.successorKeyId ?? null,
     predecessorKeyId: k.predecessorKeyId ?? null,
+    rateLimit: { ...limitOf(k), default: !isRateLimit(k.rateLimit) },
   };
+}
+
+/** The limit the authorizer applies to the key. */
+function limitOf(k: PublicKeyRecord): RateLimit {
+  return isRateLimit(k.rateLimit) ? k.rateLimit : DEFAULT_RATE_LIMIT;
+}
+
+/** Left-aligned columns, two spaces apart, the last one not padded. */
+function printRows(rows: readonly string[][]): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) print(r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
 function printTable(keys: PublicKeyRecord[]): void {
@@ -133,7 +159,7 @@ function printTable(keys: PublicKeyRecord[]): void {
     return;
   }
   const rows = [
-    ['KEY ID', 'ENV', 'STATUS', 'SCOPES', 'NAME', 'CREATED', 'NOTE'],
+    ['KEY ID', 'ENV', 'STATUS', 'SCOPES', 'NAME', 'CREATED', 'RATE LIMIT', 'NOTE'],
     ...keys.map((k) => [
       k.keyId,
       k.environment,
@@ -141,6 +167,7 @@ function printTable(keys: PublicKeyRecord[]): void {
       k.scopes.join(','),
       k.name ?? '-',
       k.createdAt,
+      `${describeRateLimit(limitOf(k))}${isRateLimit(k.rateLimit) ? '' : ' (default)'}`,
       k.status === 'rotated'
         ? `in grace until ${k.graceUntil ?? '?'}, successor ${k.successorKeyId ?? '?'}`
         : k.status === 'expired'
@@ -150,8 +177,33 @@ function printTable(keys: PublicKeyRecord[]): void {
             : '',
     ]),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) print(r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  printRows(rows);
+}
+
+/** `--rate` and `--burst` (create, limit: both or neither), or `limit --default`; undefined means the default. */
+function parseLimitFlags(command: CommandName, values: { rate?: string; burst?: string; default?: boolean }): RateLimit | undefined {
+  if (command !== 'create' && command !== 'limit') return undefined;
+  if (values.default) {
+    if (values.rate !== undefined || values.burst !== undefined) throw CommandError.usage('--default', 'cannot go with --rate or --burst');
+    return undefined;
+  }
+  if (values.rate === undefined && values.burst === undefined) {
+    if (command === 'limit') throw CommandError.usage('--rate', 'and --burst are required (or --default)');
+    return undefined;
+  }
+  if (values.rate === undefined) throw CommandError.usage('--rate', 'is required with --burst');
+  if (values.burst === undefined) throw CommandError.usage('--burst', 'is required with --rate');
+  return { rate: parseRate(values.rate), burst: parseBurst(values.burst) };
+}
+
+function printUsage(keyId: string, days: readonly DayUsage[]): void {
+  const total = days.reduce((a, d) => ({ served: a.served + d.served, refused: a.refused + d.refused }), { served: 0, refused: 0 });
+  print(`Usage of key ${keyId}, last ${USAGE_DAYS} days (UTC):`);
+  printRows([
+    ['DAY', 'SERVED', 'RATE LIMITED'],
+    ...days.map((d) => [d.day, String(d.served), String(d.refused)]),
+    ['total', String(total.served), String(total.refused)],
+  ]);
 }
 
 function keyIdArgument(positionals: string[]): string {
@@ -187,9 +239,9 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const [commandWord, ...args] = positionals;
-  if (commandWord === undefined) throw CommandError.usage('command', 'missing: expected create, rotate, revoke or list (see --help)');
+  if (commandWord === undefined) throw CommandError.usage('command', `missing: expected one of ${COMMAND_LIST} (see --help)`);
   if (!Object.hasOwn(COMMANDS, commandWord)) {
-    throw CommandError.usage('command', `${shown(commandWord)} is not one of create, rotate, revoke, list`);
+    throw CommandError.usage('command', `${shown(commandWord)} is not one of ${COMMAND_LIST}`);
   }
   const command = commandWord as CommandName;
   const spec = COMMANDS[command];
@@ -215,6 +267,7 @@ async function main(argv: string[]): Promise<void> {
     name = parseName(values.name);
   }
   if (command === 'rotate' && values.grace !== undefined) graceMs = parseGrace(values.grace);
+  const rateLimit = parseLimitFlags(command, values);
 
   const target = await connect(values.aws === true, values.stage);
   try {
@@ -225,7 +278,7 @@ async function main(argv: string[]): Promise<void> {
         if (unknown.length > 0) {
           warn(`no endpoint requires ${unknown.join(', ')} yet (known scopes: ${KNOWN_SCOPES.join(', ')})`);
         }
-        const created = await createKey(target.client, target.keysTableName, { environment: environment!, scopes, name });
+        const created = await createKey(target.client, target.keysTableName, { environment: environment!, scopes, name, rateLimit });
         if (values.json) print(jsonKey(created));
         else {
           print(`Created ${describeKey(created)}`);
@@ -251,6 +304,19 @@ async function main(argv: string[]): Promise<void> {
       case 'revoke': {
         await revokeKey(target.client, target.keysTableName, keyId!);
         print(`Revoked key ${keyId!}: it stops working within 2 seconds.`);
+        return;
+      }
+      case 'limit': {
+        await setKeyRateLimit(target.client, target.keysTableName, keyId!, rateLimit);
+        print(
+          `Key ${keyId!} now has ${rateLimit ? `its own rate limit, ${describeRateLimit(rateLimit)}` : `the default rate limit, ${describeRateLimit(DEFAULT_RATE_LIMIT)}`}: in effect within 2 seconds.`,
+        );
+        return;
+      }
+      case 'usage': {
+        const days = await readUsage(target.client, target.keysTableName, keyId!);
+        if (values.json) print(JSON.stringify({ keyId, days }));
+        else printUsage(keyId!, days);
         return;
       }
       case 'list': {

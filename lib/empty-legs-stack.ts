@@ -96,6 +96,7 @@ export class EmptyLegsStack extends Stack {
     this.operations = new Operations(this, 'Operations', {
       alarmNamePrefix: stackName(config.stage),
       thresholds: config.alarms,
+      stage: config.stage,
       api: this.httpApi.api,
       removalPolicy: config.removalPolicy,
       functions: API_FUNCTION_NAMES.map((name) => {

@@ -25,6 +25,11 @@ export interface AlarmThresholds {
   readonly authorizerErrors: number;
   /** DynamoDB read/write throttle events on a table and its indexes (sum per period; alarm at or above). */
   readonly dynamoThrottles: number;
+  /**
+   * Failed writes of the usage counters by the authorizer (sum per period; alarm at or above): while
+   * they fail, each container enforces its last known share of a key's limit (fail open).
+   */
+  readonly usageWriteFailures: number;
 }
 
 export interface StageConfig {
@@ -39,7 +44,11 @@ export interface StageConfig {
   readonly logLevel: LogLevel;
   /** Retention of the functions' log groups and of the API access log group. */
   readonly logRetention: RetentionDays;
-  /** Stage-wide throttling of the HTTP API (steady rate in requests per second, burst in requests). */
+  /**
+   * Stage-wide throttling of the HTTP API (steady rate in requests per second, burst in requests):
+   * protects the account as a whole, whatever the keys; each key's own limit is the authorizer's
+   * (docs/api.md, "Rate limits").
+   */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   /** LISTING_CACHE_TTL_SECONDS of the list function: the ceiling of its change-aware cache (0 turns it off). */
   readonly listingCacheTtlSeconds: number;
@@ -66,6 +75,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       functionThrottles: 5,
       authorizerErrors: 5,
       dynamoThrottles: 10,
+      usageWriteFailures: 10,
     },
     feeds: { noncurrentVersionDays: 7, fileDays: 30, staleAlarm: false, reservedConcurrency: 1 },
   },
@@ -86,6 +96,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       functionThrottles: 1,
       authorizerErrors: 1,
       dynamoThrottles: 1,
+      usageWriteFailures: 1,
     },
     feeds: { noncurrentVersionDays: 90, fileDays: 365, staleAlarm: true, reservedConcurrency: 1 },
   },

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { Stage } from '../src/config.js';
 import { createKey } from '../src/keys/store.js';
+import { MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
 import { environmentForStage } from '../src/keys/format.js';
 import { utcDate } from '../src/legs/dates.js';
 import { filledLine, uncategorizedLine } from '../cli/load-report.js';
@@ -149,6 +150,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       environment: environmentForStage(options.stage),
       scopes: [LIST_SCOPE],
       name: 'local npm start',
+      // The highest limit, so that trying the API is never refused; `npm run keys -- create ... --rate`
+      // makes a key with a lower one (the same limiter, docs/api-keys.md).
+      rateLimit: MAX_RATE_LIMIT,
     });
 
     const gateway = createGateway({

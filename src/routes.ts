@@ -30,7 +30,12 @@ export type TableAccess =
   /** Legs table: GetItem on the table only (one leg read by its id). */
   | 'legs:get'
   /** Keys table: GetItem on the table (a key is read by its hash). */
-  | 'keys:read';
+  | 'keys:read'
+  /**
+   * Keys table: UpdateItem on the usage counter items only (keyHash `usage#...`, an IAM condition on
+   * the partition key): the rate limiter's counts (src/keys/usage.ts); no key item can be changed.
+   */
+  | 'keys:count';
 
 /**
  * Environment settings a function gets beyond the common ones and its tables' names: the stack
@@ -106,10 +111,10 @@ export const FUNCTIONS = {
     invokedBy: 'api',
     entry: 'functions/authorizer/handler.ts',
     logicalId: 'AuthorizerFunction',
-    description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict',
+    description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict, with its rate limit',
     memorySize: 512,
     timeoutSeconds: 5,
-    access: ['keys:read'],
+    access: ['keys:read', 'keys:count'],
     environment: [],
     alarm: { name: 'AuthorizerFunction', errorsAlarmName: 'AuthorizerErrors' },
   },

@@ -54,6 +54,12 @@ export const KEYS_TABLE = {
 
 export const KEYS_BY_ID_INDEX = KEYS_TABLE.indexes[0];
 
+/**
+ * The keys table also holds the per-key usage counters (src/keys/usage.ts), one item per key and
+ * UTC day whose keyHash starts with this prefix (and the keys version, `~version`).
+ */
+export const USAGE_KEY_PREFIX = 'usage#';
+
 /** CreateTable input (on-demand) for DynamoDB Local and the tests. */
 export function createTableInput(tableName: string, def: TableDefinition): CreateTableCommandInput {
   const names = new Set<string>([def.partitionKey]);

@@ -17,6 +17,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../src/tables.js';
 import type { AlarmThresholds } from '../stage-config.js';
+import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 
 export interface MonitoredFunction {
   /** Alarm name part, e.g. `ListFunction`. */
@@ -42,6 +43,8 @@ export interface OperationsProps {
   readonly functions: readonly MonitoredFunction[];
   readonly tables: readonly MonitoredTable[];
   readonly removalPolicy: RemovalPolicy;
+  /** The stage: the dimension of the authorizer's usage-write metric. */
+  readonly stage: string;
 }
 
 /**
@@ -126,6 +129,17 @@ export class Operations extends Construct {
         `Requests to the ${tb.name} DynamoDB table or its indexes were throttled.`,
       );
     }
+
+    // The authorizer's failed writes of the usage counters (EMF, src/metrics.ts): rate limits are
+    // then each container's local share, fail open.
+    const m = RATE_LIMIT_METRICS;
+    this.add(
+      m.writeFailures,
+      new Metric({ namespace: m.namespace, metricName: m.writeFailures, dimensionsMap: { [m.dimension]: props.stage }, statistic: 'Sum', period: t.period }),
+      t.usageWriteFailures,
+      ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      "The authorizer could not write the per-key usage counters: each container enforces only its last known share of a key's rate limit (fail open).",
+    );
   }
 
   /** Read and write throttle events of the table and read throttle events of each of its indexes. */

@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_INDEX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -128,6 +128,9 @@ export class ServiceFunction extends Construct {
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
           break;
+        case 'keys:count':
+          this.countUsage(table(tables.keys, a));
+          break;
       }
     }
     return this;
@@ -162,6 +165,24 @@ export class ServiceFunction extends Construct {
   getLegs(table: ITable): this {
     this.allow(['dynamodb:GetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The authorizer's access to the usage counters (src/keys/usage.ts): UpdateItem on the keys table,
+   * only on items whose partition key starts with `usage#` (dynamodb:LeadingKeys), so the function
+   * that counts cannot change a key.
+   */
+  countUsage(table: ITable): this {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        effect: Effect.ALLOW,
+        actions: ['dynamodb:UpdateItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${USAGE_KEY_PREFIX}*`] } },
+      }),
+    );
+    this.function.addEnvironment(ENV.keysTableName, table.tableName);
     return this;
   }
 

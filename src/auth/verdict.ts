@@ -11,8 +11,18 @@ export type KeyEnvironment = 'live' | 'test';
 
 export type AuthErrorCode = Extract<
   ErrorCode,
-  'API_KEY_MISSING' | 'API_KEY_INVALID' | 'API_KEY_EXPIRED' | 'API_KEY_WRONG_ENVIRONMENT' | 'SERVICE_UNAVAILABLE'
+  'API_KEY_MISSING' | 'API_KEY_INVALID' | 'API_KEY_EXPIRED' | 'API_KEY_WRONG_ENVIRONMENT' | 'SERVICE_UNAVAILABLE' | 'RATE_LIMITED'
 >;
+
+/**
+ * The key's rate-limit fields, ready for the response (docs/api.md, "Rate limits"): the values of
+ * `RateLimit-Policy` and `RateLimit`, and for a RATE_LIMITED verdict `Retry-After` (seconds).
+ */
+export interface RateLimitFields {
+  rateLimitPolicy: string;
+  rateLimit: string;
+  retryAfter?: string;
+}
 
 export interface VerifiedKey {
   keyId: string;
@@ -35,10 +45,15 @@ export type AuthorizerContext =
       deprecated: boolean;
       deprecatedAt?: string;
       sunsetAt?: string;
+      rateLimitPolicy?: string;
+      rateLimit?: string;
     }
-  | { verdict: 'error'; errorCode: AuthErrorCode; message: string };
+  | { verdict: 'error'; errorCode: AuthErrorCode; message: string; rateLimitPolicy?: string; rateLimit?: string; retryAfter?: string };
 
-export type Verdict = { ok: true; key: VerifiedKey } | { ok: false; errorCode: AuthErrorCode; message: string };
+/** A verdict as the function reads it; `headers` are the rate-limit fields to answer with (none for no key). */
+export type Verdict =
+  | { ok: true; key: VerifiedKey; headers: Record<string, string> }
+  | { ok: false; errorCode: AuthErrorCode; message: string; headers: Record<string, string> };
 
 export function verifiedContext(key: VerifiedKey): AuthorizerContext {
   return {
@@ -56,7 +71,25 @@ export function rejectedContext(errorCode: AuthErrorCode, message: string): Auth
   return { verdict: 'error', errorCode, message };
 }
 
+/** A context with the key's rate-limit fields added (a verified key, or its RATE_LIMITED refusal). */
+export function withRateLimit(context: AuthorizerContext, fields: RateLimitFields): AuthorizerContext {
+  return { ...context, ...fields };
+}
+
+/** The rate-limit fields as response headers (lower-case, as the functions write every header). */
+function rateLimitHeaders(c: Partial<RateLimitFields>): Record<string, string> {
+  return {
+    ...(c.rateLimitPolicy !== undefined ? { 'ratelimit-policy': c.rateLimitPolicy } : {}),
+    ...(c.rateLimit !== undefined ? { ratelimit: c.rateLimit } : {}),
+    ...(c.retryAfter !== undefined ? { 'retry-after': c.retryAfter } : {}),
+  };
+}
+
 const booleanish = v.union([v.boolean(), v.picklist(['true', 'false'])]);
+
+// Only values the authorizer writes (src/keys/rate-limit.ts) reach a header.
+const PolicyField = v.pipe(v.string(), v.regex(/^"[a-z-]+";q=\d+;w=\d+$/));
+const LimitField = v.pipe(v.string(), v.regex(/^"[a-z-]+";r=\d+;t=\d+$/));
 
 const ContextSchema = v.variant('verdict', [
   v.object({
@@ -67,6 +100,8 @@ const ContextSchema = v.variant('verdict', [
     deprecated: booleanish,
     deprecatedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
     sunsetAt: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+    rateLimitPolicy: v.optional(PolicyField),
+    rateLimit: v.optional(LimitField),
   }),
   v.object({
     verdict: v.literal('error'),
@@ -76,8 +111,12 @@ const ContextSchema = v.variant('verdict', [
       'API_KEY_EXPIRED',
       'API_KEY_WRONG_ENVIRONMENT',
       'SERVICE_UNAVAILABLE',
+      'RATE_LIMITED',
     ]),
     message: v.string(),
+    rateLimitPolicy: v.optional(PolicyField),
+    rateLimit: v.optional(LimitField),
+    retryAfter: v.optional(v.pipe(v.string(), v.regex(/^\d{1,6}$/))),
   }),
 ]);
 
@@ -88,10 +127,11 @@ const ContextSchema = v.variant('verdict', [
 export function readVerdict(context: unknown): Verdict {
   const parsed = v.safeParse(ContextSchema, context);
   if (!parsed.success) {
-    return { ok: false, errorCode: 'API_KEY_MISSING', message: 'An API key is required in the X-API-Key header' };
+    return { ok: false, errorCode: 'API_KEY_MISSING', message: 'An API key is required in the X-API-Key header', headers: {} };
   }
   const c = parsed.output;
-  if (c.verdict === 'error') return { ok: false, errorCode: c.errorCode, message: c.message };
+  const headers = rateLimitHeaders(c);
+  if (c.verdict === 'error') return { ok: false, errorCode: c.errorCode, message: c.message, headers };
   const deprecated = c.deprecated === true || c.deprecated === 'true';
   return {
     ok: true,
@@ -103,5 +143,6 @@ export function readVerdict(context: unknown): Verdict {
       ...(deprecated && c.deprecatedAt !== undefined ? { deprecatedAt: c.deprecatedAt } : {}),
       ...(deprecated && c.sunsetAt !== undefined ? { sunsetAt: c.sunsetAt } : {}),
     },
+    headers,
   };
 }

@@ -1,3 +1,5 @@
+import { emfRecord as metricRecord } from '../metrics.js';
+
 /**
  * The ingest function's CloudWatch metrics, written as Embedded Metric Format log lines (CloudWatch
  * Logs turns them into metrics; no API call, no extra permission). The alarms of the stack
@@ -24,21 +26,10 @@ export interface FeedMetricValues {
 /** One EMF line (a JSON object) with the four metrics for `stage`. */
 export function emfRecord(stage: string, values: FeedMetricValues, now: Date): Record<string, unknown> {
   const m = FEED_METRICS;
-  return {
-    _aws: {
-      Timestamp: now.getTime(),
-      CloudWatchMetrics: [
-        {
-          Namespace: m.namespace,
-          Dimensions: [[m.dimension]],
-          Metrics: [m.loaded, m.refused, m.legsWritten, m.legsUnlisted].map((Name) => ({ Name, Unit: 'Count' })),
-        },
-      ],
-    },
-    [m.dimension]: stage,
-    [m.loaded]: values.loaded,
-    [m.refused]: values.refused,
-    [m.legsWritten]: values.legsWritten,
-    [m.legsUnlisted]: values.legsUnlisted,
-  };
+  return metricRecord(
+    m.namespace,
+    { [m.dimension]: stage },
+    { [m.loaded]: values.loaded, [m.refused]: values.refused, [m.legsWritten]: values.legsWritten, [m.legsUnlisted]: values.legsUnlisted },
+    now,
+  );
 }

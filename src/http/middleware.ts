@@ -15,11 +15,13 @@ import { errorResponse, mapError } from './envelope.js';
  *                        are dropped after the invocation
  *   httpEnvelope()       trace id, structured logs, the one error-to-envelope mapping,
  *                        X-Trace-Id on every response, and for a key in grace after a rotation
- *                        X-API-Key-Deprecated, Deprecation and Sunset (deprecationHeaders)
+ *                        X-API-Key-Deprecated, Deprecation and Sunset (deprecationHeaders); the
+ *                        key's RateLimit-Policy and RateLimit (and Retry-After with RATE_LIMITED)
  *   conditionalGet()     with `conditional`: a 200 whose ETag the request's If-None-Match matches
  *                        becomes a 304 (src/http/conditional.ts), before the envelope adds its
  *                        headers
- *   requireApiKey(scope) refuses to run the handler without a verified key holding `scope`
+ *   requireApiKey(scope) refuses to run the handler without a verified key holding `scope`, or
+ *                        when the authorizer found the key over its rate limit (RATE_LIMITED)
  */
 type Event = APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda?: unknown } } };
 
@@ -29,6 +31,7 @@ type Result = APIGatewayProxyStructuredResultV2;
 type Request = middy.Request<Event, Result>;
 
 const DEPRECATED = Symbol('apiKeyDeprecated');
+const RATE_LIMIT = Symbol('rateLimitHeaders');
 type Internal = Record<string | symbol, unknown>;
 
 function internal(request: Request): Internal {
@@ -61,6 +64,8 @@ function finish(request: Request): void {
   response.headers = { ...response.headers, 'x-trace-id': traceIdOf(request) };
   const deprecated = internal(request)[DEPRECATED] as VerifiedKey | undefined;
   if (deprecated) Object.assign(response.headers, deprecationHeaders(deprecated));
+  const rateLimit = internal(request)[RATE_LIMIT] as Record<string, string> | undefined;
+  if (rateLimit) Object.assign(response.headers, rateLimit);
 }
 
 export function httpEnvelope(): middy.MiddlewareObj<Event, Result> {
@@ -92,6 +97,8 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
   return {
     before: (request) => {
       const verdict = readVerdict(request.event.requestContext?.authorizer?.lambda);
+      // RateLimit-Policy and RateLimit on every answer to a key, Retry-After with RATE_LIMITED.
+      internal(request)[RATE_LIMIT] = verdict.headers;
       if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
       if (verdict.key.deprecated) internal(request)[DEPRECATED] = verdict.key;
       logger.appendKeys({ keyId: verdict.key.keyId });

@@ -8,6 +8,7 @@ import { invocationDeadlineMs } from '../time-budget.js';
 import {
   rejectedContext,
   verifiedContext,
+  withRateLimit,
   type AuthErrorCode,
   type AuthorizerContext,
   type KeyEnvironment,
@@ -15,6 +16,10 @@ import {
 import { environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stageForEnvironment } from './format.js';
 import { getKeyByHash, keyState, type KeyRecord } from './store.js';
 import { readKeysVersion } from './version.js';
+import { createRateLimiter, type LimitDecision, type RateLimiter } from './limiter.js';
+import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField } from './rate-limit.js';
+import { addUsage } from './usage.js';
+import { emfLine, RATE_LIMIT_METRICS } from '../metrics.js';
 
 /**
  * The authorizer's logic (docs/api.md, "API keys" and "How keys are checked"): from an `X-API-Key` value to a verdict
@@ -34,6 +39,8 @@ import { readKeysVersion } from './version.js';
  *   not become a read per request;
  * - both caches are LRUs bounded to `maxEntries` (10,000) each;
  * - a failed read is SERVICE_UNAVAILABLE and is not cached.
+ * A verified key then passes its rate limit (`limiter`, src/keys/limiter.ts): over it, the verdict is
+ * RATE_LIMITED; either way the verdict carries the RateLimit-Policy and RateLimit fields.
  * Logs carry the key id or the first 12 hex digits of the key's hash, never the key.
  */
 export const MAX_CACHE_TTL_MS = 60_000;
@@ -48,6 +55,14 @@ export const MESSAGES = {
   invalid: 'The API key is not valid',
   unavailable: 'The service is temporarily unavailable; retry later',
 } as const;
+
+export function rateLimitedMessage(decision: Pick<LimitDecision, 'limit' | 'retryAfterSeconds'>): string {
+  return `Too many requests for this API key (limit ${decision.limit.rate} per second, burst ${decision.limit.burst}); retry after ${decision.retryAfterSeconds} s`;
+}
+
+/** Time a write of the usage counters may take before the limiter goes on without it (fail open). */
+export const USAGE_WRITE_BUDGET_MS = 300;
+
 
 const ENVIRONMENT_NAMES: Readonly<Record<KeyEnvironment, string>> = {
   live: 'the production environment (prod)',
@@ -76,6 +91,8 @@ export interface KeyAuthorizerOptions {
   keysVersion?: () => Promise<number>;
   /** Least time between two reads of the keys version. Default 1,000 ms. */
   versionCheckMs?: number;
+  /** The per-key rate limiter; without it no key is limited and no RateLimit fields are given. */
+  limiter?: RateLimiter;
 }
 
 export interface KeyAuthorizer {
@@ -158,6 +175,19 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
     }
   }
 
+  /** A verified key's verdict after its rate limit: RATE_LIMITED over it; with the RateLimit fields. */
+  async function limit(record: KeyRecord, context: AuthorizerContext): Promise<AuthorizerContext> {
+    if (context.verdict !== 'ok' || !options.limiter) return context;
+    const decision = await options.limiter.check(record.keyId, isRateLimit(record.rateLimit) ? record.rateLimit : DEFAULT_RATE_LIMIT);
+    const fields = { rateLimitPolicy: rateLimitPolicyField(decision.limit), rateLimit: rateLimitField(decision.remaining, decision.resetSeconds) };
+    if (decision.allowed) return withRateLimit(context, fields);
+    logger.info('api key refused', { code: 'RATE_LIMITED', keyId: record.keyId, retryAfterSeconds: decision.retryAfterSeconds });
+    return withRateLimit(rejectedContext('RATE_LIMITED', rateLimitedMessage(decision)), {
+      ...fields,
+      retryAfter: String(decision.retryAfterSeconds),
+    });
+  }
+
   /** Until when a record read at `at` may be served from the cache. */
   function cacheUntil(record: KeyRecord, at: number): number {
     const limit = at + cacheTtlMs;
@@ -189,7 +219,7 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
       await followVersion();
       const at = now();
       const cached = known.get(keyHash);
-      if (cached) return decide(cached, parsed.environment, at, 'cache');
+      if (cached) return limit(cached, decide(cached, parsed.environment, at, 'cache'));
       if (unknown.get(keyHash)) {
         return reject('API_KEY_INVALID', MESSAGES.invalid, 'unknown-cache', { keyHashPrefix: hashPrefix(keyHash) });
       }
@@ -206,7 +236,7 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
         return reject('API_KEY_INVALID', MESSAGES.invalid, 'table', { keyHashPrefix: hashPrefix(keyHash) });
       }
       if (cacheTtlMs > 0) known.set(keyHash, record, cacheUntil(record, at));
-      return decide(record, parsed.environment, readAt, 'table');
+      return limit(record, decide(record, parsed.environment, readAt, 'table'));
     },
     cacheSizes: () => ({ keys: known.size, unknown: unknown.size }),
     clearCache() {
@@ -232,6 +262,8 @@ export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'he
 export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lookup'> {
   client: DynamoDBDocumentClient;
   tableName: string;
+  /** Least time between two writes of a key's usage counters by this container (src/keys/limiter.ts). */
+  usageSyncIntervalMs?: number;
 }
 
 /** A whole Lambda context (tests may call the handler with less, or none). */
@@ -246,10 +278,23 @@ function remainingTime(context: HandlerContext | undefined): { getRemainingTimeI
 
 /** The Lambda handler: simple response, always authorized, the verdict in the context. */
 export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
-  const { client, tableName, ...rest } = options;
+  const { client, tableName, usageSyncIntervalMs, ...rest } = options;
+  const limiter =
+    options.limiter ??
+    createRateLimiter({
+      ...(options.now ? { now: options.now } : {}),
+      ...(usageSyncIntervalMs !== undefined ? { syncIntervalMs: usageSyncIntervalMs } : {}),
+      // Its own short deadline: a slow or failed write never fails the request (fail open).
+      counter: (keyId, day, add) => withDeadline(USAGE_WRITE_BUDGET_MS, () => addUsage(client, tableName, keyId, day, add)),
+      onSyncError: (keyId, error) => {
+        logger.error('usage counter write failed; enforcing this container\'s share of the limit', { keyId, error: error as Error });
+        process.stdout.write(`${emfLine(RATE_LIMIT_METRICS.namespace, { [RATE_LIMIT_METRICS.dimension]: options.stage }, { [RATE_LIMIT_METRICS.writeFailures]: 1 }, new Date())}\n`);
+      },
+    });
   const authorizer = createKeyAuthorizer({
     keysVersion: () => readKeysVersion(client, tableName),
     ...rest,
+    limiter,
     lookup: (keyHash) => getKeyByHash(client, tableName, keyHash),
   });
   /**

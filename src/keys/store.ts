@@ -13,6 +13,7 @@ import type { KeyEnvironment } from '../auth/verdict.js';
 import { KEYS_BY_ID_INDEX } from '../tables.js';
 import { DAY_MS, DEFAULT_GRACE_MS } from './grace.js';
 import { generateKey, generateKeyId, hashKey, isKeyId } from './format.js';
+import type { RateLimit } from './rate-limit.js';
 import { bumpKeysVersion, bumpKeysVersionItem } from './version.js';
 
 /**
@@ -21,7 +22,8 @@ import { bumpKeysVersion, bumpKeysVersionItem } from './version.js';
  *
  * Item attributes: keyHash, keyId, name?, environment, scopes (list), status (active | rotated |
  * revoked), createdAt, rotatedAt?, revokedAt?, graceUntil? (ISO), successorKeyId?,
- * predecessorKeyId?, ttl? (epoch seconds). "expired" is not stored: a rotated key is expired once
+ * predecessorKeyId?, rateLimit? ({rate, burst}: the key's own limit; without it the default of
+ * src/keys/rate-limit.ts applies), ttl? (epoch seconds). "expired" is not stored: a rotated key is expired once
  * `graceUntil` has passed.
  *
  * Every change also bumps the keys version (src/keys/version.ts), an item of its own in the table.
@@ -49,6 +51,7 @@ export interface KeyRecord {
   graceUntil?: string;
   successorKeyId?: string;
   predecessorKeyId?: string;
+  rateLimit?: RateLimit;
   ttl?: number;
 }
 
@@ -91,6 +94,7 @@ const RecordSchema = v.object({
   graceUntil: v.optional(Iso),
   successorKeyId: v.optional(v.string()),
   predecessorKeyId: v.optional(v.string()),
+  rateLimit: v.optional(v.object({ rate: v.number(), burst: v.number() })),
   ttl: v.optional(v.number()),
 });
 
@@ -125,6 +129,8 @@ export interface NewKeyInput {
   environment: KeyEnvironment;
   scopes: readonly string[];
   name?: string | undefined;
+  /** The key's own rate limit; undefined: the default. */
+  rateLimit?: RateLimit | undefined;
   /** Epoch ms; defaults to Date.now(). */
   now?: number;
 }
@@ -140,6 +146,7 @@ function newRecord(input: NewKeyInput, now: number, predecessorKeyId?: string): 
     status: 'active',
     createdAt: iso(now),
     ...(predecessorKeyId !== undefined ? { predecessorKeyId } : {}),
+    ...(input.rateLimit !== undefined ? { rateLimit: { rate: input.rateLimit.rate, burst: input.rateLimit.burst } } : {}),
   };
   return { key, record };
 }
@@ -231,7 +238,7 @@ export async function rotateKey(
   const old = await requireKey(client, tableName, keyId);
   if (old.status !== 'active') throw refusalToRotate(old, now);
 
-  const created = newRecord({ environment: old.environment, scopes: old.scopes, name: old.name }, now, old.keyId);
+  const created = newRecord({ environment: old.environment, scopes: old.scopes, name: old.name, rateLimit: old.rateLimit }, now, old.keyId);
   const graceUntil = iso(now + graceMs);
   const ttl = epochSeconds(now + graceMs + RETENTION_AFTER_END_MS);
   try {
@@ -321,6 +328,38 @@ export async function revokeKey(
   }
   await bumpKeysVersion(client, tableName);
   return { ...record, status: 'revoked', revokedAt: iso(now), ttl };
+}
+
+/**
+ * Sets a key's own rate limit, or with `undefined` removes it (the default applies again). Refuses an
+ * unknown key; a revoked or expired key may still be changed (it has no effect). Bumps the keys
+ * version: authorizers apply the new limit within about a second.
+ */
+export async function setKeyRateLimit(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keyId: string,
+  limit: RateLimit | undefined,
+): Promise<KeyRecord> {
+  const record = await requireKey(client, tableName, keyId);
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: { keyHash: record.keyHash },
+        ...(limit
+          ? { UpdateExpression: 'SET rateLimit = :limit', ExpressionAttributeValues: { ':limit': { rate: limit.rate, burst: limit.burst } } }
+          : { UpdateExpression: 'REMOVE rateLimit' }),
+        ConditionExpression: 'attribute_exists(keyHash)',
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) throw new KeyStoreError('not_found', `No key with id ${keyId}`);
+    throw err;
+  }
+  await bumpKeysVersion(client, tableName);
+  const { rateLimit: _old, ...rest } = record;
+  return limit ? { ...rest, rateLimit: limit } : rest;
 }
 
 /** Every key, without secrets or hashes, oldest first. */

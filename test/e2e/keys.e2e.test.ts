@@ -148,9 +148,36 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     expect(b.res.headers.get('sunset')).toBeNull();
   });
 
+  it('answers 429 RATE_LIMITED with Retry-After to a key past its limit (a bounded burst), while another key is served', async () => {
+    const limited = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--rate', '1', '--burst', '5']);
+    const other = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--rate', '1', '--burst', '5']);
+    // 12 requests at once on loopback, and the other key's request among them.
+    const [otherAnswer, ...answers] = await Promise.all([get(other.key), ...Array.from({ length: 12 }, () => get(limited.key))]);
+    const served = answers.filter((a) => a.res.status === 200);
+    const refused = answers.filter((a) => a.res.status === 429);
+    // The burst (5), plus what 1/s refills while the 12 are answered.
+    expect(served.length).toBeGreaterThanOrEqual(5);
+    expect(served.length).toBeLessThanOrEqual(7);
+    expect(refused.length).toBe(answers.length - served.length);
+    for (const { res, body } of refused) {
+      expect(body).toMatchObject({ code: 'RATE_LIMITED', data: null });
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(5);
+      expect(res.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
+    }
+    for (const { res } of [...served, ...refused]) expect(res.headers.get('ratelimit-policy')).toBe('"per-key";q=5;w=5');
+    expect(served.every((a) => a.res.headers.get('retry-after') === null)).toBe(true);
+    // The other key, same limit, same moment: served, its quota untouched by the first key's.
+    expect(otherAnswer.res.status).toBe(200);
+    expect(otherAnswer.res.headers.get('ratelimit')).toBe('"per-key";r=4;t=1');
+    // And the limited key is served again once its Retry-After has passed.
+    await new Promise((r) => setTimeout(r, 1000 * Number(refused[0]!.res.headers.get('retry-after'))));
+    expect((await get(limited.key)).res.status).toBe(200);
+  });
+
   it('no clear key appears in the server log or anywhere in the keys table', async () => {
     const sent = secrets.concat([9, 25, 44].map((at) => typo(service.apiKey, at)));
-    expect(sent.length).toBe(11); // the start key, 7 keys made here, 3 typos
+    expect(sent.length).toBe(13); // the start key, 9 keys made here, 3 typos
     // Give the server a moment to flush its last log lines.
     await new Promise((r) => setTimeout(r, 200));
     const log = service.output();
@@ -166,8 +193,10 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
     try {
       const items = (await client.send(new ScanCommand({ TableName: service.keysTableName }))).Items ?? [];
-      // The start key and the 7 made here, beside the keys version (src/keys/version.ts).
-      expect(items.filter((i) => i.keyHash !== '~version').length).toBe(8);
+      // The start key and the 9 made here, beside the keys version (src/keys/version.ts) and the
+      // usage counters (src/keys/usage.ts).
+      expect(items.filter((i) => i.keyHash !== '~version' && !String(i.keyHash).startsWith('usage#')).length).toBe(10);
+      expect(items.some((i) => String(i.keyHash).startsWith('usage#'))).toBe(true);
       const dump = JSON.stringify(items, (_k, v: unknown) => (v instanceof Set ? Array.from(v as ReadonlySet<unknown>) : v));
       for (const key of sent) {
         expect(dump).not.toContain(key);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
@@ -67,8 +67,17 @@ function fixture(env: 'test' | 'live', extra: Record<string, unknown> = {}, keyI
   };
 }
 
+/** The usage counters' totals as the table would answer them: one counter per key and day. */
+const totals = new Map<string, { served: number; refused: number }>();
+
 function store(...fixtures: Fixture[]): void {
   ddb.on(GetCommand).resolves({});
+  ddb.on(UpdateCommand).callsFake((input: { Key: { keyHash: string }; ExpressionAttributeValues: Record<string, number> }) => {
+    const t = totals.get(input.Key.keyHash) ?? { served: 0, refused: 0 };
+    const next = { served: t.served + input.ExpressionAttributeValues[':s']!, refused: t.refused + input.ExpressionAttributeValues[':r']! };
+    totals.set(input.Key.keyHash, next);
+    return { Attributes: next };
+  });
   for (const f of fixtures) ddb.on(GetCommand, { Key: { keyHash: f.item.keyHash } }).resolves({ Item: f.item });
 }
 
@@ -89,8 +98,12 @@ function make(stage: Stage = 'sandbox', extra: { maxEntries?: number } = {}) {
 
 beforeEach(() => {
   ddb.reset();
+  totals.clear();
   clock = T0;
 });
+
+/** The RateLimit fields of the first request of a key with the default limit (10/s, burst 20). */
+const FIRST_OF_DEFAULT = { rateLimitPolicy: '"per-key";q=20;w=2', rateLimit: '"per-key";r=19;t=1' };
 
 describe('authorizer handler: verdicts', () => {
   it('verifies an active key and hands key id, scopes and environment to the function', async () => {
@@ -99,11 +112,19 @@ describe('authorizer handler: verdicts', () => {
     const result = await make()(withKey(f.key));
     expect(result).toEqual({
       isAuthorized: true,
-      context: { verdict: 'ok', keyId: 'key_AAAAAAAAAAAAAAAAAAAA', scopes: 'empty_leg:read other:read', environment: 'test', deprecated: false },
+      context: {
+        verdict: 'ok',
+        keyId: 'key_AAAAAAAAAAAAAAAAAAAA',
+        scopes: 'empty_leg:read other:read',
+        environment: 'test',
+        deprecated: false,
+        ...FIRST_OF_DEFAULT,
+      },
     });
     expect(readVerdict(result.context)).toEqual({
       ok: true,
       key: { keyId: 'key_AAAAAAAAAAAAAAAAAAAA', scopes: ['empty_leg:read', 'other:read'], environment: 'test', deprecated: false },
+      headers: { 'ratelimit-policy': FIRST_OF_DEFAULT.rateLimitPolicy, ratelimit: FIRST_OF_DEFAULT.rateLimit },
     });
     const call = keyReads()[0]!.args[0].input;
     expect(call).toEqual({ TableName: TABLE, Key: { keyHash: sha256(f.key) }, ConsistentRead: true });
@@ -326,6 +347,83 @@ describe('authorizer handler: cache', () => {
     const f = fixture('test', { scopes: undefined, status: 'weird' });
     store(f);
     expect((await make()(withKey(f.key))).context).toMatchObject({ verdict: 'error', errorCode: 'SERVICE_UNAVAILABLE' });
+  });
+});
+
+describe('authorizer handler: rate limits', () => {
+  const limited = () => fixture('test', { rateLimit: { rate: 1, burst: 2 } }, 'key_LimitedLimited0000');
+  const other = () => fixture('test', {}, 'key_OtherOtherOther000');
+
+  it('serves a key its burst, refuses the next request RATE_LIMITED with Retry-After, and serves it again a second later', async () => {
+    const f = limited();
+    store(f);
+    const h = make();
+    const first = await h(withKey(f.key));
+    expect(first.context).toMatchObject({ verdict: 'ok', rateLimitPolicy: '"per-key";q=2;w=2', rateLimit: '"per-key";r=1;t=1' });
+    expect((await h(withKey(f.key))).context).toMatchObject({ verdict: 'ok', rateLimit: '"per-key";r=0;t=1' });
+    const refused = await h(withKey(f.key));
+    expect(refused.isAuthorized).toBe(true); // never denied: the function answers the envelope
+    expect(refused.context).toEqual({
+      verdict: 'error',
+      errorCode: 'RATE_LIMITED',
+      message: expect.stringContaining('retry after 1 s'),
+      rateLimitPolicy: '"per-key";q=2;w=2',
+      rateLimit: '"per-key";r=0;t=1',
+      retryAfter: '1',
+    });
+    // What the function reads from it: the code and the three headers.
+    expect(readVerdict(refused.context)).toEqual({
+      ok: false,
+      errorCode: 'RATE_LIMITED',
+      message: expect.any(String),
+      headers: { 'ratelimit-policy': '"per-key";q=2;w=2', ratelimit: '"per-key";r=0;t=1', 'retry-after': '1' },
+    });
+    clock += SECOND;
+    expect((await h(withKey(f.key))).context).toMatchObject({ verdict: 'ok' });
+  });
+
+  it('does not limit another key', async () => {
+    const a = limited();
+    const b = other();
+    store(a, b);
+    const h = make();
+    for (let i = 0; i < 5; i++) await h(withKey(a.key));
+    expect((await h(withKey(a.key))).context).toMatchObject({ errorCode: 'RATE_LIMITED' });
+    for (let i = 0; i < 20; i++) expect((await h(withKey(b.key))).context).toMatchObject({ verdict: 'ok' });
+  });
+
+  it("counts served and refused requests in the key's day item, at most once per 10 s", async () => {
+    const f = limited();
+    store(f);
+    const h = make();
+    for (let i = 0; i < 4; i++) await h(withKey(f.key)); // the first request writes at once
+    clock += 10 * SECOND;
+    await h(withKey(f.key));
+    const writes = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+    const values = (w: (typeof writes)[number]) => w.ExpressionAttributeValues as Record<string, number>;
+    expect(writes.map((w): unknown[] => [w.Key?.keyHash, values(w)[':s'], values(w)[':r']])).toEqual([
+      ['usage#key_LimitedLimited0000#2026-03-01', 1, 0],
+      ['usage#key_LimitedLimited0000#2026-03-01', 2, 2],
+    ]);
+    expect(writes[0]!.TableName).toBe(TABLE);
+  });
+
+  it('keeps serving when the counter cannot be written (fail open), and reports it as a metric', async () => {
+    const f = fixture('test');
+    store(f);
+    ddb.on(UpdateCommand).rejects(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const error = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    try {
+      const h = make();
+      for (let i = 0; i < 3; i++) expect((await h(withKey(f.key))).context).toMatchObject({ verdict: 'ok' });
+      const metric = out.mock.calls.map((c) => String(c[0])).find((line) => line.includes('UsageWriteFailures'));
+      expect(JSON.parse(metric!)).toMatchObject({ Stage: 'sandbox', UsageWriteFailures: 1 });
+      expect(error).toHaveBeenCalledWith(expect.stringContaining('usage counter write failed'), expect.objectContaining({ keyId: f.item.keyId }));
+    } finally {
+      out.mockRestore();
+      error.mockRestore();
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type {
   APIGatewayProxyEventV2,
@@ -134,6 +134,8 @@ describe('events/authorizer.json → authorizer handler', () => {
             }
           : undefined,
     }));
+    // The usage counter (src/keys/usage.ts): the first request of the day.
+    ddb.on(UpdateCommand).resolves({ Attributes: { served: 1, refused: 0 } });
 
     const res = await authorizerHandler(authorizerEvent);
 

@@ -5,7 +5,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } fro
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
-import { rejectedContext, verifiedContext, type AuthorizerContext } from '../../src/auth/verdict.js';
+import { rejectedContext, verifiedContext, withRateLimit, type AuthorizerContext } from '../../src/auth/verdict.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
 import { buildListHandler } from '../support/handlers.js';
 
@@ -70,6 +70,30 @@ describe('response headers of the functions', () => {
     ddb.on(QueryCommand).rejects(new Error('boom'));
     const failed = await list({ size: '4' }, ok);
     expectEdgeHeaders(failed.res, failed.id, 500, 'INTERNAL_ERROR');
+  });
+
+  const fields = { rateLimitPolicy: '"per-key";q=20;w=2', rateLimit: '"per-key";r=0;t=2' };
+  it('list function, a key over its rate limit: 429 RATE_LIMITED with Retry-After, RateLimit-Policy and RateLimit', async () => {
+    const { res, id } = await list({ size: '2' }, withRateLimit(rejectedContext('RATE_LIMITED', 'slow down'), { ...fields, retryAfter: '2' }));
+    expectEdgeHeaders(res, id, 429, 'RATE_LIMITED');
+    expect(res.headers).toMatchObject({ 'retry-after': '2', 'ratelimit-policy': fields.rateLimitPolicy, ratelimit: fields.rateLimit });
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0); // the listing never ran
+  });
+
+  it('list function: every answer to a key carries its RateLimit fields (success and errors), and no Retry-After', async () => {
+    for (const [params, status] of [[{ size: '2' }, 200], [{ page: 'x' }, 400]] as const) {
+      const { res } = await list(params, withRateLimit(ok, fields));
+      expect(res.statusCode).toBe(status);
+      expect(res.headers).toMatchObject({ 'ratelimit-policy': fields.rateLimitPolicy, ratelimit: fields.rateLimit });
+      expect(res.headers?.['retry-after']).toBeUndefined();
+    }
+  });
+
+  it('list function: a rate-limit field that is not what the authorizer writes is no verdict (API_KEY_MISSING), never a header', async () => {
+    const forged = { ...ok, rateLimit: '"per-key";r=1;t=1\r\nset-cookie: x=y' } as AuthorizerContext;
+    const { res } = await list({ size: '2' }, forged);
+    expect(res.statusCode).toBe(401);
+    expect(res.headers?.ratelimit).toBeUndefined();
   });
 
   it('not-found function ($default route)', async () => {

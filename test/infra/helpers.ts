@@ -73,9 +73,10 @@ export interface NormalizedStatement {
   Effect: string;
   Action: string[];
   Resource: unknown[];
+  Condition?: unknown;
 }
 
-/** An IAM statement with Action and Resource as sorted arrays, for order-free comparison. */
+/** An IAM statement with Action and Resource as sorted arrays (and its Condition, if any), for order-free comparison. */
 export function normalizeStatement(statement: Record<string, unknown>): NormalizedStatement {
   const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
   return {
@@ -84,6 +85,7 @@ export function normalizeStatement(statement: Record<string, unknown>): Normaliz
     Resource: list(statement.Resource)
       .slice()
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    ...(statement.Condition !== undefined ? { Condition: statement.Condition } : {}),
   };
 }
 

@@ -16,6 +16,8 @@ import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/keys/rate-limit.js';
+import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
 import { DEFAULT_ROUTE, FUNCTION_NAMES, FUNCTIONS, ROUTES, routeKeyOf, type FunctionName } from '../../src/routes.js';
 import {
@@ -373,13 +375,19 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(env).not.toHaveProperty('KEYS_TABLE_NAME');
     });
 
-    it('the authorizer may only GetItem on the keys table', () => {
+    it('the authorizer may only GetItem on the keys table, and UpdateItem on its usage counters (usage# items) only', () => {
       const keysId = tableId(t(), KEYS_TABLE);
       const id = FUNCTION_LOGICAL_IDS.authorizer;
       expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
         sortStatements([
           logs(logGroupIdOf(t(), id)),
           normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(keysId) }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:UpdateItem',
+            Resource: arnOf(keysId),
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['usage#*'] } },
+          }),
         ]),
       );
     });
@@ -470,6 +478,12 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         },
       });
       expect(config.throttling.burstLimit).toBeGreaterThanOrEqual(config.throttling.rateLimit);
+      // Stated per stage (docs/api.md, "Answers from API Gateway itself"): the account's guard, all keys together.
+      expect(props(s).DefaultRouteSettings).toMatchObject(
+        { sandbox: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 }, prod: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } }[stage],
+      );
+      // Above any one key's default limit (10/s, burst 20): the stage throttle is not a key's limit.
+      expect(config.throttling.rateLimit).toBeGreaterThan(DEFAULT_RATE_LIMIT.rate);
     });
   });
 
@@ -481,6 +495,18 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
     const name = (suffix: string) => `${stackName(stage)}-${suffix}`;
     const a = config.alarms;
     const periodSeconds = a.period.toSeconds();
+
+    it("UsageWriteFailures: the authorizer's failed counter writes (its EMF metric, for the stage)", () => {
+      const alarm = alarmsByName()[name('UsageWriteFailures')]!;
+      expect(alarm).toMatchObject({
+        Namespace: RATE_LIMIT_METRICS.namespace,
+        MetricName: RATE_LIMIT_METRICS.writeFailures,
+        Dimensions: [{ Name: RATE_LIMIT_METRICS.dimension, Value: stage }],
+        Statistic: 'Sum',
+        Threshold: a.usageWriteFailures,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
 
     it('exist for API 5xx, each function (errors, throttles), the authorizer and both tables', () => {
       expect(Object.keys(alarmsByName()).sort()).toEqual(
@@ -498,6 +524,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'OpenApiFunctionThrottles',
           'LegsTableThrottles',
           'KeysTableThrottles',
+          'UsageWriteFailures',
           'FeedRefused',
           'IngestFunctionErrors',
           ...(config.feeds.staleAlarm ? ['NoFeedLoaded24h'] : []),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { MAX_RATE_LIMIT } from '../../src/keys/rate-limit.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
 import { createKey, revokeKey, rotateKey } from '../../src/keys/store.js';
 import { withChangeAwareCache } from '../../src/legs/change-aware-cache.js';
@@ -153,7 +154,8 @@ describe('authorizer: keys version', () => {
   });
 
   it('every warm container marks a just-rotated key deprecated within 2 s', async () => {
-    const { key, record } = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
+    // The highest rate limit: the polling below asks far more often than the default allows.
+    const { key, record } = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], rateLimit: MAX_RATE_LIMIT });
     const containers = [authorizer(), authorizer()];
     for (const h of containers) expect((await h(withKey(key))).context).toMatchObject({ verdict: 'ok', deprecated: false });
     await rotateKey(t.client, t.keysTableName, record.keyId);

@@ -5,6 +5,8 @@ import { runScript, type CommandRun } from '../../support/commands.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { freePort } from '../../../local/dynamodb-local.js';
 import { getKeyByHash, getKeyById } from '../../../src/keys/store.js';
+import { addUsage } from '../../../src/keys/usage.js';
+import { utcDay } from '../../../src/keys/limiter.js';
 
 /** `npm run keys` as a child process (tsx cli/keys.ts), on this file's own tables. */
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -191,6 +193,26 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('KEY_ID');
     expect(r.stderr).not.toContain(key);
+  });
+
+  it('create --rate --burst sets a limit, limit changes it, list shows it (and the default), usage prints 30 days', async () => {
+    const created = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--rate', '2.5', '--burst', '5', '--json']));
+    const other = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--json']));
+    const limited = await run(['limit', created.keyId, '--rate', '1', '--burst', '3']);
+    expect(limited.code).toBe(0);
+    expect(limited.stdout).toContain('1 req/s, burst 3');
+    const listed = JSON.parse((await run(['list', '--json'])).stdout) as { keyId: string; rateLimit: unknown }[];
+    expect(listed.find((k) => k.keyId === created.keyId)?.rateLimit).toEqual({ rate: 1, burst: 3, default: false });
+    expect(listed.find((k) => k.keyId === other.keyId)?.rateLimit).toEqual({ rate: 10, burst: 20, default: true });
+    await addUsage(t.client, t.keysTableName, created.keyId, utcDay(Date.now()), { served: 41, refused: 7 });
+    const usage = JSON.parse((await run(['usage', created.keyId, '--json'])).stdout) as { keyId: string; days: { day: string; served: number; refused: number }[] };
+    expect(usage.days).toHaveLength(30);
+    expect(usage.days.at(-1)).toEqual({ day: utcDay(Date.now()), served: 41, refused: 7 });
+    const text = await run(['usage', created.keyId]);
+    expect(lines(text.stdout).at(-1)).toMatch(/^total\s+41\s+7$/);
+    const bad = await run(['limit', created.keyId, '--rate', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--rate');
   });
 
   it('exits 1 for an unknown key id', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { evaluateTargets, gzipTarget, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
+import { evaluateTargets, gzipTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
 
 const base: TargetInputs = {
   legs: 20_000,
@@ -92,5 +92,23 @@ describe('readUnitFraction', () => {
     expect(readUnitFraction(10, 80)).toBe(0.125);
     expect(readUnitFraction(0, 0)).toBe(0);
     expect(readUnitFraction(1, 0)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('rateLimitTargets', () => {
+  const good = { containers: 20, demandPerSecond: 50, deviation: 0.03, worstWindowDeviation: 0.11, burstRefused: 0, writeUnitsPerRequest: 0.04 };
+  it('holds for the figures of a good run, and names the load it was measured at', () => {
+    const targets = rateLimitTargets(good);
+    expect(targets).toHaveLength(4);
+    expect(targets.every((t) => t.holds)).toBe(true);
+    expect(targets[0]!.name).toContain('50 req/s over 20 containers');
+  });
+  it.each([
+    ['deviation', 0.11],
+    ['worstWindowDeviation', 0.26],
+    ['burstRefused', 1],
+    ['writeUnitsPerRequest', 0.051],
+  ] as const)('fails when %s is %s', (field, value) => {
+    expect(rateLimitTargets({ ...good, [field]: value }).filter((t) => !t.holds)).toHaveLength(1);
   });
 });

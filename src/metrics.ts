@@ -1,0 +1,34 @@
+/**
+ * CloudWatch metrics as Embedded Metric Format log lines (CloudWatch Logs turns them into metrics;
+ * no API call, no extra permission): the ingest function's feed metrics (src/feeds/metrics.ts) and
+ * the authorizer's failed usage writes (src/keys/authorizer.ts). The stack's alarms read the same names.
+ */
+export function emfRecord(
+  namespace: string,
+  dimensions: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, number>>,
+  now: Date,
+): Record<string, unknown> {
+  return {
+    _aws: {
+      Timestamp: now.getTime(),
+      CloudWatchMetrics: [
+        {
+          Namespace: namespace,
+          Dimensions: [Object.keys(dimensions)],
+          Metrics: Object.keys(values).map((Name) => ({ Name, Unit: 'Count' })),
+        },
+      ],
+    },
+    ...dimensions,
+    ...values,
+  };
+}
+
+/** The record as one line of JSON. */
+export function emfLine(...args: Parameters<typeof emfRecord>): string {
+  return JSON.stringify(emfRecord(...args));
+}
+
+/** The authorizer's failed writes of the usage counters (the stack's `UsageWriteFailures` alarm reads it). */
+export const RATE_LIMIT_METRICS = { namespace: 'EmptyLegs/RateLimits', dimension: 'Stage', writeFailures: 'UsageWriteFailures' } as const;
