@@ -148,7 +148,7 @@ export const IMPORT_CPU_MAX_RATIO = 1.25;
 export function importCpuTarget(legs: number, ratio: number): Target {
   const value = round(ratio, 3);
   return {
-    name: `loading ${legs} legs: CPU with the airport checks / without (median, same run)`,
+    name: `loading ${legs} legs: CPU with the airport checks / without (median, same run; stated at 20,000 legs)`,
     value,
     limit: IMPORT_CPU_MAX_RATIO,
     unit: 'ratio',
