@@ -80,7 +80,9 @@ async function dueLegsOfShard(
 ): Promise<DueLeg[]> {
   const legs: DueLeg[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
-  for (let page = 0; page < MAX_QUERY_PAGES && legs.length < limit; page++) {
+  // One more than the bound is asked for: a Query stopped by its Limit returns a LastEvaluatedKey
+  // even when nothing follows, so only a leg beyond the bound says the shard is behind.
+  for (let page = 0; page < MAX_QUERY_PAGES && legs.length <= limit; page++) {
     report.queries += 1;
     const out = await client.send(
       new QueryCommand({
@@ -89,7 +91,7 @@ async function dueLegsOfShard(
         KeyConditionExpression: '#xp = :shard AND #xd <= :due',
         ExpressionAttributeNames: { '#xp': EXPIRY_SHARD_ATTR, '#xd': EXPIRY_DAY_ATTR },
         ExpressionAttributeValues: { ':shard': shard, ':due': due },
-        Limit: limit - legs.length,
+        Limit: limit + 1 - legs.length,
         ExclusiveStartKey,
       }),
     );
@@ -97,11 +99,11 @@ async function dueLegsOfShard(
       if (typeof item.id === 'string' && typeof item[EXPIRY_DAY_ATTR] === 'string') legs.push({ id: item.id, day: item[EXPIRY_DAY_ATTR] });
     }
     ExclusiveStartKey = out.LastEvaluatedKey;
-    if (!ExclusiveStartKey) return legs;
+    if (!ExclusiveStartKey) break;
   }
-  // Stopped by a bound with the index still holding more: this shard is behind.
-  report.behind.push(shard);
-  return legs;
+  // More than the bound, or the page bound reached with the index holding more: this shard is behind.
+  if (legs.length > limit || ExclusiveStartKey !== undefined) report.behind.push(shard);
+  return legs.slice(0, limit);
 }
 
 /** Retires one leg; its journal change when it left the listing index, null when it was in none, undefined when skipped. */
