@@ -162,13 +162,13 @@ export async function retireDueLegs(client: DynamoDBDocumentClient, tableName: s
   report.found = legs.length;
   const bulk = legs.length > JOURNAL_RESET_ABOVE;
 
-  let failure: unknown;
+  let failure: Error | undefined;
   for (let i = 0; i < legs.length && failure === undefined; i += JOURNAL_SET_MAX) {
     const results = await settleAll(legs.slice(i, i + JOURNAL_SET_MAX), UPDATE_CONCURRENCY, (leg) => retireOne(client, tableName, leg));
     const changes: LegChange[] = [];
     for (const r of results) {
       if (r.status === 'rejected') {
-        failure ??= r.reason;
+        failure ??= r.reason instanceof Error ? r.reason : new Error('Retiring a leg failed', { cause: r.reason });
       } else if (r.value === undefined) {
         report.skipped += 1;
       } else {

@@ -36,7 +36,7 @@ describe('retiring the legs expired everywhere (DynamoDB Local)', () => {
   afterAll(async () => t.drop());
   beforeEach(async () => {
     const out = await t.client.send(new ScanCommand({ TableName: t.legsTableName }));
-    for (const item of out.Items ?? []) await t.client.send(new DeleteCommand({ TableName: t.legsTableName, Key: { id: item.id } }));
+    for (const item of out.Items ?? []) await t.client.send(new DeleteCommand({ TableName: t.legsTableName, Key: { id: String(item.id) } }));
   });
 
   const item = async (id: string) => (await t.client.send(new GetCommand({ TableName: t.legsTableName, Key: { id } }))).Item!;
