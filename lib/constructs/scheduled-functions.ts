@@ -1,19 +1,13 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Stage } from '../../src/config.js';
 import { constructIdOf, FUNCTIONS, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/routes.js';
-import type { LogLevel } from '../stage-config.js';
-import { ServiceFunction } from './service-function.js';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function.js';
 
-export interface ScheduledFunctionsProps {
-  readonly stage: Stage;
-  readonly logLevel: LogLevel;
-  readonly logRetention: RetentionDays;
-  readonly removalPolicy: RemovalPolicy;
+/** What every function of the stack shares (the stack's `common`), and the legs table. */
+export interface ScheduledFunctionsProps extends Pick<ServiceFunctionProps, 'stage' | 'logLevel' | 'logRetention' | 'removalPolicy'> {
   readonly samLocal: boolean;
   readonly legsTable: ITable;
 }
@@ -32,14 +26,8 @@ export class ScheduledFunctions extends Construct {
     for (const name of SCHEDULED_FUNCTION_NAMES) {
       const spec: FunctionSpec = FUNCTIONS[name];
       if (spec.scheduleMinutes === undefined) throw new Error(`${name}: a scheduled function needs scheduleMinutes (src/routes.ts)`);
-      const fn = new ServiceFunction(this, constructIdOf(name), {
-        name,
-        stage: props.stage,
-        logLevel: props.logLevel,
-        logRetention: props.logRetention,
-        removalPolicy: props.removalPolicy,
-        samLocal: props.samLocal,
-      }).grant(spec.access, { legs: props.legsTable });
+      const { legsTable: _table, ...common } = props;
+      const fn = new ServiceFunction(this, constructIdOf(name), { ...common, name }).grant(spec.access, { legs: props.legsTable });
       this.functions[name] = fn;
       this.rules[name] = new Rule(this, `${constructIdOf(name)}Schedule`, {
         description: `${spec.description} (every ${spec.scheduleMinutes} minutes)`,
