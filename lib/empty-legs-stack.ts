@@ -3,11 +3,12 @@ import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
-import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
+import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
 import { FeedIngestion } from './constructs/feed-ingestion.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
+import { ScheduledFunctions } from './constructs/scheduled-functions.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
 import type { StageConfig } from './stage-config.js';
 
@@ -33,6 +34,7 @@ export class EmptyLegsStack extends Stack {
   readonly httpApi: EmptyLegsHttpApi;
   readonly operations: Operations;
   readonly feeds: FeedIngestion;
+  readonly scheduled: ScheduledFunctions;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -93,18 +95,26 @@ export class EmptyLegsStack extends Stack {
       samLocal: props.samLocal ?? false,
     });
 
+    // The functions of a schedule (the legs' retirement): with the API's in the alarms below.
+    this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
+    const monitoredFunction = (name: FunctionName): ServiceFunction => {
+      const fn = functions[name] ?? this.scheduled.functions[name];
+      if (!fn) throw new Error(`${name} is neither a function of the HTTP API nor of a schedule (src/routes.ts invokedBy)`);
+      return fn;
+    };
+
     this.operations = new Operations(this, 'Operations', {
       alarmNamePrefix: stackName(config.stage),
       thresholds: config.alarms,
       stage: config.stage,
       api: this.httpApi.api,
       removalPolicy: config.removalPolicy,
-      functions: API_FUNCTION_NAMES.map((name) => {
+      functions: [...API_FUNCTION_NAMES, ...SCHEDULED_FUNCTION_NAMES].map((name) => {
         const alarm = (FUNCTIONS[name] as FunctionSpec).alarm ?? { name: constructIdOf(name) };
         const isAuthorizer = name === AUTHORIZER_FUNCTION;
         return {
           name: alarm.name,
-          function: apiFunction(name).function,
+          function: monitoredFunction(name).function,
           errorThreshold: isAuthorizer ? config.alarms.authorizerErrors : config.alarms.functionErrors,
           ...(alarm.errorsAlarmName ? { errorsAlarmName: alarm.errorsAlarmName } : {}),
         };
@@ -122,7 +132,7 @@ export class EmptyLegsStack extends Stack {
       alarmNamePrefix: stackName(config.stage),
       settings: config.feeds,
     });
-    this.functions = { ...functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
+    this.functions = { ...functions, ...this.scheduled.functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
     new CfnOutput(this, 'FeedsBucketName', {
       value: this.feeds.bucketName,
       description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',

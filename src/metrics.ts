@@ -32,3 +32,16 @@ export function emfLine(...args: Parameters<typeof emfRecord>): string {
 
 /** The authorizer's failed writes of the usage counters (the stack's `UsageWriteFailures` alarm reads it). */
 export const RATE_LIMIT_METRICS = { namespace: 'EmptyLegs/RateLimits', dimension: 'Stage', writeFailures: 'UsageWriteFailures' } as const;
+
+/**
+ * The retiring function's metrics (src/legs/retire-legs.ts); the stack's `RetireBehind` alarm reads
+ * `behind`.
+ */
+export const RETIRE_METRICS = {
+  namespace: 'EmptyLegs/History',
+  dimension: 'Stage',
+  /** Legs retired by a run. */
+  retired: 'LegsRetired',
+  /** Shards a run left due legs in (0 when it caught up). */
+  behind: 'RetireBehind',
+} as const;

@@ -29,6 +29,11 @@ export type TableAccess =
   | 'legs:load'
   /** Legs table: GetItem on the table only (one leg read by its id). */
   | 'legs:get'
+  /**
+   * Legs table: Query on the `byExpiry` index (the legs due), UpdateItem on the table (a leg's
+   * retirement), GetItem and PutItem (the change journal it appends to). No Scan, no DeleteItem.
+   */
+  | 'legs:retire'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read'
   /**
@@ -53,10 +58,13 @@ export interface BundledFile {
 export interface FunctionSpec {
   /**
    * What invokes it: `api` (the HTTP API: a route, the authorizer or `$default`; the stack creates
-   * it and its alarms) or `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
-   * creates it with the bucket, its notification and its alarms).
+   * it and its alarms), `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
+   * creates it with the bucket, its notification and its alarms) or `schedule` (an EventBridge rule
+   * at `schedule`; lib/constructs/scheduled-functions.ts creates it, its rule and its alarms).
    */
-  readonly invokedBy: 'api' | 'feeds';
+  readonly invokedBy: 'api' | 'feeds' | 'schedule';
+  /** A `schedule` function's rate, in minutes. */
+  readonly scheduleMinutes?: number;
   /** The handler file, relative to the repository root (its folder names the function locally). */
   readonly entry: string;
   /** Stable CloudFormation logical id (sam local, events/env.json, docs/deploy.md use it). */
@@ -152,6 +160,18 @@ export const FUNCTIONS = {
     // The import checks every record's airports against it.
     bundledFiles: [AIRPORT_BUNDLED_FILE],
   },
+  retireLegs: {
+    invokedBy: 'schedule',
+    scheduleMinutes: 60,
+    entry: 'functions/retire-legs/handler.ts',
+    logicalId: 'RetireLegsFunction',
+    description: 'Hourly: legs expired everywhere leave the listing index; DynamoDB TTL deletes them later',
+    memorySize: 256,
+    timeoutSeconds: 300,
+    access: ['legs:retire'],
+    environment: [],
+    alarm: { name: 'RetireFunction' },
+  },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
@@ -236,4 +256,6 @@ export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
 
 /** The functions the HTTP API invokes (the stack creates them, with their alarms). */
 export const API_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'api');
+/** The functions an EventBridge schedule invokes (lib/constructs/scheduled-functions.ts). */
+export const SCHEDULED_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'schedule');
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

@@ -26,6 +26,12 @@ export interface TableDefinition {
  * listed, unblocked legs: its partition key is the departure bucket (UTC month of `startDate`,
  * `yyyy-MM`, or `long` for legs whose flyable window is longer than a bucket can hold), its sort key
  * is `startDate#id`, and it projects one compact filter attribute (see src/legs/storage.ts).
+ *
+ * The sparse index `byExpiry` holds every leg not yet retired: its partition key is the leg's shard
+ * (`xp`), its sort key the leg's retirement day (`xd`, the day after endDate, src/legs/retirement.ts),
+ * keys only. The retiring function queries it for the legs due, removes their listing attributes and
+ * both of these, and sets `ttl` (epoch seconds): DynamoDB TTL deletes the item some time after
+ * (docs/deploy.md, "History and retention").
  */
 export const LEGS_TABLE = {
   partitionKey: 'id',
@@ -36,10 +42,18 @@ export const LEGS_TABLE = {
       sortKey: 'ls',
       nonKeyAttributes: ['lf'],
     },
+    {
+      indexName: 'byExpiry',
+      partitionKey: 'xp',
+      sortKey: 'xd',
+      keysOnly: true,
+    },
   ],
+  timeToLiveAttribute: 'ttl',
 } as const satisfies TableDefinition;
 
 export const LEGS_INDEX = LEGS_TABLE.indexes[0];
+export const LEGS_EXPIRY_INDEX = LEGS_TABLE.indexes[1];
 
 /**
  * Keys table: one item per key, keyed by the SHA-256 (hex) of the whole key, never the key

@@ -17,7 +17,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '../../src/tables.js';
 import type { AlarmThresholds } from '../stage-config.js';
-import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
+import { RATE_LIMIT_METRICS, RETIRE_METRICS } from '../../src/metrics.js';
 
 export interface MonitoredFunction {
   /** Alarm name part, e.g. `ListFunction`. */
@@ -140,6 +140,18 @@ export class Operations extends Construct {
       ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       "The authorizer could not write the per-key usage counters: each container enforces only its last known share of a key's rate limit (fail open).",
     );
+
+    // The legs' retirement (src/legs/retire-legs.ts) left due legs behind in every hourly run for
+    // six hours: more legs expire than a run's bound, or runs keep failing half way.
+    const r = RETIRE_METRICS;
+    this.add(
+      r.behind,
+      new Metric({ namespace: r.namespace, metricName: r.behind, dimensionsMap: { [r.dimension]: props.stage }, statistic: 'Minimum', period: Duration.hours(1) }),
+      1,
+      ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      'Every run of the legs retirement for six hours left due legs for the next one: expired legs stay in the listing index (they are never shown) and in the table longer than their retention.',
+      { evaluationPeriods: 6, datapointsToAlarm: 6 },
+    );
   }
 
   /** Read and write throttle events of the table and read throttle events of each of its indexes. */
@@ -179,13 +191,16 @@ export class Operations extends Construct {
     threshold: number,
     comparisonOperator: ComparisonOperator,
     description: string,
+    /** Default: the stage's evaluation periods, every one breaching. */
+    periods?: { evaluationPeriods: number; datapointsToAlarm: number },
   ): void {
     const alarm = new Alarm(this, id, {
       alarmName: `${this.props.alarmNamePrefix}-${id}`,
       alarmDescription: `${description} See docs/deploy.md, section Alarms.`,
       metric,
       threshold,
-      evaluationPeriods: this.props.thresholds.evaluationPeriods,
+      evaluationPeriods: periods?.evaluationPeriods ?? this.props.thresholds.evaluationPeriods,
+      ...(periods ? { datapointsToAlarm: periods.datapointsToAlarm } : {}),
       comparisonOperator,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });

@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -125,6 +125,9 @@ export class ServiceFunction extends Construct {
         case 'legs:get':
           this.getLegs(table(tables.legs, a));
           break;
+        case 'legs:retire':
+          this.retireLegs(table(tables.legs, a));
+          break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
           break;
@@ -143,6 +146,18 @@ export class ServiceFunction extends Construct {
    */
   loadLegs(table: ITable): this {
     this.allow(['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The retiring function's access to the legs table (src/legs/retire-legs.ts): Query on the
+   * `byExpiry` index only, UpdateItem on the table (a leg's retirement), GetItem and PutItem for the
+   * change journal (src/legs/journal.ts). No Scan, no DeleteItem (DynamoDB TTL deletes).
+   */
+  retireLegs(table: ITable): this {
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_EXPIRY_INDEX.indexName}`);
+    this.allow(['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }

@@ -1,7 +1,8 @@
-import { LEGS_INDEX } from '../tables.js';
+import { LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
 import { AIRCRAFT_CATEGORIES, categoryNamed, type AircraftCategory } from './aircraft-category.js';
 import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
+import { expiryShard, retirementDay } from './retirement.js';
 
 /**
  * How a leg is stored. The base item holds the EmptyLeg fields (nulls omitted) plus `listed`,
@@ -27,6 +28,11 @@ import type { EmptyLeg } from './model.js';
  *            Range; `h` with the seats unknown, `16` with the category unknown, empty for both)
  * An entry written before the aircraft field (six fields) reads as seats and category unknown: it
  * matches no seat or category filter until the leg is loaded again (docs/deploy.md).
+ *
+ * Every leg, listed or not, also carries the two attributes of the sparse index `byExpiry`
+ * (src/legs/retirement.ts): `xp`, its shard, and `xd`, its retirement day (the day after endDate).
+ * The retiring function (src/legs/retire-legs.ts) removes all five index attributes once the day is
+ * due and sets `ttl`; a later load of the leg writes the whole item again (no `ttl`).
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;
@@ -39,6 +45,10 @@ export interface StoredLeg extends EmptyLeg {
 export const BUCKET_ATTR = LEGS_INDEX.partitionKey;
 export const SORT_ATTR = LEGS_INDEX.sortKey;
 export const FILTER_ATTR = 'lf';
+export const EXPIRY_SHARD_ATTR = LEGS_EXPIRY_INDEX.partitionKey;
+export const EXPIRY_DAY_ATTR = LEGS_EXPIRY_INDEX.sortKey;
+/** Epoch seconds after which DynamoDB TTL deletes the item; set by the retiring function only. */
+export const TTL_ATTR = LEGS_TABLE.timeToLiveAttribute;
 
 /** Longest flyable window (endDate - startDate, days) kept in the month bucket of its start. */
 export const MAX_BUCKET_SPAN_DAYS = 28;
@@ -308,6 +318,8 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
   for (const [k, v] of Object.entries(leg)) {
     if (v !== null && v !== undefined) item[k] = v;
   }
+  item[EXPIRY_SHARD_ATTR] = expiryShard(leg.id);
+  item[EXPIRY_DAY_ATTR] = retirementDay(leg.endDate);
   if (leg.listed && !leg.blocked) {
     item[BUCKET_ATTR] = bucketOf(leg.startDate, leg.endDate);
     item[SORT_ATTR] = `${leg.startDate}#${leg.id}`;

@@ -237,8 +237,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         const gsi = gsis.find((g) => g.IndexName === ix.indexName)!;
         expect(gsi.KeySchema).toEqual(keySchema(ix.partitionKey, 'sortKey' in ix ? ix.sortKey : undefined));
         const nonKey = 'nonKeyAttributes' in ix ? ix.nonKeyAttributes : undefined;
+        const keysOnly = 'keysOnly' in ix && ix.keysOnly;
         expect(gsi.Projection).toEqual(
-          nonKey ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...nonKey] } : { ProjectionType: 'ALL' },
+          keysOnly ? { ProjectionType: 'KEYS_ONLY' } : nonKey ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...nonKey] } : { ProjectionType: 'ALL' },
         );
       }
       const ttl = 'timeToLiveAttribute' in def ? def.timeToLiveAttribute : undefined;
@@ -246,7 +247,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       else expect(p.TimeToLiveSpecification).toBeUndefined();
     });
 
-    it('the listing index is byDepartureBucket on (lb, ls) projecting lf; keys expire by ttl', () => {
+    it('the listing index is byDepartureBucket on (lb, ls) projecting lf, the retirement index byExpiry on (xp, xd) keys only; legs and keys expire by ttl', () => {
       // The spec-level facts, stated independently of src/tables.ts.
       const legs = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), LEGS_TABLE)]!);
       expect(legs.GlobalSecondaryIndexes).toEqual([
@@ -258,7 +259,16 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           ],
           Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['lf'] },
         },
+        {
+          IndexName: 'byExpiry',
+          KeySchema: [
+            { AttributeName: 'xp', KeyType: 'HASH' },
+            { AttributeName: 'xd', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
       ]);
+      expect(legs.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
       const keys = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), KEYS_TABLE)]!);
       expect(keys.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
     });
@@ -364,6 +374,40 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
+    it('the retiring function may only Query the byExpiry index, UpdateItem legs and read and write the journal (no Scan, no delete)', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.retireLegs;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([
+          logs(logGroupIdOf(t(), id)),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:Query',
+            Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byExpiry']] },
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+            Resource: arnOf(legsId),
+          }),
+        ]),
+      );
+    });
+
+    it('the retiring function runs every hour from an EventBridge rule, which alone may invoke it', () => {
+      const id = FUNCTION_LOGICAL_IDS.retireLegs;
+      const [ruleId, rule] = onlyResource(t(), 'AWS::Events::Rule');
+      expect(props(rule).ScheduleExpression).toBe('rate(1 hour)');
+      expect(props(rule).State).toBe('ENABLED');
+      const targets = props(rule).Targets as { Arn: unknown; RetryPolicy?: unknown }[];
+      expect(targets.map((x) => x.Arn)).toEqual([arnOf(id)]);
+      const permissions = Object.values(resourcesOfType(t(), 'AWS::Lambda::Permission')).filter(
+        (p) => JSON.stringify(props(p).FunctionName) === JSON.stringify(arnOf(id)),
+      );
+      expect(permissions.map((p) => [props(p).Principal, props(p).SourceArn])).toEqual([['events.amazonaws.com', arnOf(ruleId)]]);
+      expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
+    });
+
     it('the by-id function may only GetItem on the legs table (no Query, no batch read, no index, no write)', () => {
       const legsId = tableId(t(), LEGS_TABLE);
       const id = FUNCTION_LOGICAL_IDS.getEmptyLeg;
@@ -429,8 +473,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 6 function log groups (list, by-id, authorizer, not-found, openapi, ingest) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(7);
+      // 7 function log groups (list, by-id, authorizer, not-found, openapi, ingest, retire) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(8);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -496,6 +540,20 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
     const a = config.alarms;
     const periodSeconds = a.period.toSeconds();
 
+    it('RetireBehind: six hourly runs of the retirement in a row left due legs (its EMF metric, for the stage)', () => {
+      expect(alarmsByName()[name('RetireBehind')]).toMatchObject({
+        Namespace: 'EmptyLegs/History',
+        MetricName: 'RetireBehind',
+        Dimensions: [{ Name: 'Stage', Value: stage }],
+        Statistic: 'Minimum',
+        Period: 3600,
+        EvaluationPeriods: 6,
+        DatapointsToAlarm: 6,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
     it("UsageWriteFailures: the authorizer's failed counter writes (its EMF metric, for the stage)", () => {
       const alarm = alarmsByName()[name('UsageWriteFailures')]!;
       expect(alarm).toMatchObject({
@@ -522,6 +580,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'NotFoundFunctionThrottles',
           'OpenApiFunctionErrors',
           'OpenApiFunctionThrottles',
+          'RetireFunctionErrors',
+          'RetireFunctionThrottles',
+          'RetireBehind',
           'LegsTableThrottles',
           'KeysTableThrottles',
           'UsageWriteFailures',
@@ -547,6 +608,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         // "no feed for 24 hours" is the one alarm that missing data breaches (test/infra/feed-ingestion.test.ts)
         if (alarmName === name('NoFeedLoaded24h')) continue;
         expect(alarm.TreatMissingData).toBe('notBreaching');
+        // "retiring is behind" counts six hourly runs (below)
+        if (alarmName === name('RetireBehind')) continue;
         expect(alarm.EvaluationPeriods).toBe(a.evaluationPeriods);
       }
     });
@@ -663,6 +726,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Authorizer/Function AwsSolutions-L1',
           'NotFound/Function AwsSolutions-L1',
           'OpenApi/Function AwsSolutions-L1',
+          'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Feeds/Ingest/Function AwsSolutions-L1',
           'Feeds/AccessLogs AwsSolutions-S1',
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,
