@@ -125,7 +125,7 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
       // (`segmentsAfter`, src/legs/listing.ts), joined in order.
       const head = await readPage(new IndexEntryReader(), keyCondition(bucket, range), undefined);
       if (head.lastKey === undefined) return head.entries;
-      const resumeAt = head.lastKey[SORT_ATTR];
+      const resumeAt: unknown = head.lastKey[SORT_ATTR];
       const resumeStart = typeof resumeAt === 'string' ? resumeAt.slice(0, Math.max(0, resumeAt.indexOf('#'))) : '';
       const firstStart = head.entries[0]?.startDate;
       if (resumeStart === '' || firstStart === undefined) return head.entries.concat(await readOn(range, head.lastKey));
