@@ -33,18 +33,26 @@ export interface ColdCpuSamples {
   /** CPU time of each request (process.cpuUsage of its process, user + system), ms. */
   beforeMs: number[];
   afterMs: number[];
+  /**
+   * The functions' design (`after`): process.memoryUsage().heapUsed after a full collection, in its
+   * process, before its first request (code loaded, nothing cached) and after its last cold read
+   * (the cache holding every bucket the no-filter query reads), bytes.
+   */
+  heap: { emptyBytes: number; filledBytes: number };
   errors: string[];
 }
 
 type Design = 'before' | 'after';
-type Message = { op: 'setup'; job: ColdCpuJob; design: Design } | { op: 'request'; check: boolean };
+type Message = { op: 'setup'; job: ColdCpuJob; design: Design } | { op: 'request'; check: boolean } | { op: 'heap' };
 interface Outcome {
   cpuMs: number;
   error?: string;
+  /** For `heap`: heapUsed after a full collection. */
+  heapBytes?: number;
 }
 
 /** One design's process: `request` runs one request with an empty cache and answers its CPU time. */
-function startDesign(job: ColdCpuJob, design: Design): { request(check: boolean): Promise<Outcome>; stop(): void } {
+function startDesign(job: ColdCpuJob, design: Design): { request(check: boolean): Promise<Outcome>; heap(): Promise<number>; stop(): void } {
   const child = forkModule(import.meta.url);
   let waiting: { resolve: (o: Outcome) => void; reject: (e: Error) => void } | undefined;
   let ended: Error | undefined;
@@ -57,13 +65,15 @@ function startDesign(job: ColdCpuJob, design: Design): { request(check: boolean)
     waiting?.reject(ended);
   });
   child.send({ op: 'setup', job, design } satisfies Message);
+  const ask = (message: Message) =>
+    new Promise<Outcome>((resolve, reject) => {
+      if (ended) return reject(ended);
+      waiting = { resolve, reject };
+      child.send(message);
+    });
   return {
-    request: (check) =>
-      new Promise((resolve, reject) => {
-        if (ended) return reject(ended);
-        waiting = { resolve, reject };
-        child.send({ op: 'request', check } satisfies Message);
-      }),
+    request: (check) => ask({ op: 'request', check }),
+    heap: async () => (await ask({ op: 'heap' })).heapBytes ?? 0,
     stop: () => child.disconnect(),
   };
 }
@@ -75,7 +85,9 @@ export async function measureColdCpu(job: ColdCpuJob): Promise<ColdCpuSamples> {
   const designs = { before: startDesign(job, 'before'), after: startDesign(job, 'after') };
   const samples: Record<Design, number[]> = { before: [], after: [] };
   const errors = new Set<string>();
+  const heap = { emptyBytes: 0, filledBytes: 0 };
   try {
+    heap.emptyBytes = await designs.after.heap();
     // A new process compiles as it goes: its first full reads can outlast the functions' 1.5 s per
     // DynamoDB attempt and answer 503. Four requests of each first, neither measured nor checked.
     for (let round = 0; round < WARM_UP_REQUESTS; round++) for (const d of ['before', 'after'] as const) await designs[d].request(false);
@@ -87,11 +99,12 @@ export async function measureColdCpu(job: ColdCpuJob): Promise<ColdCpuSamples> {
         if (outcome.error) errors.add(`cold CPU (${d}): ${outcome.error}`);
       }
     }
+    heap.filledBytes = await designs.after.heap();
   } finally {
     designs.before.stop();
     designs.after.stop();
   }
-  return { beforeMs: samples.before, afterMs: samples.after, errors: [...errors] };
+  return { beforeMs: samples.before, afterMs: samples.after, heap, errors: [...errors] };
 }
 
 function serveDesign(job: ColdCpuJob, design: Design): (check: boolean) => Promise<Outcome> {
@@ -121,7 +134,11 @@ if (isForkedModule(import.meta.url)) {
   let serve: ((check: boolean) => Promise<Outcome>) | undefined;
   process.on('message', (m: Message) => {
     if (m.op === 'setup') serve = serveDesign(m.job, m.design);
-    else
+    else if (m.op === 'heap') {
+      // Started with --expose-gc, as the benchmark is (bench/fork.ts passes its flags on).
+      (globalThis as { gc?: () => void }).gc?.();
+      process.send!({ cpuMs: 0, heapBytes: process.memoryUsage().heapUsed } satisfies Outcome);
+    } else
       serve!(m.check).then(
         (outcome) => process.send!(outcome),
         (err: unknown) => process.send!({ cpuMs: 0, error: err instanceof Error ? err.message : String(err) } satisfies Outcome),

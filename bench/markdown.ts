@@ -38,7 +38,10 @@ export function resultSection(r: BenchResult): string {
       `Authorizer handler p50 / p95 ${n(r.overall.authorizerLatencyMs.p50, 2)} / ${n(r.overall.authorizerLatencyMs.p95, 2)} ms. ` +
       `Mean index entry ${n(r.data.meanIndexEntryBytes)} B, mean item ${int(r.data.meanItemBytes)} B.` +
       (r.coldCpu
-        ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds} each: ${n(r.coldCpu.beforeMs.p50)} ms reading as before, ${n(r.coldCpu.afterMs.p50)} ms now (${n(r.coldCpu.ratio, 3)}).`
+        ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds} each: ${n(r.coldCpu.beforeMs.p50)} ms reading as before, ${n(r.coldCpu.afterMs.p50)} ms now (${n(r.coldCpu.ratio, 3)}).` +
+          (r.coldCpu.heap
+            ? ` Heap after a full collection (the functions' design, in its process): ${n(r.coldCpu.heap.emptyBytes / 1e6)} MB before its first read, ${n(r.coldCpu.heap.filledBytes / 1e6)} MB holding the cold read.`
+            : '')
         : ''),
   );
   if (r.traffic) out.push('', trafficTable(r.traffic));

@@ -107,6 +107,7 @@ export function formatReport(r: BenchResult): string {
       `cold-cache handler CPU, no-filter query (${c.rounds} rounds each, alternating): before ${fmt(c.beforeMs.p50)} ms median ` +
         `(p95 ${fmt(c.beforeMs.p95)}), now ${fmt(c.afterMs.p50)} ms (p95 ${fmt(c.afterMs.p95)}): ${fmt(c.ratio, 3)}`,
     );
+    if (c.heap) out.push(`heap after a full GC: ${fmt(c.heap.emptyBytes / 1e6)} MB empty, ${fmt(c.heap.filledBytes / 1e6)} MB holding the cold read`);
   }
   if (r.importCpu) {
     const c = r.importCpu;

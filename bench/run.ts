@@ -116,7 +116,14 @@ export interface BenchResult {
    * Cold-cache handler CPU of the no-filter query (every bucket read), the read as it was before
    * (bench/legacy-repository.ts) and the functions' own, alternating in the same run.
    */
-  coldCpu?: { rounds: number; beforeMs: LatencySummary; afterMs: LatencySummary; ratio: number };
+  coldCpu?: {
+    rounds: number;
+    beforeMs: LatencySummary;
+    afterMs: LatencySummary;
+    ratio: number;
+    /** heapUsed after a full GC of the functions' design, in its process: before its first read and after its last cold read (bench/cold-cpu.ts). */
+    heap?: { emptyBytes: number; filledBytes: number };
+  };
   /** What the airport checks cost a load (bench/import-cpu.ts). */
   importCpu?: ImportCpuFigures;
   /** The traffic simulation, both designs (absent when skipped). */
@@ -461,9 +468,11 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       beforeMs: summarize(coldBefore),
       afterMs: summarize(coldAfter),
       ratio: 0,
+      heap: coldSamples.heap,
     };
     coldCpu.ratio = coldCpu.beforeMs.p50 > 0 ? coldCpu.afterMs.p50 / coldCpu.beforeMs.p50 : 0;
     log(`  median CPU ${coldCpu.beforeMs.p50.toFixed(1)} ms before, ${coldCpu.afterMs.p50.toFixed(1)} ms now (${coldCpu.ratio.toFixed(3)})`);
+    log(`  heap after a full GC: ${(coldCpu.heap.emptyBytes / 1e6).toFixed(1)} MB before the first read, ${(coldCpu.heap.filledBytes / 1e6).toFixed(1)} MB after the last cold read`);
 
     // Reference figures: the Query calls of one empty-cache request of each query, replayed on
     // the whole-item index (each distinct condition once, from its start to its end).

@@ -39,6 +39,16 @@ export const MAX_BUCKET_READS = MAX_MONTH_BUCKETS + 1;
  */
 export const MAX_QUERY_PAGES_PER_BUCKET = 32;
 
+/**
+ * Most parallel segments a bucket read is split into after its first page (`segmentsAfter`,
+ * src/legs/listing.ts; docs/performance.md, "Cold reads that scale"). The pages of all segments
+ * count against MAX_QUERY_PAGES_PER_BUCKET together, so the bound on Query requests is unchanged.
+ * 3, so that the 16 bucket reads of a request have at most 48 Query requests in flight: under the
+ * 50 sockets of the client's HTTP agent (@smithy/node-http-handler's default), since a request
+ * waiting for a socket counts that wait against its 500 ms connection timeout (src/time-budget.ts).
+ */
+export const MAX_SEGMENTS_PER_BUCKET = 3;
+
 /** Keys in one BatchGetItem request (DynamoDB's limit). */
 export const BATCH_GET_LIMIT = 100;
 

@@ -8,7 +8,7 @@ import {
   monthName,
   toEpochDay,
 } from './dates.js';
-import { HORIZON_DAYS, MAX_BUCKET_READS } from './limits.js';
+import { HORIZON_DAYS, MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
 import type { ListQuery } from './query.js';
 import type { Near } from './nearby.js';
 import { cityIncludes, hasCode, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, placedAt, type IndexEntry } from './storage.js';
@@ -101,6 +101,50 @@ export function bucketReads(window: DateWindow, todayUtc: string): BucketRead[] 
   }
   reads.push({ bucket: LONG_BUCKET, to: fromEpochDay(to) });
   return reads;
+}
+
+/** A range of startDate, both ends inclusive; an absent end is open. */
+export interface DateRange {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+const MONTH_BUCKET = /^(\d{4})-(\d{2})$/;
+
+/** The last startDate a bucket can hold in `range`: its `to`, else a month bucket's last day; else unknown. */
+function lastStartOf(bucket: string, range: DateRange): number | undefined {
+  if (range.to !== undefined) return toEpochDay(range.to);
+  const month = MONTH_BUCKET.exec(bucket);
+  return month ? lastDayOfMonth(Number(month[1]) * 12 + Number(month[2]) - 1) : undefined;
+}
+
+/**
+ * The rest of a bucket read after its first Query page, split by startDate into parallel segments
+ * (docs/performance.md, "Cold reads that scale"), each to be read with its own key condition and
+ * the results joined in this order. The first page held `pageEntries` entries starting on
+ * `firstStart` to `resumeStart` (the start date of its LastEvaluatedKey, where the first segment
+ * resumes, with that key); what is left runs from `resumeStart` to the range's end. Assuming the
+ * rest as dense as the first page, it needs (days left / days the page covered) more pages: that
+ * many segments, at most MAX_SEGMENTS_PER_BUCKET and one a day at least. A read that DynamoDB
+ * serves in one or two pages (every month bucket on DynamoDB, which cuts a page at 1 MB of
+ * projected entries) stays one sequential read; DynamoDB Local, which cuts at 1 MB of whole items,
+ * gets its busy months read three at a time. The segments cover [resumeStart, range end] exactly,
+ * the last one open when the range is: nothing is read twice or left out, whatever the bucket holds.
+ */
+export function segmentsAfter(bucket: string, range: DateRange, firstStart: string, resumeStart: string): DateRange[] {
+  const last = lastStartOf(bucket, range);
+  const resume = toEpochDay(resumeStart);
+  if (last === undefined || last <= resume) return [{ from: resumeStart, to: range.to }];
+  const covered = Math.max(1, resume - toEpochDay(firstStart) + 1);
+  const left = last - resume + 1;
+  const count = Math.min(MAX_SEGMENTS_PER_BUCKET, left, Math.ceil(left / covered));
+  const segments: DateRange[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = resume + Math.floor((left * i) / count);
+    const end = resume + Math.floor((left * (i + 1)) / count) - 1;
+    segments.push({ from: i === 0 ? resumeStart : fromEpochDay(start), to: i === count - 1 ? range.to : fromEpochDay(end) });
+  }
+  return segments;
 }
 
 /** The buckets of `bucketReads`, in order. */

@@ -1,10 +1,11 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { LeanQueryCommand } from '../aws/lean-query.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
 import { ttlCache } from '../ttl-cache.js';
 import { readIndexPage } from './index-page.js';
+import { segmentsAfter } from './listing.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_IDS_PER_REQUEST, MAX_QUERY_PAGES_PER_BUCKET } from './limits.js';
 import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
 
@@ -71,16 +72,16 @@ export function bucketQueryInput(
 
 export function createLegsRepository(client: DynamoDBDocumentClient, tableName: string): LegsRepository {
   return {
-    async queryBucket(bucket, range) {
-      const entries: IndexEntry[] = [];
-      const reader = new IndexEntryReader();
-      const condition = keyCondition(bucket, range);
-      let startKey: Record<string, unknown> | undefined;
+    async queryBucket(bucket, range = {}) {
+      // Bounded work per request (src/legs/limits.ts): the pages of all the read's segments count
+      // together, and a bucket larger than the bound fails the request instead of reading on, or
+      // answering with a total that leaves legs out.
       let pages = 0;
-      do {
-        // Bounded work per request (src/legs/limits.ts): a bucket larger than this fails the
-        // request instead of reading on, or answering with a total that leaves legs out.
-        if (pages === MAX_QUERY_PAGES_PER_BUCKET) {
+      let failed = false;
+      const readPage = async (reader: IndexEntryReader, condition: ReturnType<typeof keyCondition>, startKey: Record<string, unknown> | undefined) => {
+        // A segment that failed ends the others at their next page.
+        if (failed) throw new Error(`bucket ${bucket}: another segment of the read failed`);
+        if (pages >= MAX_QUERY_PAGES_PER_BUCKET) {
           throw new AppError('INTERNAL_ERROR', 'The listing could not be read', {
             cause: new Error(
               `bucket ${bucket} holds more than ${MAX_QUERY_PAGES_PER_BUCKET} Query pages (MAX_QUERY_PAGES_PER_BUCKET, src/legs/limits.ts)`,
@@ -88,18 +89,49 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
           });
         }
         pages += 1;
+        const entries: IndexEntry[] = [];
         // The entries are read from the response's text (src/legs/index-page.ts), the request sent
         // past the SDK's middleware (src/aws/lean-query.ts). A client that returns Items (a mock,
         // one that never reaches HTTP) has them read below.
         const command = new LeanQueryCommand(bucketQueryInput(tableName, condition, startKey), (body) => readIndexPage(body, reader, entries));
-        const out = await client.send(command);
+        let out: QueryCommandOutput;
+        try {
+          out = await client.send(command);
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
         for (const item of out.Items ?? []) {
           const entry = reader.read(item);
           if (entry) entries.push(entry);
         }
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
-      return entries;
+        return { entries, lastKey: out.LastEvaluatedKey };
+      };
+      const readOn = async (segment: StartDateRange, startKey: Record<string, unknown> | undefined) => {
+        const condition = keyCondition(bucket, segment);
+        // A reader per segment: it keeps the last start date it parsed, and segments interleave.
+        const reader = new IndexEntryReader();
+        const entries: IndexEntry[] = [];
+        let key = startKey;
+        do {
+          const page = await readPage(reader, condition, key);
+          for (const entry of page.entries) entries.push(entry);
+          key = page.lastKey;
+        } while (key);
+        return entries;
+      };
+
+      // The first page; the rest, if any, in segments by start date read in parallel
+      // (`segmentsAfter`, src/legs/listing.ts), joined in order.
+      const head = await readPage(new IndexEntryReader(), keyCondition(bucket, range), undefined);
+      if (head.lastKey === undefined) return head.entries;
+      const resumeAt: unknown = head.lastKey[SORT_ATTR];
+      const resumeStart = typeof resumeAt === 'string' ? resumeAt.slice(0, Math.max(0, resumeAt.indexOf('#'))) : '';
+      const firstStart = head.entries[0]?.startDate;
+      if (resumeStart === '' || firstStart === undefined) return head.entries.concat(await readOn(range, head.lastKey));
+      const segments = segmentsAfter(bucket, range, firstStart, resumeStart);
+      const rest = await Promise.all(segments.map((segment, i) => readOn(segment, i === 0 ? head.lastKey : undefined)));
+      return head.entries.concat(...rest);
     },
 
     async getLegs(ids) {

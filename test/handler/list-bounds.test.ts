@@ -1,7 +1,13 @@
 import { afterAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { MAX_BATCH_GET_ATTEMPTS, MAX_BUCKET_READS, MAX_QUERY_PAGES_PER_BUCKET } from '../../src/legs/limits.js';
+import {
+  MAX_BATCH_GET_ATTEMPTS,
+  MAX_BUCKET_READS,
+  MAX_QUERY_CALLS,
+  MAX_QUERY_PAGES_PER_BUCKET,
+  MAX_SEGMENTS_PER_BUCKET,
+} from '../../src/legs/limits.js';
 import { toStorageItem } from '../../src/legs/storage.js';
 import { lambdaContext, listEvent } from '../support/events.js';
 import { storedLeg } from '../support/legs.js';
@@ -53,6 +59,37 @@ describe('bounded work per request', () => {
       perBucket.set(b, (perBucket.get(b) ?? 0) + 1);
     }
     expect(Math.max(...perBucket.values())).toBe(MAX_QUERY_PAGES_PER_BUCKET);
+  });
+
+  it('reads every bucket in parallel segments when none ends, and still stops each at MAX_QUERY_PAGES_PER_BUCKET pages, MAX_QUERY_CALLS in all', async () => {
+    // Every page of every bucket ends with a key on its bucket's first day: the first page covers
+    // one day, so the rest of each month is split into the most segments, and no segment ever ends.
+    let inFlight = 0;
+    let most = 0;
+    ddb.on(QueryCommand).callsFake(async (input: { ExpressionAttributeValues: Record<string, string> }) => {
+      const bucket = input.ExpressionAttributeValues[':b']!;
+      const day = bucket === 'long' ? '2026-11-20' : `${bucket}-01`;
+      const leg = toStorageItem(storedLeg({ id: `in-${bucket}`, startDate: day, endDate: day }));
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await Promise.resolve();
+      inFlight -= 1;
+      return { Items: [{ ls: leg.ls, lf: leg.lf }], LastEvaluatedKey: { id: leg.id, lb: bucket, ls: leg.ls } };
+    });
+    const { status, body } = await call({});
+    expect([status, body.code]).toEqual([500, 'INTERNAL_ERROR']);
+    const calls = ddb.commandCalls(QueryCommand);
+    const perBucket = new Map<string, number>();
+    for (const c of calls) {
+      const b = String(c.args[0].input.ExpressionAttributeValues?.[':b']);
+      perBucket.set(b, (perBucket.get(b) ?? 0) + 1);
+    }
+    expect(perBucket.size).toBeLessThanOrEqual(MAX_BUCKET_READS);
+    expect(Math.max(...perBucket.values())).toBeLessThanOrEqual(MAX_QUERY_PAGES_PER_BUCKET);
+    expect(calls.length).toBeLessThanOrEqual(MAX_QUERY_CALLS);
+    // In flight at once: never more than a segment per bucket read at a time (under the agent's 50 sockets).
+    expect(most).toBeGreaterThan(MAX_BUCKET_READS);
+    expect(most).toBeLessThanOrEqual(MAX_BUCKET_READS * MAX_SEGMENTS_PER_BUCKET);
   });
 
   it('gives up on BatchGetItem after MAX_BATCH_GET_ATTEMPTS requests that leave keys unprocessed', async () => {

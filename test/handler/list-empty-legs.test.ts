@@ -4,6 +4,7 @@ import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { rejectedContext, verifiedContext } from '../../src/auth/verdict.js';
+import { MAX_QUERY_PAGES_PER_BUCKET, MAX_SEGMENTS_PER_BUCKET } from '../../src/legs/limits.js';
 import { EMPTY_LEG_FIELDS } from '../../src/legs/model.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
@@ -43,13 +44,17 @@ function leg(id: string, startDate: string, endDate: string, over: Partial<Store
   });
 }
 
-/** Serves Query and BatchGet from `legs` as DynamoDB would (index order, sparse index). */
-function serve(legs: StoredLeg[], pageSize = 1000) {
-  const items = legs.map(toStorageItem);
-  ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string>; ExclusiveStartKey?: { ls: string } }) => {
-    const bucket = input.ExpressionAttributeValues[':b'];
+interface QueryInput {
+  ExpressionAttributeValues: Record<string, string>;
+  ExclusiveStartKey?: { ls: string };
+}
+
+/** Answers a Query on the index from `items` as DynamoDB would: the key condition, index order, pages of `pageSize`. */
+function queryAnswer(items: Record<string, unknown>[], pageSize: number) {
+  return (input: QueryInput) => {
+    const { ':b': bucket, ':lo': lo, ':hi': hi } = input.ExpressionAttributeValues;
     const inBucket = items
-      .filter((i) => i.lb === bucket)
+      .filter((i) => i.lb === bucket && (lo === undefined || (i.ls as string) >= lo) && (hi === undefined || (i.ls as string) <= hi))
       .sort((a, b) => ((a.ls as string) < (b.ls as string) ? -1 : 1))
       .filter((i) => !input.ExclusiveStartKey || (i.ls as string) > input.ExclusiveStartKey.ls);
     const page = inBucket.slice(0, pageSize);
@@ -57,7 +62,13 @@ function serve(legs: StoredLeg[], pageSize = 1000) {
       Items: page.map((i) => ({ id: i.id, ls: i.ls, lf: i.lf, lb: i.lb })),
       LastEvaluatedKey: inBucket.length > pageSize ? { id: page.at(-1)!.id, lb: bucket, ls: page.at(-1)!.ls } : undefined,
     };
-  });
+  };
+}
+
+/** Serves Query and BatchGet from `legs` as DynamoDB would (index order, sparse index). */
+function serve(legs: StoredLeg[], pageSize = 1000) {
+  const items = legs.map(toStorageItem);
+  ddb.on(QueryCommand).callsFake(queryAnswer(items, pageSize));
   ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => {
     const [table, req] = Object.entries(input.RequestItems)[0]!;
     return { Responses: { [table]: req.Keys.map((k) => items.find((i) => i.id === k.id)).filter(Boolean) } };
@@ -130,7 +141,40 @@ describe('list-empty-legs handler', () => {
     const { body } = await call({ size: '100' });
     expect(body.data?.total).toBe(7);
     expect(body.data?.records.map((r) => r.id)).toEqual(legs.map((l) => l.id));
-    expect(ddb.commandCalls(QueryCommand).filter((c) => c.args[0].input.ExpressionAttributeValues?.[':b'] === '2026-12')).toHaveLength(4);
+    // The first page (l0, l1) covered 2 of December's 31 days: the rest (from l1's day on) is read
+    // in MAX_SEGMENTS_PER_BUCKET segments by date, the first resuming after l1: l2-l6 in three pages,
+    // and one empty page for each of the other two.
+    const reads = ddb.commandCalls(QueryCommand).filter((c) => c.args[0].input.ExpressionAttributeValues?.[':b'] === '2026-12');
+    expect(reads).toHaveLength(1 + Math.ceil(5 / 2) + (MAX_SEGMENTS_PER_BUCKET - 1));
+  });
+
+  it('reads the rest of a bucket of many pages in parallel segments by date, joined in order', async () => {
+    // 2 legs a day over December's first 28 days, 3 a page: the first page covers 2 days of 31.
+    const legs = Array.from({ length: 56 }, (_, i) => {
+      const day = String(1 + Math.floor(i / 2)).padStart(2, '0');
+      return leg(`l${String(i).padStart(2, '0')}`, `2026-12-${day}`, '2026-12-31');
+    });
+    serve(legs, 3);
+    // The same answers, each after a microtask (the clock is fake), counting December's reads in flight.
+    const answer = queryAnswer(legs.map(toStorageItem), 3);
+    let inFlight = 0;
+    let most = 0;
+    ddb.on(QueryCommand).callsFake(async (input: QueryInput) => {
+      const december = input.ExpressionAttributeValues[':b'] === '2026-12';
+      if (december) inFlight += 1;
+      most = Math.max(most, inFlight);
+      await Promise.resolve();
+      if (december) inFlight -= 1;
+      return answer(input);
+    });
+    const { body } = await call({ size: '100', depDate: '2026-12-15', offsetDays: '15' });
+    expect(body.data?.total).toBe(legs.length);
+    expect(body.data?.records.map((r) => r.id)).toEqual(legs.map((l) => l.id));
+    expect(most).toBeGreaterThan(1);
+    const december = ddb.commandCalls(QueryCommand).filter((c) => c.args[0].input.ExpressionAttributeValues?.[':b'] === '2026-12');
+    const conditions = new Set(december.map((c) => JSON.stringify(c.args[0].input.ExpressionAttributeValues)));
+    expect(conditions.size).toBe(1 + MAX_SEGMENTS_PER_BUCKET);
+    expect(december.length).toBeLessThanOrEqual(MAX_QUERY_PAGES_PER_BUCKET);
   });
 
   it('reads only the page records in one BatchGetItem and retries unprocessed keys', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { fromEpochDay } from '../../../src/legs/dates.js';
-import { HORIZON_DAYS, MAX_BUCKET_READS, MAX_MONTH_BUCKETS } from '../../../src/legs/limits.js';
-import { bucketReads, queryWindow, type BucketRead } from '../../../src/legs/listing.js';
+import { HORIZON_DAYS, MAX_BUCKET_READS, MAX_MONTH_BUCKETS, MAX_SEGMENTS_PER_BUCKET } from '../../../src/legs/limits.js';
+import { bucketReads, queryWindow, segmentsAfter, type BucketRead } from '../../../src/legs/listing.js';
 import { LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../../../src/legs/storage.js';
 import { fcParams } from '../../support/fast-check.js';
-import { REF_MAX_DAY, REF_MIN_DAY, refDate, refDay, refMonth } from '../../support/gregorian.js';
+import { monthLength, REF_MAX_DAY, REF_MIN_DAY, refCivil, refDate, refDay, refMonth, refParse } from '../../support/gregorian.js';
 
 /**
  * The read planner (queryWindow + bucketReads) over the whole valid range of its inputs: any
@@ -157,5 +157,68 @@ describe('read planner', () => {
     }
     // The bound is reached (it is exact), and never passed.
     expect(most).toBe(MAX_BUCKET_READS);
+  });
+});
+
+describe('segmentsAfter: the rest of a bucket read after its first page', () => {
+  /** A month bucket (years 1000-9999), a range inside it (either end open), and the first page's span. */
+  const bucketRead = fc
+    .record({ y: fc.integer({ min: 1000, max: 9999 }), m: fc.integer({ min: 1, max: 12 }) })
+    .chain(({ y, m }) => {
+      const first = refDay(y, m, 1);
+      const last = first + monthLength(y, m) - 1;
+      return fc
+        .record({
+          lo: fc.integer({ min: first, max: last }),
+          hi: fc.integer({ min: first, max: last }),
+          openFrom: fc.boolean(),
+          openTo: fc.boolean(),
+          a: fc.integer({ min: 0, max: 1_000 }),
+          b: fc.integer({ min: 0, max: 1_000 }),
+        })
+        .map(({ lo, hi, openFrom, openTo, a, b }) => {
+          const [from, to] = lo <= hi ? [lo, hi] : [hi, lo];
+          // The first page's first start and the start of its last key, both inside the range.
+          const firstStart = from + Math.floor(((to - from) * Math.min(a, b)) / 1_000);
+          const resume = from + Math.floor(((to - from) * Math.max(a, b)) / 1_000);
+          return {
+            bucket: `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}`,
+            range: { from: openFrom ? undefined : refDate(from), to: openTo ? undefined : refDate(to) },
+            end: openTo ? last : to,
+            firstStart,
+            resume,
+          };
+        });
+    });
+
+  it('covers the days from the resume point to the range end exactly once, in order, in at most MAX_SEGMENTS_PER_BUCKET segments', () => {
+    fc.assert(
+      fc.property(bucketRead, ({ bucket, range, end, firstStart, resume }) => {
+        const segments = segmentsAfter(bucket, range, refDate(firstStart), refDate(resume));
+        expect(segments.length).toBeGreaterThanOrEqual(1);
+        expect(segments.length).toBeLessThanOrEqual(MAX_SEGMENTS_PER_BUCKET);
+        expect(segments[0]!.from).toBe(refDate(resume));
+        expect(segments.at(-1)!.to).toBe(range.to);
+        for (let i = 0; i < segments.length; i++) {
+          const { from, to } = segments[i]!;
+          expect(from).toBeDefined();
+          if (i < segments.length - 1) {
+            expect(refParse(segments[i + 1]!.from!)).toBe(refParse(to!) + 1);
+            expect(refParse(to!)).toBeGreaterThanOrEqual(refParse(from!));
+          }
+        }
+        // As many segments as the first page's density says pages are left, one a day at least.
+        const left = end - resume + 1;
+        const pagesLeft = Math.ceil(left / (resume - firstStart + 1));
+        expect(segments.length).toBe(Math.max(1, Math.min(MAX_SEGMENTS_PER_BUCKET, left, pagesLeft)));
+        expect(refCivil(resume)[1]).toBe(Number(bucket.slice(5)));
+      }),
+      params,
+    );
+  });
+
+  it('leaves the long bucket without an end as one read (it has no last day)', () => {
+    expect(segmentsAfter('long', {}, '2026-01-01', '2026-01-02')).toEqual([{ from: '2026-01-02', to: undefined }]);
+    expect(segmentsAfter('long', { to: '2026-03-31' }, '2026-01-01', '2026-01-02')).toHaveLength(MAX_SEGMENTS_PER_BUCKET);
   });
 });
