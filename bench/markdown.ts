@@ -82,14 +82,16 @@ export function trafficTable(t: NonNullable<BenchResult['traffic']>): string {
 export function targetsTable(results: readonly BenchResult[]): string {
   const head = ['target', ...results.map((r) => `${int(r.data.legs)} legs`)];
   const out = [`| ${head.join(' | ')} |`, `|---|${results.map(() => '--:').join('|')}|`];
-  const rows = results[0]?.targets.length ?? 0;
-  for (let i = 0; i < rows; i++) {
-    const name = results[0]!.targets[i]!.name.replace(/ at \d+ legs/, '');
+  // One row per target name, in the order the runs first name them: runs of different versions of
+  // the benchmark have different targets, and a cell is left empty where a run had none.
+  const nameOf = (t: { name: string }) => t.name.replace(/ at \d+ legs/, '').replace(/loading \d+ legs/, 'loading legs');
+  const names = [...new Set(results.flatMap((r) => r.targets.map(nameOf)))];
+  for (const name of names) {
     const cells = results.map((r) => {
-      const t = r.targets[i];
+      const t = r.targets.find((x) => nameOf(x) === name);
       return t ? `${t.value} ${t.unit === 'ratio' || t.unit === 'queries' ? '' : `${t.unit} `}(limit ${t.limit}) ${t.holds ? 'holds' : '**fails**'}` : '';
     });
-    out.push(`| ${name} | ${cells.join(' | ')} |`);
+    out.push(`| ${name.replace(/\|/g, '\\|')} | ${cells.join(' | ')} |`);
   }
   return out.join('\n');
 }
