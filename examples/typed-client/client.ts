@@ -60,6 +60,14 @@ async function main(): Promise<void> {
   const client = emptyLegsClient(baseUrl, process.env.EMPTY_LEGS_KEY ?? '');
   const page = await listLegs(client, { size: 3, depCityName: 'sao paulo' });
   const invalid = await listLegs(client, { size: 3, offsetDays: 20, depDate: '2030-01-01' });
+  // What leaves within 60 km of Heathrow with at least 8 seats, in a midsize jet or larger.
+  const near = await listLegs(client, {
+    size: 100,
+    depNear: 'EGLL',
+    depRadiusKm: 60,
+    minSeats: 8,
+    aircraftType: 'Midsize Jet,Super Midsize Jet,Heavy Jet,Ultra Long Range',
+  });
   const contract = await createClient<paths>({ baseUrl }).GET('/open/v1/openapi.json');
   // Poll the first leg of the page twice: the second answer is the 304 of an unchanged leg.
   const firstId = 'legs' in page ? page.legs[0]?.id : undefined;
@@ -70,6 +78,7 @@ async function main(): Promise<void> {
     JSON.stringify({
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
       invalid,
+      near: 'legs' in near ? { total: near.total, ids: near.legs.map((l) => l.id) } : near,
       openapi: contract.data?.openapi ?? null,
       leg: first && 'leg' in first ? { id: first.leg.id, etag: first.etag } : first,
       again: second,

@@ -170,6 +170,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     const out = JSON.parse(r.stdout) as {
       page: { total: number; ids: string[]; cities: string[] };
       invalid: { error: string; status: number };
+      near: { total: number; ids: string[] };
       openapi: string | null;
       leg: { id: string; etag: string };
       again: { unchanged: boolean; etag: string };
@@ -184,6 +185,13 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(out.page.ids).toEqual(direct.body.data.records.map((l) => l.id));
     expect(new Set(out.page.cities)).toEqual(new Set(['São Paulo']));
     expect(out.invalid).toMatchObject({ error: 'INVALID_PARAMETER', status: 400 });
+    // The nearby, seat and category filters through the generated client: what the API answers directly.
+    const near = await callApi<{ data: { total: number; records: { id: string }[] } }>(
+      `${service.baseUrl}/open/v1/empty-legs?size=100&depNear=EGLL&depRadiusKm=60&minSeats=8&aircraftType=${encodeURIComponent('Midsize Jet,Super Midsize Jet,Heavy Jet,Ultra Long Range')}`,
+      { headers: { 'X-API-Key': service.apiKey } },
+    );
+    expect(out.near).toEqual({ total: near.body.data.total, ids: near.body.data.records.map((l) => l.id) });
+    expect(out.near.total).toBeGreaterThan(0);
     expect(out.openapi).toBe(loadOpenApi().openapi);
     // The first leg by id, then polled with its ETag: unchanged (304); an unknown id: gone (404).
     expect(out.leg.id).toBe(out.page.ids[0]);
