@@ -63,7 +63,10 @@ export function referenceKm(a: Pick<Airport, 'latitude' | 'longitude'>, b: Pick<
   return turfDistance([a.longitude, a.latitude], [b.longitude, b.latitude], { units: 'kilometers' });
 }
 
-/** True when `km` is too close to `radius` for two correct formulas to agree on which side it lies. */
+/**
+ * True when `km` is too close to `radius` for two correct formulas to agree on which side it lies:
+ * within a metre (near antipodal points haversine formulas differ by about 0.1 m), or a millionth.
+ */
 export function onTheEdge(km: number, radius: number): boolean {
-  return Math.abs(km - radius) <= 1e-6 * Math.max(1, radius);
+  return Math.abs(km - radius) <= 1e-3 + 1e-6 * radius;
 }

