@@ -264,6 +264,24 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   });
 
+  // The data set first: generating 100,000 legs takes long enough for DynamoDB Local to close the
+  // idle keep-alive sockets of a client made before it (the next request: "socket hang up").
+  const now = new Date();
+  const today = utcDate(now);
+  log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
+  const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
+  let entryBytes = 0;
+  const data: DataLeg[] = legs.map((leg) => {
+    const item = toStorageItem(leg);
+    const bucket = item[BUCKET_ATTR];
+    // The DynamoDB size of its index entry as the listing reads it (id, sort key, filter).
+    if (typeof bucket === 'string') entryBytes += itemSize({ id: item.id, [SORT_ATTR]: item[SORT_ATTR], [FILTER_ATTR]: item[FILTER_ATTR] });
+    return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: itemSize(item) };
+  });
+  const sizeById = new Map(data.map((d) => [d.leg.id, d.itemBytes]));
+  const meanEntryBytes = entryBytes / (data.filter((d) => d.bucket !== undefined).length || 1);
+  const buckets: Record<string, number> = {};
+  for (const d of data) if (d.bucket !== undefined) buckets[d.bucket] = (buckets[d.bucket] ?? 0) + 1;
 
   log(`starting DynamoDB Local on port ${port}`);
   const db = await startDynamoDbLocal({ port });
@@ -280,22 +298,6 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       ),
     );
 
-    const now = new Date();
-    const today = utcDate(now);
-    log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
-    const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
-    let entryBytes = 0;
-    const data: DataLeg[] = legs.map((leg) => {
-      const item = toStorageItem(leg);
-      const bucket = item[BUCKET_ATTR];
-      // The DynamoDB size of its index entry as the listing reads it (id, sort key, filter).
-      if (typeof bucket === 'string') entryBytes += itemSize({ id: item.id, [SORT_ATTR]: item[SORT_ATTR], [FILTER_ATTR]: item[FILTER_ATTR] });
-      return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: itemSize(item) };
-    });
-    const sizeById = new Map(data.map((d) => [d.leg.id, d.itemBytes]));
-    const meanEntryBytes = entryBytes / (data.filter((d) => d.bucket !== undefined).length || 1);
-    const buckets: Record<string, number> = {};
-    for (const d of data) if (d.bucket !== undefined) buckets[d.bucket] = (buckets[d.bucket] ?? 0) + 1;
 
     log(`loading ${legs.length} legs into ${names.legsTableName} and the whole-item reference table`);
     const loadStarted = Date.now();
