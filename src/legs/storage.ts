@@ -250,7 +250,7 @@ function localDate(instant: number, timeZone: string): string {
 }
 
 /** The offset of `timeZone` from UTC at `instant`, in ms (whole minutes). */
-function offsetAt(instant: number, timeZone: string): number {
+export function offsetAt(instant: number, timeZone: string): number {
   const f = formatterFor(
     timeFormatters,
     timeZone,

@@ -1,4 +1,5 @@
 import type { Airport, AirportIndex } from '../../airports/reference.js';
+import { offsetAt } from '../storage.js';
 import { show } from './show.js';
 
 /**
@@ -86,14 +87,12 @@ export function resolveAirport(
   return { airport: issues.length > 0 ? undefined : (byIcao ?? byIata), issues };
 }
 
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** `UTC+01:00`, the zone's offset at `instant`. */
+/** `UTC+01:00`, the zone's offset at `instant` (the expiry's offsetAt, src/legs/storage.ts). */
 export function utcOffsetAt(timeZone: string, instant: number): string {
-  let f = offsetFormatters.get(timeZone);
-  if (!f) offsetFormatters.set(timeZone, (f = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })));
-  const name = f.formatToParts(instant).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
-  return name === 'GMT' ? 'UTC+00:00' : name.replace('GMT', 'UTC');
+  const minutes = offsetAt(instant, timeZone) / 60_000;
+  const abs = Math.abs(minutes);
+  const hhmm = `${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+  return `UTC${minutes < 0 ? '-' : '+'}${hhmm}`;
 }
 
 /**

@@ -235,32 +235,12 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
     'arrCityName', 'arrAirportIcao', 'arrAirportIata', 'arrCountryCode',
     'depTimezone', 'startDate', 'departureAt',
   ] as const satisfies readonly (keyof Rec)[];
-  const placesCheck = v.rawCheck<Rec>(({ dataset, addIssue }) => {
-    const blocked = dataset.issues?.some((issue) => {
-      const key = issue.path?.[0]?.key;
-      return key === undefined || (PLACE_FIELDS as readonly unknown[]).includes(key);
-    });
-    if (blocked) return;
-    const r = dataset.value as Rec;
-    if (r.startDate === undefined && r.departureAt === undefined) return;
-    for (const issue of placesOf(r).issues) {
-      addIssue({
-        message: issue.rule,
-        path: [{ type: 'object', origin: 'value', input: r, key: issue.field, value: r[issue.field] }],
-      });
-    }
-  });
-
   /**
-   * A rule across fields, reported on `target`. It runs only when the fields it reads passed their
-   * own rules (valibot's partialCheck also runs after a failed validation of a well-typed field).
+   * Rules across fields: `issuesOf` gives each broken one, reported on its field. They run only when
+   * the fields they read passed their own rules (valibot's partialCheck also runs after a failed
+   * validation of a well-typed field), so a broken field is reported once, not echoed.
    */
-  const crossCheck = (
-    reads: readonly (keyof Rec)[],
-    target: keyof Rec,
-    holds: (r: Rec) => boolean,
-    message: (r: Rec) => string,
-  ) =>
+  const fieldsCheck = (reads: readonly (keyof Rec)[], issuesOf: (r: Rec) => readonly { field: keyof Rec; rule: string }[]) =>
     v.rawCheck<Rec>(({ dataset, addIssue }) => {
       const blocked = dataset.issues?.some((issue) => {
         const key = issue.path?.[0]?.key;
@@ -268,12 +248,17 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
       });
       if (blocked) return;
       const r = dataset.value as Rec;
-      if (holds(r)) return;
-      addIssue({
-        message: message(r),
-        path: [{ type: 'object', origin: 'value', input: r, key: target, value: r[target] }],
-      });
+      for (const { field, rule } of issuesOf(r)) {
+        addIssue({ message: rule, path: [{ type: 'object', origin: 'value', input: r, key: field, value: r[field] }] });
+      }
     });
+
+  /** One rule across fields, reported on `target`. */
+  const crossCheck = (reads: readonly (keyof Rec)[], target: keyof Rec, holds: (r: Rec) => boolean, message: (r: Rec) => string) =>
+    fieldsCheck(reads, (r) => (holds(r) ? [] : [{ field: target, rule: message(r) }]));
+
+  /** The airport checks (src/legs/import/airports.ts), once the record has a start date or departure. */
+  const placesCheck = fieldsCheck(PLACE_FIELDS, (r) => (r.startDate === undefined && r.departureAt === undefined ? [] : placesOf(r).issues));
 
   return v.pipe(
     objectSchema,
