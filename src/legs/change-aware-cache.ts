@@ -120,6 +120,7 @@ export function withChangeAwareCache(
   let syncing: Promise<void> | undefined;
 
   function dropAll(now: number): void {
+    repo.invalidate?.();
     reads = new Map();
     records.clear();
     filledAt = now;
@@ -153,6 +154,8 @@ export function withChangeAwareCache(
         stats.slotReads += 1;
         sets = await journal.changeSets(from, head.version).catch(() => undefined);
       }
+      // What the repository read for earlier reads (the snapshot's delta) is behind now.
+      repo.invalidate?.();
       if (sets && !sets.some((set) => set.changes.some((c) => c.id === RESET_ID))) apply(sets);
       else {
         stats.fullReloads += 1;

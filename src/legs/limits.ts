@@ -1,4 +1,5 @@
 import { MAX_SIZE } from './query.js';
+import { EXPIRY_SHARDS } from './retirement.js';
 import { LISTING_HORIZON_DAYS } from './storage.js';
 
 /**
@@ -71,8 +72,28 @@ export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
 export const MAX_JOURNAL_CALLS = 1 + MAX_BATCH_GET_ATTEMPTS;
 
 /**
- * Most DynamoDB requests (SDK commands) one list request sends: 16 x 32 + 6 + 7 = 525. The SDK
- * client may retry each command on a throttle or a network error (its maxAttempts,
- * src/aws/dynamodb.ts).
+ * Query pages of the listing snapshot's delta (the `byChange` index, src/legs/snapshot-read.ts) read
+ * per shard at most. A delta larger than that means the snapshot is far behind: the read takes the
+ * index instead. 4 pages is thousands of legs written since the last build on DynamoDB Local, which
+ * cuts a page at 1 MB of whole items, and tens of thousands on DynamoDB.
  */
-export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_JOURNAL_CALLS;
+export const MAX_DELTA_PAGES_PER_SHARD = 4;
+
+/** Parts of one bucket's snapshot read at most (one BatchGetItem); a bucket with more is read from the index. */
+export const MAX_SNAPSHOT_PARTS_PER_BUCKET = 32;
+
+/**
+ * The listing snapshot's reads in one request: its manifest (one GetItem), the delta (EXPIRY_SHARDS
+ * shards x MAX_DELTA_PAGES_PER_SHARD Query pages) and the parts of every bucket read (one
+ * BatchGetItem of at most MAX_SNAPSHOT_PARTS_PER_BUCKET keys each, MAX_BATCH_GET_ATTEMPTS attempts):
+ * 1 + 8 x 4 + 16 x 6 = 129.
+ */
+export const MAX_SNAPSHOT_CALLS = 1 + EXPIRY_SHARDS * MAX_DELTA_PAGES_PER_SHARD + MAX_BUCKET_READS * MAX_BATCH_GET_ATTEMPTS;
+
+/**
+ * Most DynamoDB requests (SDK commands) one list request sends: the snapshot's reads, then the
+ * index's for the buckets the snapshot could not serve, the page's records and the journal's check:
+ * 129 + 16 x 32 + 6 + 7 = 654. The SDK client may retry each command on a throttle or a network
+ * error (its maxAttempts, src/aws/dynamodb.ts).
+ */
+export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_SNAPSHOT_CALLS + MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_JOURNAL_CALLS;

@@ -12,6 +12,7 @@ import { listEmptyLegs } from './list-legs.js';
 import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';
 import { createLegsRepository, withBucketCache, type LegsRepository } from './repository.js';
+import { withSnapshot } from './snapshot-read.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
 export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
@@ -26,7 +27,8 @@ export interface ListHandlerDependencies {
 }
 
 /**
- * The functions' legs repository: the table, behind the change-aware listing cache
+ * The functions' legs repository: the table, its buckets read from the listing snapshot where it
+ * serves (src/legs/snapshot-read.ts), behind the change-aware listing cache
  * (src/legs/change-aware-cache.ts), which checks the change journal at most once a second and
  * re-reads everything at the latest every LISTING_CACHE_TTL_SECONDS; 0 turns it off.
  */
@@ -36,7 +38,7 @@ export function createListRepository(
 ): LegsRepository & { clear(): void } {
   const table = createLegsRepository(client, config.legsTableName);
   return config.listingCacheTtlSeconds > 0
-    ? withChangeAwareCache(table, createJournalSource(client, config.legsTableName), {
+    ? withChangeAwareCache(withSnapshot(table, client, config.legsTableName), createJournalSource(client, config.legsTableName), {
         ceilingMs: config.listingCacheTtlSeconds * 1000,
       })
     : withBucketCache(table, 0);

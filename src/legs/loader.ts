@@ -1,7 +1,9 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep as waitMs } from '../aws/backoff.js';
 import { appendChanges, changeOfItem, RESET_ID, type LegChange } from './journal.js';
-import { toStorageItem, type StoredLeg } from './storage.js';
+import { changeStamp } from './snapshot.js';
+import { buildSnapshot, markSnapshotStale } from './snapshot-build.js';
+import { CHANGE_ATTR, toStorageItem, type StoredLeg } from './storage.js';
 
 /**
  * Writes legs to the legs table with BatchWriteItem: 25 puts per batch, a few batches in flight,
@@ -37,6 +39,13 @@ export interface WriteLegsOptions {
   random?: () => number;
   /** Called after each batch is fully written, with the running count. */
   onProgress?: (written: number, total: number) => void;
+  /** The clock of the change stamps (`lc`), epoch ms. Default Date.now. */
+  clock?: () => number;
+  /**
+   * After a large load, build the listing snapshot again (src/legs/snapshot-build.ts). Default true;
+   * false leaves it stale until the scheduled build (the listing reads the index meanwhile).
+   */
+  buildSnapshot?: boolean;
 }
 
 export interface WriteLegsResult {
@@ -46,6 +55,8 @@ export interface WriteLegsResult {
   requests: number;
   /** Of those, retries of unprocessed items. */
   retries: number;
+  /** A large load: the listing snapshot built at its end, or why not (the listing reads the index until the next build). */
+  snapshot?: { built: true; entries: number } | { built: false; reason: string };
 }
 
 export class LoadError extends Error {
@@ -104,8 +115,13 @@ export async function writeLegs(
     byId.delete(leg.id);
     byId.set(leg.id, leg);
   }
+  const bulk = byId.size > JOURNAL_RESET_ABOVE;
+  const clock = options.clock ?? Date.now;
+  // An incremental load stamps every leg with the instant of its write (writeBatch): the listing
+  // snapshot's delta (src/legs/snapshot.ts). A large load does not: it marks the snapshot stale
+  // first, and builds it again at its end.
   const requests: WriteRequest[] = [...byId.values()].map((leg) => ({ PutRequest: { Item: toStorageItem(leg) } }));
-  const bulk = requests.length > JOURNAL_RESET_ABOVE;
+  if (bulk && requests.length > 0) await markSnapshotStale(client, tableName, clock);
   const appendToJournal = journalAppender(client, tableName);
   const journalError = (err: unknown): LoadError => {
     const message = err instanceof Error ? err.message : String(err);
@@ -129,6 +145,11 @@ export async function writeLegs(
       let unprocessed: WriteRequest[];
       try {
         result.requests += 1;
+        // Stamped as it is sent (a retry too): a stamp is never much earlier than its write.
+        if (!bulk) {
+          const stamp = changeStamp(clock());
+          for (const r of pending) r.PutRequest.Item[CHANGE_ATTR] = stamp;
+        }
         const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
         unprocessed = (out.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
       } catch (err) {
@@ -180,5 +201,17 @@ export async function writeLegs(
     });
   }
   if (firstError) throw firstError;
+  if (bulk && result.written > 0) {
+    if (options.buildSnapshot === false) result.snapshot = { built: false, reason: 'left to the scheduled build' };
+    else {
+      try {
+        const overlay = new Map(requests.map((r) => [String(r.PutRequest.Item.id), changeOfItem(r.PutRequest.Item)]));
+        const built = await buildSnapshot(client, tableName, { overlay, clock });
+        result.snapshot = built.published ? { built: true, entries: built.entries } : { built: false, reason: 'another large load began meanwhile' };
+      } catch (err) {
+        result.snapshot = { built: false, reason: err instanceof Error ? err.message : String(err) };
+      }
+    }
+  }
   return result;
 }

@@ -29,6 +29,11 @@ export interface LegsRepository {
   queryBucket(bucket: string, range?: StartDateRange): Promise<IndexEntry[]>;
   /** Full items by id (at most MAX_IDS_PER_REQUEST), in no particular order; ids not found are absent. */
   getLegs(ids: readonly string[]): Promise<Record<string, unknown>[]>;
+  /**
+   * Forget whatever was read for earlier bucket reads and is not cached above (the listing
+   * snapshot's manifest and delta, src/legs/snapshot-read.ts): the data may have changed since.
+   */
+  invalidate?(): void;
 }
 
 /**

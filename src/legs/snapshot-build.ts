@@ -1,0 +1,213 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, sleep } from '../aws/backoff.js';
+import { LEGS_INDEX } from '../tables.js';
+import { monthIndexOf, monthName, toEpochDay } from './dates.js';
+import { JOURNAL_HEAD_ID, parseHead, type LegChange } from './journal.js';
+import { HORIZON_DAYS } from './limits.js';
+import {
+  bucketHash,
+  decodeManifest,
+  encodeBucket,
+  encodeManifest,
+  partId,
+  partIds,
+  SNAPSHOT_MANIFEST_ID,
+  SNAPSHOT_SKEW_MS,
+  type BucketParts,
+  type RawEntry,
+  type SnapshotManifest,
+} from './snapshot.js';
+import { BUCKET_ATTR, FILTER_ATTR, idOfSortKey, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, SORT_ATTR } from './storage.js';
+
+/**
+ * Building the listing snapshot (src/legs/snapshot.ts): the scheduled function every 15 minutes
+ * (functions/build-snapshot/handler.ts), and the loader at the end of a large load. A build
+ *
+ * 1. reads the manifest (strongly consistent) and the journal's version;
+ * 2. reads every bucket a listing can read from the listing index (`snapshotMonths`), in parallel,
+ *    with a large load's own legs laid over what it read (`overlay`);
+ * 3. writes the parts of every bucket whose content changed (a bucket's parts are named by its
+ *    content's hash: an unchanged bucket costs nothing);
+ * 4. writes the manifest, conditioned on the generation token it read: a large load that began in
+ *    the meantime marked the snapshot stale, and this build's view may predate it;
+ * 5. deletes the parts the previous manifest had already retired (a container that read an older
+ *    manifest a moment ago finds them gone and reads the index instead).
+ */
+export interface BuildOptions {
+  /**
+   * Legs the caller has just written, as the listing index now holds them (a large load's own
+   * legs): they override what the index read shows of them, which may lag behind the writes (a
+   * global secondary index is eventually consistent, and a large load's legs carry no change stamp).
+   */
+  overlay?: ReadonlyMap<string, LegChange>;
+  clock?: () => number;
+}
+
+export interface BuildResult {
+  /** False when a large load marked the snapshot stale during the build: nothing was published. */
+  published: boolean;
+  buckets: number;
+  entries: number;
+  /** Parts written (buckets whose content changed) and deleted. */
+  partsWritten: number;
+  partsDeleted: number;
+  manifest?: SnapshotManifest;
+}
+
+/** The manifest as stored now (strongly consistent), or undefined. */
+export async function readManifest(client: DynamoDBDocumentClient, tableName: string): Promise<SnapshotManifest | undefined> {
+  const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: SNAPSHOT_MANIFEST_ID }, ConsistentRead: true }));
+  return decodeManifest(out.Item);
+}
+
+/**
+ * The buckets a build reads: every month a listing can read while the snapshot serves (from the month
+ * of 31 days before today, further back than any leg still listed can have started, to the month of
+ * the listing's horizon and a month beyond), and the long bucket. The manifest names the first and
+ * last month; a reader reads any bucket outside them from the index.
+ */
+export function snapshotMonths(todayUtc: string): { first: string; last: string; buckets: string[] } {
+  const first = monthIndexOf(toEpochDay(todayUtc) - MAX_BUCKET_SPAN_DAYS - 3);
+  const last = monthIndexOf(toEpochDay(todayUtc) + HORIZON_DAYS) + 1;
+  const buckets: string[] = [];
+  for (let m = first; m <= last; m++) buckets.push(monthName(m));
+  return { first: monthName(first), last: monthName(last), buckets: [...buckets, LONG_BUCKET] };
+}
+
+/** One bucket's entries as the listing index holds them (Query pages one after the other). */
+async function readBucket(client: DynamoDBDocumentClient, tableName: string, bucket: string): Promise<RawEntry[]> {
+  const list: RawEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: LEGS_INDEX.indexName,
+        KeyConditionExpression: '#b = :b',
+        ExpressionAttributeNames: { '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+        ExpressionAttributeValues: { ':b': bucket },
+        ProjectionExpression: '#s, #f',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const [ls, lf] = [item[SORT_ATTR], item[FILTER_ATTR]];
+      if (typeof ls === 'string' && typeof lf === 'string') list.push({ ls, lf });
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return list;
+}
+
+/** `list` (one bucket, index order) with the overlay's legs taken out and those now in `bucket` put in, in order. */
+function overlaid(list: readonly RawEntry[], bucket: string, overlay: ReadonlyMap<string, LegChange>): RawEntry[] {
+  if (overlay.size === 0) return [...list];
+  const out = list.filter((e) => !overlay.has(idOfSortKey(e.ls) ?? ''));
+  for (const c of overlay.values()) if (c.index?.lb === bucket) out.push({ ls: c.index.ls, lf: c.index.lf });
+  return out.sort((a, b) => (a.ls < b.ls ? -1 : a.ls > b.ls ? 1 : 0));
+}
+
+type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
+
+/** BatchWriteItem in batches of 25 (DynamoDB's limit), unprocessed items retried with backoff. */
+async function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending = requests.slice(i, i + 25);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error(`snapshot: ${pending.length} writes still unprocessed after ${attempt - 1} attempts`);
+      if (attempt > 1) await sleep(backoffDelay(attempt - 2, 50, 2_000));
+      const out = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
+    }
+  }
+}
+
+export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: string, options: BuildOptions = {}): Promise<BuildResult> {
+  const clock = options.clock ?? Date.now;
+  const previous = await readManifest(client, tableName);
+  const head = await client.send(new GetCommand({ TableName: tableName, Key: { id: JOURNAL_HEAD_ID }, ConsistentRead: true }));
+  const builtAt = clock();
+  const months = snapshotMonths(new Date(builtAt).toISOString().slice(0, 10));
+  const overlay = options.overlay ?? new Map<string, LegChange>();
+  const lists = await Promise.all(months.buckets.map((bucket) => readBucket(client, tableName, bucket)));
+  const byBucket = new Map<string, RawEntry[]>();
+  months.buckets.forEach((bucket, i) => {
+    const list = overlaid(lists[i]!, bucket, overlay);
+    if (list.length > 0) byBucket.set(bucket, list);
+  });
+
+  const buckets: Record<string, BucketParts> = {};
+  const puts: WriteRequest[] = [];
+  let entries = 0;
+  for (const [bucket, list] of [...byBucket].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const hash = bucketHash(list);
+    entries += list.length;
+    const before = previous?.buckets[bucket];
+    if (before && before.hash === hash) {
+      buckets[bucket] = before;
+      continue;
+    }
+    const parts = encodeBucket(list);
+    parts.forEach((z, k) => puts.push({ PutRequest: { Item: { id: partId(bucket, hash, k), z } } }));
+    buckets[bucket] = { hash, parts: parts.length, entries: list.length };
+  }
+  await batchWrite(client, tableName, puts);
+
+  const current = new Set(partIds({ buckets }));
+  const manifest: SnapshotManifest = {
+    token: randomUUID(),
+    stale: false,
+    builtAt,
+    watermark: builtAt - SNAPSHOT_SKEW_MS,
+    journalVersion: parseHead(head.Item).version,
+    firstMonth: months.first,
+    lastMonth: months.last,
+    buckets,
+    retired: previous ? partIds(previous).filter((id) => !current.has(id)) : [],
+  };
+  try {
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: encodeManifest(manifest),
+        ...(previous
+          ? { ConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': previous.token } }
+          : { ConditionExpression: 'attribute_not_exists(id)' }),
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof Error && err.name === 'ConditionalCheckFailedException')) throw err;
+    // Someone else's manifest is there now: keep what it uses, drop what only this build wrote.
+    const now = await readManifest(client, tableName);
+    const kept = new Set(now ? [...partIds(now), ...now.retired] : []);
+    const orphans = puts.map((p) => ('PutRequest' in p ? String(p.PutRequest.Item.id) : '')).filter((id) => id !== '' && !kept.has(id));
+    await batchWrite(client, tableName, orphans.map((id) => ({ DeleteRequest: { Key: { id } } })));
+    return { published: false, buckets: byBucket.size, entries, partsWritten: puts.length, partsDeleted: orphans.length };
+  }
+  const deletions = (previous?.retired ?? []).filter((id) => !current.has(id));
+  await batchWrite(client, tableName, deletions.map((id) => ({ DeleteRequest: { Key: { id } } })));
+  return { published: true, buckets: byBucket.size, entries, partsWritten: puts.length, partsDeleted: deletions.length, manifest };
+}
+
+/**
+ * Marks the snapshot stale (a large load is about to write legs without change stamps): readers
+ * read the index until the next build, and a build under way does not publish (its token is gone).
+ * Keeps the buckets' parts for the next build to reuse or retire. Without a snapshot it writes a
+ * stale, empty manifest, so that a first build under way does not publish either.
+ */
+export async function markSnapshotStale(client: DynamoDBDocumentClient, tableName: string, clock: () => number = Date.now): Promise<void> {
+  const previous = await readManifest(client, tableName);
+  const base: SnapshotManifest = previous ?? {
+    token: '',
+    stale: true,
+    builtAt: clock(),
+    watermark: clock(),
+    journalVersion: 0,
+    firstMonth: '',
+    lastMonth: '',
+    buckets: {},
+    retired: [],
+  };
+  await client.send(new PutCommand({ TableName: tableName, Item: encodeManifest({ ...base, stale: true, token: randomUUID() }) }));
+}

@@ -1,0 +1,146 @@
+import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { backoffDelay, sleep } from '../aws/backoff.js';
+import { LEGS_CHANGE_INDEX } from '../tables.js';
+import { applyChanges } from './change-aware-cache.js';
+import type { LegChange } from './journal.js';
+import { MAX_BATCH_GET_ATTEMPTS, MAX_DELTA_PAGES_PER_SHARD, MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
+import { EXPIRY_SHARD_KEYS } from './retirement.js';
+import type { LegsRepository } from './repository.js';
+import {
+  changeOfDeltaItem,
+  changeStamp,
+  covers,
+  decodeBucket,
+  decodeManifest,
+  partId,
+  sliceByStart,
+  SNAPSHOT_MANIFEST_ID,
+  type SnapshotManifest,
+} from './snapshot.js';
+import { BUCKET_ATTR, CHANGE_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, type IndexEntry } from './storage.js';
+
+/**
+ * Bucket reads from the listing snapshot (src/legs/snapshot.ts) where one can serve, from the index
+ * (`repo`) where not. A container's first read takes the manifest (one GetItem) and the delta (one
+ * Query per shard of the `byChange` index, from the manifest's watermark), then each bucket's parts
+ * (one BatchGetItem per bucket), applies the delta to them and keeps the result for the ranges asked
+ * later. `invalidate()` forgets all that; the change-aware cache calls it whenever the change journal
+ * moved or it dropped everything, so what it reads next is read anew.
+ *
+ * The index serves instead, and the listing is the same, when there is no manifest, when it is
+ * stale (a large load since the build), when the delta holds more than MAX_DELTA_PAGES_PER_SHARD
+ * pages in a shard (the snapshot is that far behind), or when a bucket's parts are missing or not
+ * readable (a part deleted by a build after this container read the manifest).
+ */
+export interface SnapshotStats {
+  /** Bucket reads served by the snapshot. */
+  snapshotReads: number;
+  /** Bucket reads served by the index (no usable snapshot). */
+  indexReads: number;
+}
+
+interface State {
+  manifest: SnapshotManifest;
+  delta: ReadonlyMap<string, LegChange>;
+  buckets: Map<string, Promise<IndexEntry[] | undefined>>;
+}
+
+export type SnapshotRepository = LegsRepository & { invalidate(): void; readonly stats: SnapshotStats };
+
+export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClient, tableName: string): SnapshotRepository {
+  const stats: SnapshotStats = { snapshotReads: 0, indexReads: 0 };
+  let state: Promise<State | undefined> | undefined;
+
+  async function readState(): Promise<State | undefined> {
+    const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: SNAPSHOT_MANIFEST_ID } }));
+    const manifest = decodeManifest(out.Item);
+    if (!manifest || manifest.stale) return undefined;
+    const shards = await Promise.all(EXPIRY_SHARD_KEYS.map((shard) => readDelta(shard, changeStamp(manifest.watermark))));
+    if (shards.some((s) => s === undefined)) return undefined;
+    const delta = new Map<string, LegChange>();
+    // Each shard in write order: the last write of a leg wins (a leg is in one shard).
+    for (const changes of shards) for (const c of changes!) delta.set(c.id, c);
+    return { manifest, delta, buckets: new Map() };
+  }
+
+  async function readDelta(shard: string, from: string): Promise<LegChange[] | undefined> {
+    const changes: LegChange[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    for (let page = 0; page < MAX_DELTA_PAGES_PER_SHARD; page++) {
+      const out = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          IndexName: LEGS_CHANGE_INDEX.indexName,
+          KeyConditionExpression: '#p = :p AND #c >= :c',
+          ExpressionAttributeNames: { '#p': EXPIRY_SHARD_ATTR, '#c': CHANGE_ATTR, '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+          ExpressionAttributeValues: { ':p': shard, ':c': from },
+          ProjectionExpression: 'id, #b, #s, #f',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const change = changeOfDeltaItem(item);
+        if (change) changes.push(change);
+      }
+      startKey = out.LastEvaluatedKey;
+      if (!startKey) return changes;
+    }
+    return undefined;
+  }
+
+  async function readParts(bucket: string, s: State): Promise<IndexEntry[] | undefined> {
+    if (!covers(s.manifest, bucket)) return undefined;
+    const b = s.manifest.buckets[bucket];
+    // A bucket the build found empty: only what the delta adds to it.
+    if (!b) return applyChanges([], bucket, {}, s.delta);
+    if (b.parts > MAX_SNAPSHOT_PARTS_PER_BUCKET) return undefined;
+    const ids = Array.from({ length: b.parts }, (_, k) => partId(bucket, b.hash, k));
+    const found = new Map<string, Uint8Array>();
+    let keys: Record<string, unknown>[] = ids.map((id) => ({ id }));
+    for (let attempt = 1; keys.length > 0; attempt++) {
+      if (attempt > MAX_BATCH_GET_ATTEMPTS) return undefined;
+      if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
+      const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
+      for (const item of out.Responses?.[tableName] ?? []) {
+        if (typeof item.id === 'string' && item.z instanceof Uint8Array) found.set(item.id, item.z);
+      }
+      keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+    }
+    const parts = ids.map((id) => found.get(id));
+    if (parts.some((p) => p === undefined)) return undefined;
+    const entries = decodeBucket(parts as Uint8Array[]);
+    return entries && applyChanges(entries, bucket, {}, s.delta);
+  }
+
+  return {
+    stats,
+    invalidate() {
+      state = undefined;
+    },
+    async queryBucket(bucket, range = {}) {
+      const current = (state ??= readState().catch((err: unknown) => {
+        state = undefined;
+        throw err;
+      }));
+      const s = await current;
+      let entries: IndexEntry[] | undefined;
+      if (s) {
+        let read = s.buckets.get(bucket);
+        if (!read) {
+          const parts = readParts(bucket, s);
+          // A failed read is not kept: the next request tries again.
+          parts.catch(() => s.buckets.delete(bucket));
+          s.buckets.set(bucket, (read = parts));
+        }
+        entries = await read;
+      }
+      if (!entries) {
+        stats.indexReads += 1;
+        return repo.queryBucket(bucket, range);
+      }
+      stats.snapshotReads += 1;
+      return sliceByStart(entries, range.from, range.to);
+    },
+    getLegs: (ids) => repo.getLegs(ids),
+  };
+}

@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { LegChange } from './journal.js';
+import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, LONG_BUCKET, SORT_ATTR, type IndexEntry } from './storage.js';
+
+/**
+ * The listing snapshot (docs/performance.md, "The listing snapshot"): what a new container reads
+ * instead of the listing index, so that its first request reads a few compact items by key rather
+ * than every Query page of every bucket.
+ *
+ * - **Parts**, ids `~snapshot#<bucket>#<hash>#<k>`: the index entries of one bucket (sort key and
+ *   filter attribute, in index order), as gzip'd JSON in the binary attribute `z`, split so that a
+ *   part stays far below DynamoDB's 400 KB item limit. `<hash>` names the bucket's content, so a
+ *   bucket that did not change since the last build keeps its parts (nothing is written for it).
+ * - **The manifest**, id `~snapshot`: which parts make up each bucket, the watermark, the
+ *   generation token. A build writes the parts first, then the manifest (conditioned on the token
+ *   it read), then deletes the parts superseded one build earlier.
+ * - **The delta**: every leg written by an incremental load carries `lc`, the instant of the write
+ *   (ISO 8601), and the sparse index `byChange` (partition: the leg's shard `xp`, sort key `lc`)
+ *   projects what the listing index holds for it. A reader applies the legs written since the
+ *   manifest's watermark, read from that index, to the parts: the snapshot plus the delta is the
+ *   listing index as it is now. A large load (writeLegs, JOURNAL_RESET_ABOVE) marks the snapshot
+ *   stale instead and builds it again at its end.
+ *
+ * Like the journal's items, their ids start with `~`, which no leg id does, and they carry no index
+ * attribute. This module is pure: encoding and decoding. Reading is src/legs/snapshot-read.ts,
+ * building src/legs/snapshot-build.ts.
+ */
+export const SNAPSHOT_MANIFEST_ID = '~snapshot';
+export const SNAPSHOT_PART_PREFIX = `${SNAPSHOT_MANIFEST_ID}#`;
+
+/**
+ * How far before the start of its read a build puts its watermark: a write's `lc` is its writer's
+ * clock, and the read may lag a moment behind a write (a scheduled build reads eventually
+ * consistent). A write the build did not see is then still in the delta, whichever clock stamped it,
+ * as long as the clocks are within this of each other.
+ */
+export const SNAPSHOT_SKEW_MS = 60_000;
+
+/** Largest gzip'd payload of one part, bytes (DynamoDB's item limit is 400 KB, names included). */
+export const MAX_PART_BYTES = 300_000;
+
+/** True when the snapshot holds `bucket`: the long bucket, or a month from its first to its last. */
+export function covers(m: Pick<SnapshotManifest, 'firstMonth' | 'lastMonth'>, bucket: string): boolean {
+  return bucket === LONG_BUCKET || (m.firstMonth !== '' && bucket >= m.firstMonth && bucket <= m.lastMonth);
+}
+
+/** The instant of a write as `lc` holds it. */
+export function changeStamp(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+export interface BucketParts {
+  /** Content hash of the bucket's entries (hex). */
+  hash: string;
+  /** How many parts. */
+  parts: number;
+  /** How many entries. */
+  entries: number;
+}
+
+export interface SnapshotManifest {
+  /** Generation token: a build's manifest is written only while the token it read is still there. */
+  token: string;
+  /** Marked stale by a large load: readers read the index until the next build. */
+  stale: boolean;
+  /** Epoch ms: when the build began to read. */
+  builtAt: number;
+  /** Epoch ms: legs written from this instant on are read from the delta. */
+  watermark: number;
+  /** The journal version the build read before it began (src/legs/journal.ts). */
+  journalVersion: number;
+  /** The month buckets the build read, first and last (`yyyy-MM`); the long bucket too. Others are read from the index. */
+  firstMonth: string;
+  lastMonth: string;
+  buckets: Record<string, BucketParts>;
+  /** Part ids this manifest no longer uses; the next build deletes them. */
+  retired: string[];
+}
+
+export function partId(bucket: string, hash: string, k: number): string {
+  return `${SNAPSHOT_PART_PREFIX}${bucket}#${hash}#${k}`;
+}
+
+/** Every part id of a manifest. */
+export function partIds(manifest: Pick<SnapshotManifest, 'buckets'>): string[] {
+  const ids: string[] = [];
+  for (const [bucket, b] of Object.entries(manifest.buckets)) for (let k = 0; k < b.parts; k++) ids.push(partId(bucket, b.hash, k));
+  return ids;
+}
+
+export function encodeManifest(m: SnapshotManifest): Record<string, unknown> {
+  return {
+    id: SNAPSHOT_MANIFEST_ID,
+    g: m.token,
+    st: m.stale,
+    bt: m.builtAt,
+    at: m.watermark,
+    jv: m.journalVersion,
+    m: `${m.firstMonth}/${m.lastMonth}`,
+    b: JSON.stringify(Object.fromEntries(Object.entries(m.buckets).map(([k, b]) => [k, [b.hash, b.parts, b.entries]]))),
+    old: JSON.stringify(m.retired),
+  };
+}
+
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+
+/** The manifest of a stored item; undefined when there is none or it is not one (a reader then reads the index). */
+export function decodeManifest(item: Readonly<Record<string, unknown>> | undefined): SnapshotManifest | undefined {
+  if (!item || typeof item.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt) || !isCount(item.at)) return undefined;
+  try {
+    const raw: unknown = JSON.parse(item.b);
+    const old: unknown = typeof item.old === 'string' ? JSON.parse(item.old) : [];
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Array.isArray(old)) return undefined;
+    const months = typeof item.m === 'string' ? item.m.split('/') : [];
+    const buckets: Record<string, BucketParts> = {};
+    for (const [bucket, v] of Object.entries(raw as Record<string, unknown>)) {
+      if (!Array.isArray(v) || typeof v[0] !== 'string' || !isCount(v[1]) || !isCount(v[2])) return undefined;
+      buckets[bucket] = { hash: v[0], parts: v[1], entries: v[2] };
+    }
+    return {
+      token: item.g,
+      stale: item.st === true,
+      builtAt: item.bt,
+      watermark: item.at,
+      journalVersion: isCount(item.jv) ? item.jv : 0,
+      firstMonth: months[0] ?? '',
+      lastMonth: months[1] ?? '',
+      buckets,
+      retired: old.filter((x): x is string => typeof x === 'string'),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One entry as a part holds it: the sort key (`startDate#id`) and the filter attribute. */
+export interface RawEntry {
+  ls: string;
+  lf: string;
+}
+
+/** The content hash of a bucket's entries (in index order). */
+export function bucketHash(entries: readonly RawEntry[]): string {
+  const h = createHash('sha256');
+  for (const e of entries) h.update(e.ls).update('\u0000').update(e.lf).update('\u0000');
+  return h.digest('hex').slice(0, 16);
+}
+
+function encodePart(entries: readonly RawEntry[]): Buffer {
+  const flat: string[] = [];
+  for (const e of entries) flat.push(e.ls, e.lf);
+  return gzipSync(JSON.stringify(flat));
+}
+
+/**
+ * A bucket's entries (in index order) as parts: each a gzip'd JSON array `[ls, lf, ls, lf, ...]` of
+ * at most `maxBytes`, the entries split evenly over as few parts as fit.
+ */
+export function encodeBucket(entries: readonly RawEntry[], maxBytes = MAX_PART_BYTES): Buffer[] {
+  for (let count = 1; ; count++) {
+    const size = Math.ceil(entries.length / count);
+    const parts: Buffer[] = [];
+    for (let i = 0; i === 0 || i < entries.length; i += size) parts.push(encodePart(entries.slice(i, i + size)));
+    if (parts.every((p) => p.length <= maxBytes)) return parts;
+    if (size <= 1) throw new RangeError(`a snapshot entry does not fit in ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * The entries of a bucket's parts, in order (the parts in their order). Undefined when a part is
+ * not what a build writes: the reader then reads the index.
+ */
+export function decodeBucket(parts: readonly Uint8Array[]): IndexEntry[] | undefined {
+  const reader = new IndexEntryReader();
+  const out: IndexEntry[] = [];
+  for (const part of parts) {
+    let flat: unknown;
+    try {
+      flat = JSON.parse(gunzipSync(part).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(flat) || flat.length % 2 !== 0) return undefined;
+    for (let i = 0; i < flat.length; i += 2) {
+      const ls: unknown = flat[i];
+      const lf: unknown = flat[i + 1];
+      if (typeof ls !== 'string' || typeof lf !== 'string') return undefined;
+      const entry = reader.read({ [SORT_ATTR]: ls, [FILTER_ATTR]: lf });
+      if (entry) out.push(entry);
+    }
+  }
+  return out;
+}
+
+/** A delta item (the `byChange` index's projection) as a change: what the listing index holds for the leg now. */
+export function changeOfDeltaItem(item: Readonly<Record<string, unknown>>): LegChange | undefined {
+  if (typeof item.id !== 'string') return undefined;
+  const lb = item[BUCKET_ATTR];
+  const ls = item[SORT_ATTR];
+  const lf = item[FILTER_ATTR];
+  return typeof lb === 'string' && typeof ls === 'string' && typeof lf === 'string' ? { id: item.id, index: { lb, ls, lf } } : { id: item.id };
+}
+
+/** The slice of `entries` (index order) whose startDate lies in [from, to], both optional and inclusive. */
+export function sliceByStart(entries: readonly IndexEntry[], from: string | undefined, to: string | undefined): IndexEntry[] {
+  const lower = (date: string, inclusive: boolean) => {
+    let lo = 0;
+    let hi = entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const s = entries[mid]!.startDate;
+      if (inclusive ? s < date : s <= date) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const start = from === undefined ? 0 : lower(from, true);
+  const end = to === undefined ? entries.length : lower(to, false);
+  return start === 0 && end === entries.length ? (entries as IndexEntry[]) : entries.slice(start, Math.max(start, end));
+}
