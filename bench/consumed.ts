@@ -5,6 +5,8 @@ import {
   QueryCommand as DocQueryCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { SNAPSHOT_PART_PREFIX } from '../src/legs/snapshot.js';
+import { LEGS_INDEX } from '../src/tables.js';
 import { itemSize, wireItemSize, type WireValue } from './capacity.js';
 
 /**
@@ -34,8 +36,10 @@ export interface RecordedCall {
   operation: Operation;
   tableName: string | undefined;
   indexName: string | undefined;
-  /** `:b` of a Query: the bucket it read. */
+  /** `:b` of a Query of the listing index: the bucket it read. */
   bucket: string | undefined;
+  /** The buckets of the listing snapshot's parts a BatchGetItem read (src/legs/snapshot.ts). */
+  snapshotBuckets: string[];
   /** The Query's input (plain-object form when `document`), to replay it elsewhere. */
   queryInput: Record<string, unknown> | undefined;
   document: boolean;
@@ -88,7 +92,16 @@ export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
   else if (operation === 'GetItem') items = output.Item ? [output.Item as WireItem] : [];
   else for (const list of Object.values((output.Responses as Record<string, WireItem[]> | undefined) ?? {})) items.push(...list);
   const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
-  const bucket = operation === 'Query' ? stringValue(values?.[':b'], call.document) : undefined;
+  const bucket = operation === 'Query' && input.IndexName === LEGS_INDEX.indexName ? stringValue(values?.[':b'], call.document) : undefined;
+  const snapshotBuckets: string[] = [];
+  if (operation === 'BatchGetItem') {
+    for (const request of Object.values((input.RequestItems as Record<string, { Keys?: Record<string, unknown>[] }> | undefined) ?? {})) {
+      for (const key of request.Keys ?? []) {
+        const id = call.document ? key.id : (key.id as { S?: unknown } | undefined)?.S;
+        if (typeof id === 'string' && id.startsWith(SNAPSHOT_PART_PREFIX)) snapshotBuckets.push(id.slice(SNAPSHOT_PART_PREFIX.length).split('#')[0]!);
+      }
+    }
+  }
   const size = call.document ? itemSize : wireItemSize;
   return {
     operation,
@@ -96,6 +109,7 @@ export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
       typeof input.TableName === 'string' ? input.TableName : Object.keys((input.RequestItems as Record<string, unknown>) ?? {})[0],
     indexName: typeof input.IndexName === 'string' ? input.IndexName : undefined,
     bucket,
+    snapshotBuckets,
     queryInput: operation === 'Query' ? input : undefined,
     document: call.document,
     ...(operation === 'Query' && items.length === 0 && typeof output.Count === 'number' && output.Count > 0

@@ -123,6 +123,23 @@ export function trafficTargets(input: TrafficTargetInputs): Target[] {
   return targets.map((t) => ({ ...t, holds: t.value <= t.limit }));
 }
 
+/**
+ * Past 20,000 legs: the cold-cache CPU of the no-filter query at `legs` over the same at `baseLegs`,
+ * in the same run, at most legs / baseLegs (the cost grows no faster than the data; at 100,000 legs,
+ * 5).
+ */
+export function coldGrowthTarget(legs: number, baseLegs: number, ratio: number): Target {
+  const limit = round(legs / baseLegs, 4);
+  const value = round(ratio, 4);
+  return {
+    name: `cold-cache handler CPU time, no-filter query, ${legs} legs / ${baseLegs} legs (median, same run)`,
+    value,
+    limit,
+    unit: 'ratio',
+    holds: value <= limit,
+  };
+}
+
 /** Cold-cache handler CPU now / before, median of the no-filter query (stated at 20,000 legs). */
 export const COLD_CPU_MAX_RATIO = 0.5;
 

@@ -12,6 +12,7 @@ import { writeLegs } from '../src/legs/loader.js';
 import { MatchMemo } from '../src/legs/match-memo.js';
 import { parseListQuery } from '../src/legs/query.js';
 import { createLegsRepository, withBucketCache, type LegsRepository } from '../src/legs/repository.js';
+import { withSnapshot } from '../src/legs/snapshot-read.js';
 import { bucketOf, LISTING_HORIZON_DAYS, type StoredLeg } from '../src/legs/storage.js';
 import { recordCalls, summarizeCall } from './consumed.js';
 import { expectedListing, type DataLeg, type MixQuery } from './mix.js';
@@ -26,7 +27,8 @@ import type { ReplayStats } from './replay-proxy.js';
  * run, on the same table, the same requests and the same writes, interleaved event by event:
  *
  * - `ttl`: the per-container cache with a TTL (withBucketCache), as deployed before;
- * - `change-aware`: the cache that follows the change journal (withChangeAwareCache).
+ * - `change-aware`: the cache that follows the change journal (withChangeAwareCache), its bucket
+ *   reads from the listing snapshot (withSnapshot), as the functions compose it (createListRepository).
  *
  * Read units are DynamoDB Local's ConsumedCapacity of each design's own client. Staleness: every
  * response is compared with an oracle, the expected answer computed from a model of the table (the
@@ -161,7 +163,10 @@ export async function runTraffic(input: {
       const repository =
         name === 'ttl'
           ? withBucketCache(table, options.ttlSeconds * 1000, clock)
-          : withChangeAwareCache(table, createJournalSource(client, input.tableName), { ceilingMs: options.ceilingSeconds * 1000, clock });
+          : withChangeAwareCache(withSnapshot(table, client, input.tableName), createJournalSource(client, input.tableName), {
+              ceilingMs: options.ceilingSeconds * 1000,
+              clock,
+            });
       return { repository, memo: new MatchMemo() };
     });
     return {

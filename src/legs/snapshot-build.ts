@@ -92,7 +92,8 @@ async function readBucket(client: DynamoDBDocumentClient, tableName: string, buc
       }),
     );
     for (const item of out.Items ?? []) {
-      const [ls, lf] = [item[SORT_ATTR], item[FILTER_ATTR]];
+      const ls: unknown = item[SORT_ATTR];
+      const lf: unknown = item[FILTER_ATTR];
       if (typeof ls === 'string' && typeof lf === 'string') list.push({ ls, lf });
     }
     startKey = out.LastEvaluatedKey;
@@ -150,7 +151,7 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
     }
     const parts = encodeBucket(list);
     parts.forEach((z, k) => puts.push({ PutRequest: { Item: { id: partId(bucket, hash, k), z } } }));
-    buckets[bucket] = { hash, parts: parts.length, entries: list.length };
+    buckets[bucket] = { hash, parts: parts.length, entries: list.length, bytes: parts.reduce((a, p) => a + p.length, 0) };
   }
   await batchWrite(client, tableName, puts);
 

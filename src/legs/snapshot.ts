@@ -57,6 +57,8 @@ export interface BucketParts {
   parts: number;
   /** How many entries. */
   entries: number;
+  /** Bytes of the parts, gzip'd. */
+  bytes: number;
 }
 
 export interface SnapshotManifest {
@@ -98,7 +100,7 @@ export function encodeManifest(m: SnapshotManifest): Record<string, unknown> {
     at: m.watermark,
     jv: m.journalVersion,
     m: `${m.firstMonth}/${m.lastMonth}`,
-    b: JSON.stringify(Object.fromEntries(Object.entries(m.buckets).map(([k, b]) => [k, [b.hash, b.parts, b.entries]]))),
+    b: JSON.stringify(Object.fromEntries(Object.entries(m.buckets).map(([k, b]) => [k, [b.hash, b.parts, b.entries, b.bytes]]))),
     old: JSON.stringify(m.retired),
   };
 }
@@ -116,7 +118,7 @@ export function decodeManifest(item: Readonly<Record<string, unknown>> | undefin
     const buckets: Record<string, BucketParts> = {};
     for (const [bucket, v] of Object.entries(raw as Record<string, unknown>)) {
       if (!Array.isArray(v) || typeof v[0] !== 'string' || !isCount(v[1]) || !isCount(v[2])) return undefined;
-      buckets[bucket] = { hash: v[0], parts: v[1], entries: v[2] };
+      buckets[bucket] = { hash: v[0], parts: v[1], entries: v[2], bytes: isCount(v[3]) ? v[3] : 0 };
     }
     return {
       token: item.g,
