@@ -40,6 +40,8 @@ export interface RecordedCall {
   bucket: string | undefined;
   /** The buckets of the listing snapshot's parts a BatchGetItem read (src/legs/snapshot.ts). */
   snapshotBuckets: string[];
+  /** The id a GetItem read (the journal's head, the snapshot's manifest). */
+  getId: string | undefined;
   /** The Query's input (plain-object form when `document`), to replay it elsewhere. */
   queryInput: Record<string, unknown> | undefined;
   document: boolean;
@@ -110,6 +112,7 @@ export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
     indexName: typeof input.IndexName === 'string' ? input.IndexName : undefined,
     bucket,
     snapshotBuckets,
+    getId: operation === 'GetItem' ? stringValue((input.Key as Record<string, unknown> | undefined)?.id, call.document) : undefined,
     queryInput: operation === 'Query' ? input : undefined,
     document: call.document,
     ...(operation === 'Query' && items.length === 0 && typeof output.Count === 'number' && output.Count > 0

@@ -6,7 +6,7 @@ import { readKeysVersion } from '../src/keys/version.js';
 import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { addDays } from '../src/legs/dates.js';
 import { mulberry32 } from '../local/demo/generator.js';
-import { createJournalSource } from '../src/legs/journal.js';
+import { createJournalSource, JOURNAL_HEAD_ID } from '../src/legs/journal.js';
 import { listEmptyLegs } from '../src/legs/list-legs.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { MatchMemo } from '../src/legs/match-memo.js';
@@ -221,13 +221,14 @@ export async function runTraffic(input: {
     const cpu = process.cpuUsage(cpu0);
     const calls = design.recorder.reset().map((call) => summarizeCall(call));
     if (!record) return;
-    const miss = calls.some((call) => call.operation === 'Query');
+    // A miss reads buckets: Query pages of the index, or the snapshot (its parts, its delta).
+    const miss = calls.some((call) => call.operation === 'Query' || call.snapshotBuckets.length > 0);
     design.samples.push({ ms: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, miss });
     for (const call of calls) {
       design.calls += 1;
       design.readUnits += call.readUnits;
       if (call.operation === 'Query' && call.bucket !== undefined) design.buckets.set(call.bucket, (design.buckets.get(call.bucket) ?? 0) + 1);
-      if (call.operation === 'GetItem') design.headReads += 1;
+      if (call.operation === 'GetItem' && call.getId === JOURNAL_HEAD_ID) design.headReads += 1;
     }
     void res;
     const got = JSON.stringify([page.total, page.records.map((r) => [r.id, r.price])]);
