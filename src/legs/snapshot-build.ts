@@ -25,8 +25,8 @@ import { BUCKET_ATTR, FILTER_ATTR, idOfSortKey, LONG_BUCKET, MAX_BUCKET_SPAN_DAY
  * (functions/build-snapshot/handler.ts), and the loader at the end of a large load. A build
  *
  * 1. reads the manifest (strongly consistent) and the journal's version;
- * 2. reads every bucket a listing can read from the listing index (`snapshotMonths`), in parallel,
- *    with a large load's own legs laid over what it read (`overlay`);
+ * 2. reads every bucket a listing can read from the listing index (`snapshotMonths`), four at a
+ *    time, with a large load's own legs laid over what it read (`overlay`);
  * 3. writes the parts of every bucket whose content changed (a bucket's parts are named by its
  *    content's hash: an unchanged bucket costs nothing);
  * 4. writes the manifest, conditioned on the generation token it read: a large load that began in
@@ -54,6 +54,9 @@ export interface BuildResult {
   partsDeleted: number;
   manifest?: SnapshotManifest;
 }
+
+/** Buckets a build reads at once. */
+const BUILD_CONCURRENCY = 4;
 
 /** The manifest as stored now (strongly consistent), or undefined. */
 export async function readManifest(client: DynamoDBDocumentClient, tableName: string): Promise<SnapshotManifest | undefined> {
@@ -131,7 +134,18 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
   const builtAt = clock();
   const months = snapshotMonths(new Date(builtAt).toISOString().slice(0, 10));
   const overlay = options.overlay ?? new Map<string, LegChange>();
-  const lists = await Promise.all(months.buckets.map((bucket) => readBucket(client, tableName, bucket)));
+  // A few buckets at a time: all of them at once queue on a small database (DynamoDB Local on two
+  // cores) past a request's time-out.
+  const lists: RawEntry[][] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: BUILD_CONCURRENCY }, async () => {
+      while (next < months.buckets.length) {
+        const i = next++;
+        lists[i] = await readBucket(client, tableName, months.buckets[i]!);
+      }
+    }),
+  );
   const byBucket = new Map<string, RawEntry[]>();
   months.buckets.forEach((bucket, i) => {
     const list = overlaid(lists[i]!, bucket, overlay);
