@@ -79,21 +79,24 @@ export const MAX_JOURNAL_CALLS = 1 + MAX_BATCH_GET_ATTEMPTS;
  */
 export const MAX_DELTA_PAGES_PER_SHARD = 4;
 
-/** Parts of one bucket's snapshot read at most (one BatchGetItem); a bucket with more is read from the index. */
+/** Parts of one bucket's snapshot read at most; a bucket with more is read from the index. */
 export const MAX_SNAPSHOT_PARTS_PER_BUCKET = 32;
 
 /**
  * The listing snapshot's reads in one request: its manifest (one GetItem), the delta (EXPIRY_SHARDS
- * shards x MAX_DELTA_PAGES_PER_SHARD Query pages) and the parts of every bucket read (one
- * BatchGetItem of at most MAX_SNAPSHOT_PARTS_PER_BUCKET keys each, MAX_BATCH_GET_ATTEMPTS attempts):
- * 1 + 8 x 4 + 16 x 6 = 129.
+ * shards x MAX_DELTA_PAGES_PER_SHARD Query pages) and the parts of the buckets read (at most
+ * MAX_BUCKET_READS x MAX_SNAPSHOT_PARTS_PER_BUCKET, in BatchGetItems of BATCH_GET_LIMIT keys, each
+ * with MAX_BATCH_GET_ATTEMPTS attempts): 1 + 8 x 4 + 6 x 6 = 69.
  */
-export const MAX_SNAPSHOT_CALLS = 1 + EXPIRY_SHARDS * MAX_DELTA_PAGES_PER_SHARD + MAX_BUCKET_READS * MAX_BATCH_GET_ATTEMPTS;
+export const MAX_SNAPSHOT_CALLS =
+  1 +
+  EXPIRY_SHARDS * MAX_DELTA_PAGES_PER_SHARD +
+  Math.ceil((MAX_BUCKET_READS * MAX_SNAPSHOT_PARTS_PER_BUCKET) / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
 
 /**
  * Most DynamoDB requests (SDK commands) one list request sends: the snapshot's reads, then the
  * index's for the buckets the snapshot could not serve, the page's records and the journal's check:
- * 129 + 16 x 32 + 6 + 7 = 654. The SDK client may retry each command on a throttle or a network
+ * 69 + 16 x 32 + 6 + 7 = 594. The SDK client may retry each command on a throttle or a network
  * error (its maxAttempts, src/aws/dynamodb.ts).
  */
 export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_SNAPSHOT_CALLS + MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_JOURNAL_CALLS;

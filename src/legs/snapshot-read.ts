@@ -3,7 +3,7 @@ import { backoffDelay, sleep } from '../aws/backoff.js';
 import { LEGS_CHANGE_INDEX } from '../tables.js';
 import { applyChanges } from './change-aware-cache.js';
 import type { LegChange } from './journal.js';
-import { MAX_BATCH_GET_ATTEMPTS, MAX_DELTA_PAGES_PER_SHARD, MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
+import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_DELTA_PAGES_PER_SHARD, MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
 import { EXPIRY_SHARD_KEYS } from './retirement.js';
 import type { LegsRepository } from './repository.js';
 import {
@@ -22,8 +22,8 @@ import { BUCKET_ATTR, CHANGE_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, ty
 /**
  * Bucket reads from the listing snapshot (src/legs/snapshot.ts) where one can serve, from the index
  * (`repo`) where not. A container's first read takes the manifest (one GetItem) and the delta (one
- * Query per shard of the `byChange` index, from the manifest's watermark), then each bucket's parts
- * (one BatchGetItem per bucket), applies the delta to them and keeps the result for the ranges asked
+ * Query per shard of the `byChange` index, from the manifest's watermark), then the buckets' parts
+ * (those asked for together in one BatchGetItem), applies the delta to them and keeps the result for the ranges asked
  * later. `invalidate()` forgets all that; the change-aware cache calls it whenever the change journal
  * moved or it dropped everything, so what it reads next is read anew.
  *
@@ -43,6 +43,8 @@ interface State {
   manifest: SnapshotManifest;
   delta: ReadonlyMap<string, LegChange>;
   buckets: Map<string, Promise<IndexEntry[] | undefined>>;
+  /** Reads parts, batching the requests of one turn (partsLoader). */
+  parts: (ids: readonly string[]) => Promise<Map<string, Uint8Array>>;
 }
 
 export type SnapshotRepository = LegsRepository & { invalidate(): void; readonly stats: SnapshotStats };
@@ -60,7 +62,7 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
     const delta = new Map<string, LegChange>();
     // Each shard in write order: the last write of a leg wins (a leg is in one shard).
     for (const changes of shards) for (const c of changes!) delta.set(c.id, c);
-    return { manifest, delta, buckets: new Map() };
+    return { manifest, delta, buckets: new Map(), parts: partsLoader() };
   }
 
   async function readDelta(shard: string, from: string): Promise<LegChange[] | undefined> {
@@ -88,6 +90,49 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
     return undefined;
   }
 
+  /** The parts named, read in BatchGetItems of at most 100 keys in parallel; a part not found (or left unprocessed) is absent. */
+  async function fetchParts(ids: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    const batches: string[][] = [];
+    for (let i = 0; i < ids.length; i += BATCH_GET_LIMIT) batches.push(ids.slice(i, i + BATCH_GET_LIMIT));
+    await Promise.all(
+      batches.map(async (batch) => {
+        let keys: Record<string, unknown>[] = batch.map((id) => ({ id }));
+        for (let attempt = 1; keys.length > 0 && attempt <= MAX_BATCH_GET_ATTEMPTS; attempt++) {
+          if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
+          const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
+          for (const item of out.Responses?.[tableName] ?? []) {
+            if (typeof item.id === 'string' && item.z instanceof Uint8Array) found.set(item.id, item.z);
+          }
+          keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+        }
+      }),
+    );
+    return found;
+  }
+
+  /**
+   * The parts of the buckets asked for in one turn of the event loop, read together: a request's
+   * bucket reads start at once (src/legs/list-legs.ts), so a cold request reads all its parts in one
+   * BatchGetItem (two past 100 parts), not one per bucket.
+   */
+  function partsLoader(): (ids: readonly string[]) => Promise<Map<string, Uint8Array>> {
+    let queue: { ids: readonly string[]; resolve: (m: Map<string, Uint8Array>) => void; reject: (e: unknown) => void }[] = [];
+    const flush = () => {
+      const batch = queue;
+      queue = [];
+      fetchParts([...new Set(batch.flatMap((b) => b.ids))]).then(
+        (found) => batch.forEach((b) => b.resolve(found)),
+        (err: unknown) => batch.forEach((b) => b.reject(err)),
+      );
+    };
+    return (ids) =>
+      new Promise((resolve, reject) => {
+        if (queue.length === 0) setImmediate(flush);
+        queue.push({ ids, resolve, reject });
+      });
+  }
+
   async function readParts(bucket: string, s: State): Promise<IndexEntry[] | undefined> {
     if (!covers(s.manifest, bucket)) return undefined;
     const b = s.manifest.buckets[bucket];
@@ -95,17 +140,7 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
     if (!b) return applyChanges([], bucket, {}, s.delta);
     if (b.parts > MAX_SNAPSHOT_PARTS_PER_BUCKET) return undefined;
     const ids = Array.from({ length: b.parts }, (_, k) => partId(bucket, b.hash, k));
-    const found = new Map<string, Uint8Array>();
-    let keys: Record<string, unknown>[] = ids.map((id) => ({ id }));
-    for (let attempt = 1; keys.length > 0; attempt++) {
-      if (attempt > MAX_BATCH_GET_ATTEMPTS) return undefined;
-      if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
-      const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-      for (const item of out.Responses?.[tableName] ?? []) {
-        if (typeof item.id === 'string' && item.z instanceof Uint8Array) found.set(item.id, item.z);
-      }
-      keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
-    }
+    const found = await s.parts(ids);
     const parts = ids.map((id) => found.get(id));
     if (parts.some((p) => p === undefined)) return undefined;
     const entries = decodeBucket(parts as Uint8Array[]);
