@@ -37,8 +37,13 @@ export function resultSection(r: BenchResult): string {
       `authorizer ${n(b.authorizer.bytes / 1000)} kB, ${n(b.authorizer.importMs)} ms; hello-world ${n(b.hello.importMs)} ms (${n(b.hello.inProcessImportMs)} ms). ` +
       `Authorizer handler p50 / p95 ${n(r.overall.authorizerLatencyMs.p50, 2)} / ${n(r.overall.authorizerLatencyMs.p95, 2)} ms. ` +
       `Mean index entry ${n(r.data.meanIndexEntryBytes)} B, mean item ${int(r.data.meanItemBytes)} B.` +
+      (r.data.snapshot
+        ? ` Listing snapshot: ${int(r.data.snapshot.entries)} entries in ${int(r.data.snapshot.parts)} parts, ${n(r.data.snapshot.bytes / 1000)} kB gzip'd, built again in ${n(r.data.snapshot.rebuildSeconds)} s.`
+        : '') +
       (r.coldCpu
-        ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds} each: ${n(r.coldCpu.beforeMs.p50)} ms reading as before, ${n(r.coldCpu.afterMs.p50)} ms now (${n(r.coldCpu.ratio, 3)}).` +
+        ? (r.coldCpu.growth
+            ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds}: ${n(r.coldCpu.afterMs.p50)} ms, against ${n(r.coldCpu.growth.baseMs.p50)} ms at ${int(r.coldCpu.growth.baseLegs)} legs in the same run (${n(r.coldCpu.growth.ratio, 2)} times).`
+            : ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds} each: ${n(r.coldCpu.beforeMs.p50)} ms reading as before, ${n(r.coldCpu.afterMs.p50)} ms now (${n(r.coldCpu.ratio, 3)}).`) +
           (r.coldCpu.heap
             ? ` Heap after a full collection (the functions' design, in its process): ${n(r.coldCpu.heap.emptyBytes / 1e6)} MB before its first read, ${n(r.coldCpu.heap.filledBytes / 1e6)} MB holding the cold read.`
             : '')

@@ -101,12 +101,23 @@ export function formatReport(r: BenchResult): string {
     `busiest bucket ${r.hotBucket.bucket}: ${r.hotBucket.entries} entries, ${fmt(r.hotBucket.readUnitsPerRead)} RU per read, ` +
       `${fmt(r.hotBucket.fullReadsPerSecondAt3000, 0)} reads/s at 3,000 RU/s`,
   );
+  if (r.data.snapshot) {
+    const sn = r.data.snapshot;
+    out.push(`listing snapshot: ${sn.entries} entries in ${sn.parts} parts, ${fmt(sn.bytes / 1000)} kB gzip'd, built again (nothing changed) in ${fmt(sn.rebuildSeconds)} s`);
+  }
   if (r.coldCpu) {
     const c = r.coldCpu;
-    out.push(
-      `cold-cache handler CPU, no-filter query (${c.rounds} rounds each, alternating): before ${fmt(c.beforeMs.p50)} ms median ` +
-        `(p95 ${fmt(c.beforeMs.p95)}), now ${fmt(c.afterMs.p50)} ms (p95 ${fmt(c.afterMs.p95)}): ${fmt(c.ratio, 3)}`,
-    );
+    if (c.growth) {
+      out.push(
+        `cold-cache handler CPU, no-filter query (${c.rounds} rounds): ${fmt(c.afterMs.p50)} ms median (p95 ${fmt(c.afterMs.p95)}); ` +
+          `${fmt(c.growth.baseMs.p50)} ms at ${c.growth.baseLegs} legs in the same run: ${fmt(c.growth.ratio, 2)} times`,
+      );
+    } else {
+      out.push(
+        `cold-cache handler CPU, no-filter query (${c.rounds} rounds each, alternating): before ${fmt(c.beforeMs.p50)} ms median ` +
+          `(p95 ${fmt(c.beforeMs.p95)}), now ${fmt(c.afterMs.p50)} ms (p95 ${fmt(c.afterMs.p95)}): ${fmt(c.ratio, 3)}`,
+      );
+    }
     if (c.heap) out.push(`heap after a full GC: ${fmt(c.heap.emptyBytes / 1e6)} MB empty, ${fmt(c.heap.filledBytes / 1e6)} MB holding the cold read`);
   }
   if (r.importCpu) {
