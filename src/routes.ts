@@ -20,7 +20,11 @@ import { AIRPORT_DATA_FILE } from './airports/data-file.js';
 
 /** What a function may do to a table; the stack turns each into the narrowest IAM statements. */
 export type TableAccess =
-  /** Legs table: Query on the listing index, GetItem and BatchGetItem on the table. */
+  /**
+   * Legs table: Query on the listing index and on the `byChange` index (the listing snapshot's
+   * delta), GetItem and BatchGetItem on the table (the journal head, the snapshot's manifest and
+   * parts, the legs).
+   */
   | 'legs:read'
   /**
    * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and

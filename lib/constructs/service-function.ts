@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -103,9 +103,10 @@ export class ServiceFunction extends Construct {
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(spec.logicalId);
   }
 
-  /** One Allow statement of `actions` on `resource` in the function's role. */
-  private allow(actions: string[], resource: string): void {
-    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources: [resource] }));
+  /** One Allow statement of `actions` on `resource` (or each of `resources`) in the function's role. */
+  private allow(actions: string[], resource: string | readonly string[]): void {
+    const resources = typeof resource === 'string' ? [resource] : [...resource];
+    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources }));
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
@@ -163,11 +164,13 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The list function's access to the legs table: Query on the listing index, GetItem and
-   * BatchGetItem on the table. Nothing else (no Scan, no writes, no other index).
+   * The list function's access to the legs table: Query on the listing index and on the `byChange`
+   * index (the listing snapshot's delta, src/legs/snapshot-read.ts), GetItem and BatchGetItem on the
+   * table (the journal head, the snapshot's manifest and parts, the legs). Nothing else (no Scan, no
+   * writes, no other index).
    */
   readLegs(table: ITable): this {
-    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
+    this.allow(['dynamodb:Query'], [LEGS_INDEX, LEGS_CHANGE_INDEX].map((ix) => `${table.tableArn}/index/${ix.indexName}`));
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
