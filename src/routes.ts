@@ -38,6 +38,13 @@ export type TableAccess =
    * retirement), GetItem and PutItem (the change journal it appends to). No Scan, no DeleteItem.
    */
   | 'legs:retire'
+  /**
+   * Legs table: Query on the listing index (what a build reads), GetItem on the journal head and the
+   * snapshot's manifest only, PutItem and BatchWriteItem (puts and deletes) on the snapshot's items
+   * only (ids `~snapshot...`, an IAM condition on the partition key). No Scan, no UpdateItem, no
+   * DeleteItem, no write to a leg.
+   */
+  | 'legs:snapshot'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read'
   /**
@@ -175,6 +182,18 @@ export const FUNCTIONS = {
     access: ['legs:retire'],
     environment: [],
     alarm: { name: 'RetireFunction' },
+  },
+  buildSnapshot: {
+    invokedBy: 'schedule',
+    scheduleMinutes: 15,
+    entry: 'functions/build-snapshot/handler.ts',
+    logicalId: 'BuildSnapshotFunction',
+    description: 'Every 15 minutes: builds the listing snapshot from the listing index, unless nothing changed',
+    memorySize: 1024,
+    timeoutSeconds: 300,
+    access: ['legs:snapshot'],
+    environment: [],
+    alarm: { name: 'SnapshotFunction' },
   },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 

@@ -8,6 +8,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
+import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -104,9 +106,9 @@ export class ServiceFunction extends Construct {
   }
 
   /** One Allow statement of `actions` on `resource` (or each of `resources`) in the function's role. */
-  private allow(actions: string[], resource: string | readonly string[]): void {
+  private allow(actions: string[], resource: string | readonly string[], conditions?: Record<string, Record<string, string[]>>): void {
     const resources = typeof resource === 'string' ? [resource] : [...resource];
-    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources }));
+    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources, ...(conditions ? { conditions } : {}) }));
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
@@ -128,6 +130,9 @@ export class ServiceFunction extends Construct {
           break;
         case 'legs:retire':
           this.retireLegs(table(tables.legs, a));
+          break;
+        case 'legs:snapshot':
+          this.buildSnapshot(table(tables.legs, a));
           break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
@@ -159,6 +164,27 @@ export class ServiceFunction extends Construct {
   retireLegs(table: ITable): this {
     this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_EXPIRY_INDEX.indexName}`);
     this.allow(['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The snapshot build's access to the legs table (src/legs/snapshot-build.ts,
+   * src/legs/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on two
+   * items only, the journal head and the snapshot's manifest; PutItem (the manifest) and
+   * BatchWriteItem (the parts, put and deleted) only on items whose id starts with `~snapshot`.
+   * The item conditions are `dynamodb:LeadingKeys` on the table's partition key, `ForAllValues`:
+   * every key of a batch must match. No Scan, no UpdateItem, no DeleteItem, no other index, nothing
+   * that reads or writes a leg's item.
+   */
+  buildSnapshot(table: ITable): this {
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
+    this.allow(['dynamodb:GetItem'], table.tableArn, {
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [JOURNAL_HEAD_ID, SNAPSHOT_MANIFEST_ID] },
+    });
+    this.allow(['dynamodb:PutItem', 'dynamodb:BatchWriteItem'], table.tableArn, {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SNAPSHOT_MANIFEST_ID}*`] },
+    });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
