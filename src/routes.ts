@@ -27,8 +27,9 @@ export type TableAccess =
    */
   | 'legs:read'
   /**
-   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and
-   * PutItem (the change journal the loader appends to).
+   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader, and the listing
+   * snapshot's parts), GetItem and PutItem (the change journal the loader appends to, the snapshot's
+   * manifest), Query on the listing index (the snapshot a large load builds at its end).
    */
   | 'legs:load'
   /** Legs table: GetItem on the table only (one leg read by its id). */

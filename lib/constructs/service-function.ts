@@ -148,9 +148,13 @@ export class ServiceFunction extends Construct {
   /**
    * The ingest function's access to the legs table: Scan (what a sync reads), BatchWriteItem (every
    * write of the loader), GetItem and PutItem for the change journal the loader appends to
-   * (src/legs/journal.ts). Nothing on the indexes, no DeleteItem.
+   * (src/legs/journal.ts), and Query on the listing index: a large load (more than
+   * JOURNAL_RESET_ABOVE legs) builds the listing snapshot at its end (src/legs/snapshot-build.ts:
+   * it reads the index, writes its parts with BatchWriteItem, its manifest with PutItem). No other
+   * index, no DeleteItem.
    */
   loadLegs(table: ITable): this {
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
     this.allow(['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
