@@ -95,7 +95,7 @@ export class EmptyLegsStack extends Stack {
       samLocal: props.samLocal ?? false,
     });
 
-    // The functions of a schedule (the legs' retirement): with the API's in the alarms below.
+    // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
     const monitoredFunction = (name: FunctionName): ServiceFunction => {
       const fn = functions[name] ?? this.scheduled.functions[name];

@@ -45,3 +45,19 @@ export const RETIRE_METRICS = {
   /** Shards a run left due legs in (0 when it caught up). */
   behind: 'RetireBehind',
 } as const;
+
+/**
+ * The scheduled snapshot build's metrics (src/legs/snapshot-schedule.ts), one line per run. A failed
+ * run shows as the function's Errors (the stack's `SnapshotFunctionErrors` alarm).
+ */
+export const SNAPSHOT_METRICS = {
+  namespace: 'EmptyLegs/Snapshot',
+  dimension: 'Stage',
+  /** 1 when the run published a snapshot; 0 when it skipped the build or a large load began meanwhile. */
+  built: 'SnapshotBuilt',
+  /** Index entries in the snapshot a run built. */
+  entries: 'SnapshotEntries',
+  /** Parts written (buckets whose content changed) and deleted (retired one build earlier). */
+  partsWritten: 'SnapshotPartsWritten',
+  partsDeleted: 'SnapshotPartsDeleted',
+} as const;

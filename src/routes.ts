@@ -20,11 +20,16 @@ import { AIRPORT_DATA_FILE } from './airports/data-file.js';
 
 /** What a function may do to a table; the stack turns each into the narrowest IAM statements. */
 export type TableAccess =
-  /** Legs table: Query on the listing index, GetItem and BatchGetItem on the table. */
+  /**
+   * Legs table: Query on the listing index and on the `byChange` index (the listing snapshot's
+   * delta), GetItem and BatchGetItem on the table (the journal head, the snapshot's manifest and
+   * parts, the legs).
+   */
   | 'legs:read'
   /**
-   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and
-   * PutItem (the change journal the loader appends to).
+   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader, and the listing
+   * snapshot's parts), GetItem and PutItem (the change journal the loader appends to, the snapshot's
+   * manifest), Query on the listing index (the snapshot a large load builds at its end).
    */
   | 'legs:load'
   /** Legs table: GetItem on the table only (one leg read by its id). */
@@ -34,6 +39,13 @@ export type TableAccess =
    * retirement), GetItem and PutItem (the change journal it appends to). No Scan, no DeleteItem.
    */
   | 'legs:retire'
+  /**
+   * Legs table: Query on the listing index (what a build reads), GetItem on the journal head and the
+   * snapshot's manifest only, PutItem and BatchWriteItem (puts and deletes) on the snapshot's items
+   * only (ids `~snapshot...`, an IAM condition on the partition key). No Scan, no UpdateItem, no
+   * DeleteItem, no write to a leg.
+   */
+  | 'legs:snapshot'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read'
   /**
@@ -171,6 +183,18 @@ export const FUNCTIONS = {
     access: ['legs:retire'],
     environment: [],
     alarm: { name: 'RetireFunction' },
+  },
+  buildSnapshot: {
+    invokedBy: 'schedule',
+    scheduleMinutes: 15,
+    entry: 'functions/build-snapshot/handler.ts',
+    logicalId: 'BuildSnapshotFunction',
+    description: 'Every 15 minutes: builds the listing snapshot from the listing index, unless nothing changed',
+    memorySize: 1024,
+    timeoutSeconds: 300,
+    access: ['legs:snapshot'],
+    environment: [],
+    alarm: { name: 'SnapshotFunction' },
   },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 

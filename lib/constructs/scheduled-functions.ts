@@ -13,9 +13,10 @@ export interface ScheduledFunctionsProps extends Pick<ServiceFunctionProps, 'sta
 }
 
 /**
- * The functions of src/routes.ts with `invokedBy: 'schedule'` (the legs' retirement: docs/deploy.md,
- * "History and retention"): each with its grants and an EventBridge rule invoking it every
- * `scheduleMinutes`. Their Errors and Throttles alarms are made by Operations, like the API's.
+ * The functions of src/routes.ts with `invokedBy: 'schedule'` (the legs' retirement and the listing
+ * snapshot's build: docs/deploy.md, "History and retention" and "The listing snapshot"): each with
+ * its grants and an EventBridge rule invoking it every `scheduleMinutes`. Their Errors and Throttles
+ * alarms are made by Operations, like the API's.
  */
 export class ScheduledFunctions extends Construct {
   readonly functions: Partial<Record<FunctionName, ServiceFunction>> = {};

@@ -7,7 +7,9 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
+import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -103,9 +105,10 @@ export class ServiceFunction extends Construct {
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(spec.logicalId);
   }
 
-  /** One Allow statement of `actions` on `resource` in the function's role. */
-  private allow(actions: string[], resource: string): void {
-    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources: [resource] }));
+  /** One Allow statement of `actions` on `resource` (or each of `resources`) in the function's role. */
+  private allow(actions: string[], resource: string | readonly string[], conditions?: Record<string, Record<string, string[]>>): void {
+    const resources = typeof resource === 'string' ? [resource] : [...resource];
+    this.role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions, resources, ...(conditions ? { conditions } : {}) }));
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
@@ -128,6 +131,9 @@ export class ServiceFunction extends Construct {
         case 'legs:retire':
           this.retireLegs(table(tables.legs, a));
           break;
+        case 'legs:snapshot':
+          this.buildSnapshot(table(tables.legs, a));
+          break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
           break;
@@ -142,9 +148,13 @@ export class ServiceFunction extends Construct {
   /**
    * The ingest function's access to the legs table: Scan (what a sync reads), BatchWriteItem (every
    * write of the loader), GetItem and PutItem for the change journal the loader appends to
-   * (src/legs/journal.ts). Nothing on the indexes, no DeleteItem.
+   * (src/legs/journal.ts), and Query on the listing index: a large load (more than
+   * JOURNAL_RESET_ABOVE legs) builds the listing snapshot at its end (src/legs/snapshot-build.ts:
+   * it reads the index, writes its parts with BatchWriteItem, its manifest with PutItem). No other
+   * index, no DeleteItem.
    */
   loadLegs(table: ITable): this {
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
     this.allow(['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
@@ -163,11 +173,34 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The list function's access to the legs table: Query on the listing index, GetItem and
-   * BatchGetItem on the table. Nothing else (no Scan, no writes, no other index).
+   * The snapshot build's access to the legs table (src/legs/snapshot-build.ts,
+   * src/legs/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on two
+   * items only, the journal head and the snapshot's manifest; PutItem (the manifest) and
+   * BatchWriteItem (the parts, put and deleted) only on items whose id starts with `~snapshot`.
+   * The item conditions are `dynamodb:LeadingKeys` on the table's partition key, `ForAllValues`:
+   * every key of a batch must match. No Scan, no UpdateItem, no DeleteItem, no other index, nothing
+   * that reads or writes a leg's item.
+   */
+  buildSnapshot(table: ITable): this {
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
+    this.allow(['dynamodb:GetItem'], table.tableArn, {
+      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [JOURNAL_HEAD_ID, SNAPSHOT_MANIFEST_ID] },
+    });
+    this.allow(['dynamodb:PutItem', 'dynamodb:BatchWriteItem'], table.tableArn, {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SNAPSHOT_MANIFEST_ID}*`] },
+    });
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The list function's access to the legs table: Query on the listing index and on the `byChange`
+   * index (the listing snapshot's delta, src/legs/snapshot-read.ts), GetItem and BatchGetItem on the
+   * table (the journal head, the snapshot's manifest and parts, the legs). Nothing else (no Scan, no
+   * writes, no other index).
    */
   readLegs(table: ITable): this {
-    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
+    this.allow(['dynamodb:Query'], [LEGS_INDEX, LEGS_CHANGE_INDEX].map((ix) => `${table.tableArn}/index/${ix.indexName}`));
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;

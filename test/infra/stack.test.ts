@@ -247,7 +247,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       else expect(p.TimeToLiveSpecification).toBeUndefined();
     });
 
-    it('the listing index is byDepartureBucket on (lb, ls) projecting lf, the retirement index byExpiry on (xp, xd) keys only; legs and keys expire by ttl', () => {
+    it('the listing index is byDepartureBucket on (lb, ls) projecting lf, the retirement index byExpiry on (xp, xd) keys only, the snapshot delta byChange on (xp, lc) projecting lb, ls, lf; legs and keys expire by ttl', () => {
       // The spec-level facts, stated independently of src/tables.ts.
       const legs = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), LEGS_TABLE)]!);
       expect(legs.GlobalSecondaryIndexes).toEqual([
@@ -267,7 +267,19 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           ],
           Projection: { ProjectionType: 'KEYS_ONLY' },
         },
+        {
+          IndexName: 'byChange',
+          KeySchema: [
+            { AttributeName: 'xp', KeyType: 'HASH' },
+            { AttributeName: 'lc', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['lb', 'ls', 'lf'] },
+        },
       ]);
+      // Every key attribute of the table and its indexes is a string.
+      expect((legs.AttributeDefinitions as { AttributeName: string; AttributeType: string }[]).slice().sort((x, y) => x.AttributeName.localeCompare(y.AttributeName))).toEqual(
+        ['id', 'lb', 'lc', 'ls', 'xd', 'xp'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      );
       expect(legs.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
       const keys = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), KEYS_TABLE)]!);
       expect(keys.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
@@ -353,17 +365,19 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         Resource: arnOf(logGroupId),
       });
 
-    it('the list function may only Query the listing index and GetItem/BatchGetItem legs', () => {
+    it('the list function may only Query the listing index and the byChange index (the snapshot delta) and GetItem/BatchGetItem legs', () => {
       const legsId = tableId(t(), LEGS_TABLE);
       const id = FUNCTION_LOGICAL_IDS.listEmptyLegs;
-      const index = LEGS_TABLE.indexes[0];
       expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
         sortStatements([
           logs(logGroupIdOf(t(), id)),
           normalizeStatement({
             Effect: 'Allow',
             Action: 'dynamodb:Query',
-            Resource: { 'Fn::Join': ['', [arnOf(legsId), `/index/${index.indexName}`]] },
+            Resource: [
+              { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
+              { 'Fn::Join': ['', [arnOf(legsId), '/index/byChange']] },
+            ],
           }),
           normalizeStatement({
             Effect: 'Allow',
@@ -394,18 +408,61 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
-    it('the retiring function runs every hour from an EventBridge rule, which alone may invoke it', () => {
-      const id = FUNCTION_LOGICAL_IDS.retireLegs;
-      const [ruleId, rule] = onlyResource(t(), 'AWS::Events::Rule');
-      expect(props(rule).ScheduleExpression).toBe('rate(1 hour)');
+    it.each([
+      ['retiring function', FUNCTION_LOGICAL_IDS.retireLegs, 'rate(1 hour)'],
+      ['snapshot build', FUNCTION_LOGICAL_IDS.buildSnapshot, 'rate(15 minutes)'],
+    ])('the %s runs from an EventBridge rule at %s, which alone may invoke it', (_what, id, rate) => {
+      const targetsOf = (r: CfnResource) => (props(r).Targets as { Arn: unknown }[]).map((x) => JSON.stringify(x.Arn));
+      const [ruleId, rule] = onlyResource(t(), 'AWS::Events::Rule', (r) => targetsOf(r).includes(JSON.stringify(arnOf(id))));
+      expect(props(rule).ScheduleExpression).toBe(rate);
       expect(props(rule).State).toBe('ENABLED');
-      const targets = props(rule).Targets as { Arn: unknown; RetryPolicy?: unknown }[];
-      expect(targets.map((x) => x.Arn)).toEqual([arnOf(id)]);
+      expect(targetsOf(rule)).toEqual([JSON.stringify(arnOf(id))]);
       const permissions = Object.values(resourcesOfType(t(), 'AWS::Lambda::Permission')).filter(
         (p) => JSON.stringify(props(p).FunctionName) === JSON.stringify(arnOf(id)),
       );
       expect(permissions.map((p) => [props(p).Principal, props(p).SourceArn])).toEqual([['events.amazonaws.com', arnOf(ruleId)]]);
       expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
+    });
+
+    it('the two scheduled functions have a rule each, and there are no other rules', () => {
+      expect(Object.keys(resourcesOfType(t(), 'AWS::Events::Rule'))).toHaveLength(2);
+    });
+
+    it('the snapshot build may only Query the listing index, GetItem the journal head and the manifest, and PutItem/BatchWriteItem ~snapshot items', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.buildSnapshot;
+      const statements = statementsOfRole(t(), roleIdOf(t(), id));
+      expect(statements).toEqual(
+        sortStatements([
+          logs(logGroupIdOf(t(), id)),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:Query',
+            Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:GetItem',
+            Resource: arnOf(legsId),
+            Condition: { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['~journal', '~snapshot'] } },
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+            Resource: arnOf(legsId),
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~snapshot*'] } },
+          }),
+        ]),
+      );
+      // Stated apart: nothing that scans, deletes one by one, updates, or reads legs in bulk.
+      const actions = statements.flatMap((x) => x.Action);
+      for (const never of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem', 'dynamodb:TransactWriteItems']) {
+        expect(actions).not.toContain(never);
+      }
+      // Every table action but the index Query is limited to items by their key.
+      for (const x of statements.filter((y) => y.Action.some((a) => a.startsWith('dynamodb:')) && !y.Action.includes('dynamodb:Query'))) {
+        expect(JSON.stringify(x.Condition)).toContain('dynamodb:LeadingKeys');
+      }
     });
 
     it('the by-id function may only GetItem on the legs table (no Query, no batch read, no index, no write)', () => {
@@ -473,8 +530,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 7 function log groups (list, by-id, authorizer, not-found, openapi, ingest, retire) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(8);
+      // 8 function log groups (list, by-id, authorizer, not-found, openapi, ingest, retire, snapshot) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(9);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -583,6 +640,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'RetireFunctionErrors',
           'RetireFunctionThrottles',
           'RetireBehind',
+          'SnapshotFunctionErrors',
+          'SnapshotFunctionThrottles',
           'LegsTableThrottles',
           'KeysTableThrottles',
           'UsageWriteFailures',
@@ -645,6 +704,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       ['AuthorizerFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.authorizer, () => a.functionThrottles],
       ['NotFoundFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.notFound, () => a.functionThrottles],
       ['OpenApiFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.openApi, () => a.functionThrottles],
+      ['RetireFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.retireLegs, () => a.functionErrors],
+      ['SnapshotFunctionErrors', 'Errors', FUNCTION_LOGICAL_IDS.buildSnapshot, () => a.functionErrors],
+      ['SnapshotFunctionThrottles', 'Throttles', FUNCTION_LOGICAL_IDS.buildSnapshot, () => a.functionThrottles],
     ])('%s: Lambda %s of %s, at or above the stage threshold', (suffix, metric, functionId, threshold) => {
       const alarm = alarmsByName()[name(suffix)]!;
       expect(alarm).toMatchObject({
@@ -727,6 +789,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'NotFound/Function AwsSolutions-L1',
           'OpenApi/Function AwsSolutions-L1',
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
+          'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
           'Feeds/Ingest/Function AwsSolutions-L1',
           'Feeds/AccessLogs AwsSolutions-S1',
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 import { copyBundledFiles, entryPath, esbuildOptions } from '../../lib/bundling.js';
 import type { FunctionName } from '../../src/routes.js';
@@ -58,7 +59,8 @@ process.stdout.write(JSON.stringify(result));`;
     },
     encoding: 'utf8',
   });
-  return JSON.parse(out) as unknown;
+  // The result is written last, after anything the function wrote to stdout (an EMF metric line).
+  return JSON.parse(out.slice(out.lastIndexOf('\n') + 1)) as unknown;
 }
 
 beforeAll(async () => {
@@ -122,5 +124,18 @@ describe('bundled functions', () => {
     const result = invoke(file, event) as { isAuthorized: boolean; context: Record<string, unknown> };
     expect(result.isAuthorized).toBe(true);
     expect(result.context).toMatchObject({ verdict: 'ok', keyId: created.record.keyId, environment: 'test' });
+  }, 60_000);
+
+  it('the snapshot build builds the listing snapshot from the index, then skips while nothing changed', async () => {
+    const legs = [1, 2, 3].map((n) => storedLeg({ id: `bundled-snap-${n}`, startDate: addDays(today, 3 + n), endDate: addDays(today, 4 + n) }));
+    await writeLegs(t.client, t.legsTableName, legs);
+    const file = await bundle('buildSnapshot');
+    const first = invoke(file, {}) as { skipped: boolean; published: boolean; entries: number };
+    expect(first).toMatchObject({ skipped: false, published: true });
+    // Every listed leg of the table is in it (other tests of this file wrote one more).
+    expect(first.entries).toBeGreaterThanOrEqual(legs.length);
+    const manifest = await t.client.send(new GetCommand({ TableName: t.legsTableName, Key: { id: '~snapshot' }, ConsistentRead: true }));
+    expect(manifest.Item).toMatchObject({ st: false });
+    expect(invoke(file, {})).toMatchObject({ skipped: true, published: false });
   }, 60_000);
 });
