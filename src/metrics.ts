@@ -53,7 +53,7 @@ export const RETIRE_METRICS = {
 export const SNAPSHOT_METRICS = {
   namespace: 'EmptyLegs/Snapshot',
   dimension: 'Stage',
-  /** 1 when the run published a snapshot; 0 when it skipped the build or a large load began meanwhile. */
+  /** 1 when the run published a snapshot; 0 when a large load began meanwhile. */
   built: 'SnapshotBuilt',
   /** Index entries in the snapshot a run built. */
   entries: 'SnapshotEntries',

@@ -6,9 +6,9 @@ import { encodeManifest, type SnapshotManifest } from '../../src/legs/snapshot.j
 import { createBuildSnapshotHandler } from '../../src/legs/snapshot-schedule.js';
 
 /**
- * The scheduled snapshot build's skip rule (src/legs/snapshot-schedule.ts): no build while the
- * manifest is fresh, not stale and at the journal's version; a build otherwise. DynamoDB is mocked:
- * the manifest and the journal head are what each case puts there.
+ * The scheduled snapshot build (src/legs/snapshot-schedule.ts): every run builds from the index and
+ * publishes unless a large load marked the snapshot stale meanwhile. DynamoDB is mocked: the
+ * manifest and the journal head are what each case puts there.
  */
 const TABLE = 'legs-test';
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -64,38 +64,34 @@ afterAll(() => {
   ddb.restore();
 });
 
-describe('build-snapshot: the skip rule', () => {
-  it('skips when the manifest is fresh, not stale and at the journal head version: two reads, nothing written', async () => {
-    table(manifest({ builtAt: NOW - 59 * MINUTE }));
-    const { lines, result } = run();
-    const report = await result;
-    expect(report).toMatchObject({ skipped: true, published: false, journalVersion: HEAD_VERSION });
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(2);
-    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
-    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
-    expect(lines).toHaveLength(1);
-    expect(metricsOf(lines[0]!)).toMatchObject({ Stage: 'sandbox', SnapshotBuilt: 0 });
-    expect(metricsOf(lines[0]!)).not.toHaveProperty('SnapshotEntries');
-  });
-
+describe('build-snapshot: every run builds', () => {
   it.each([
+    ['a manifest at the journal version', manifest(), HEAD_VERSION],
     ['the journal moved', manifest(), HEAD_VERSION + 1],
     ['the manifest is stale', manifest({ stale: true }), HEAD_VERSION],
-    ['the manifest is 60 minutes old', manifest({ builtAt: NOW - 60 * MINUTE }), HEAD_VERSION],
     ['there is no manifest', undefined, HEAD_VERSION],
-  ])('builds when %s: reads the index, writes the parts and a manifest at the head version', async (_case, stored, version) => {
+  ])('with %s: reads the index, writes the parts and a manifest at the head version', async (_case, stored, version) => {
     table(stored, version);
     const { lines, result } = run();
     const report = await result;
-    expect(report).toMatchObject({ skipped: false, published: true, entries: LONG_ENTRIES.length, partsWritten: 1, journalVersion: version });
+    expect(report).toMatchObject({ published: true, entries: LONG_ENTRIES.length, partsWritten: 1 });
     expect(ddb.commandCalls(QueryCommand).length).toBeGreaterThan(0);
     const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input.Item!);
     expect(puts).toHaveLength(1);
     expect(puts[0]).toMatchObject({ id: '~snapshot', st: false, jv: version, bt: NOW });
     const parts = ddb.commandCalls(BatchWriteCommand).flatMap((c) => c.args[0].input.RequestItems![TABLE]!);
     expect(parts.map((r) => String(r.PutRequest?.Item?.id))).toEqual([expect.stringMatching(/^~snapshot#long#[0-9a-f]+#0$/)]);
-    expect(metricsOf(lines[0]!)).toMatchObject({ SnapshotBuilt: 1, SnapshotEntries: LONG_ENTRIES.length, SnapshotPartsWritten: 1, SnapshotPartsDeleted: 0 });
+    expect(lines).toHaveLength(1);
+    expect(metricsOf(lines[0]!)).toMatchObject({ Stage: 'sandbox', SnapshotBuilt: 1, SnapshotEntries: LONG_ENTRIES.length, SnapshotPartsWritten: 1, SnapshotPartsDeleted: 0 });
+  });
+
+  it('does not publish when the manifest changed during the build (a large load marked it stale): SnapshotBuilt 0', async () => {
+    table(manifest());
+    ddb.on(PutCommand).rejects(Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' }));
+    const { lines, result } = run();
+    const report = await result;
+    expect(report).toMatchObject({ published: false });
+    expect(metricsOf(lines[0]!)).toMatchObject({ SnapshotBuilt: 0 });
   });
 
   it('fails the invocation when a read fails (the function Errors the stack alarms on), and emits no metric', async () => {
