@@ -160,6 +160,7 @@ function encodePart(entries: readonly RawEntry[]): Buffer {
  * at most `maxBytes`, the entries split evenly over as few parts as fit.
  */
 export function encodeBucket(entries: readonly RawEntry[], maxBytes = MAX_PART_BYTES): Buffer[] {
+  if (entries.length === 0) return [encodePart([])];
   for (let count = 1; ; count++) {
     const size = Math.ceil(entries.length / count);
     const parts: Buffer[] = [];

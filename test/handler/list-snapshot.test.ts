@@ -58,7 +58,7 @@ function snapshotItems(stale: boolean) {
     const z = encodeBucket(list, Math.max(...list.map((e) => encodeBucket([e])[0]!.length)));
     const hash = `h${bucket.replace('-', '')}`;
     z.forEach((part, k) => parts.push({ id: partId(bucket, hash, k), z: new Uint8Array(part) }));
-    buckets[bucket] = { hash, parts: z.length, entries: list.length };
+    buckets[bucket] = { hash, parts: z.length, entries: list.length, bytes: z.reduce((a, p) => a + p.length, 0) };
   }
   const manifest = encodeManifest({
     token: 'token-1',

@@ -11,6 +11,7 @@ import { storedLeg } from '../support/legs.js';
 const TABLE = 'legs-test';
 const ddb = mockClient(DynamoDBDocumentClient);
 const client = createDocumentClient({ endpoint: 'http://127.0.0.1:9', region: 'local', maxAttempts: 1 });
+const WRITTEN_AT = Date.UTC(2026, 10, 20, 8, 30);
 
 function leg(n: number, over: Partial<StoredLeg> = {}): StoredLeg {
   return storedLeg({
@@ -53,11 +54,14 @@ describe('writeLegs', () => {
   it('writes the storage items in batches of 25', async () => {
     ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
     const legs = Array.from({ length: 60 }, (_, i) => leg(i, i % 7 === 0 ? { blocked: true } : {}));
-    const result = await writeLegs(client, TABLE, legs, { concurrency: 2 });
+    const result = await writeLegs(client, TABLE, legs, { concurrency: 2, clock: () => WRITTEN_AT });
     const batches = sentBatches();
     expect(batches.map((b) => b.length)).toEqual([BATCH_SIZE, BATCH_SIZE, 60 - 2 * BATCH_SIZE]);
     const items = batches.flat().map((p) => p.PutRequest.Item);
-    expect(items.sort((a, b) => String(a.id).localeCompare(String(b.id)))).toEqual(legs.map((l) => toStorageItem(l)));
+    // An incremental load stamps each item with the instant of its write (the snapshot's delta).
+    expect(items.sort((a, b) => String(a.id).localeCompare(String(b.id)))).toEqual(
+      legs.map((l) => ({ ...toStorageItem(l), lc: '2026-11-20T08:30:00.000Z' })),
+    );
     expect(result).toEqual({ written: 60, requests: 3, retries: 0 });
   });
 
@@ -124,7 +128,7 @@ describe('writeLegs', () => {
     const result = await writeLegs(client, TABLE, [leg(1), leg(2), leg(1, { blocked: true })]);
     const items = sentBatches().flat().map((p) => p.PutRequest.Item);
     expect(items.map((i) => i.id)).toEqual(['L0002', 'L0001']);
-    expect(items[1]).toEqual(toStorageItem(leg(1, { blocked: true })));
+    expect(items[1]).toEqual({ ...toStorageItem(leg(1, { blocked: true })), lc: expect.any(String) });
     expect(result.written).toBe(2);
     ddb.reset();
     expect(await writeLegs(client, TABLE, [])).toEqual({ written: 0, requests: 0, retries: 0 });
