@@ -124,6 +124,11 @@ async function main(): Promise<void> {
       force,
       now,
     });
+    if (outcome.snapshotNotBuilt !== undefined) {
+      process.stderr.write(
+        `warning: the listing snapshot was not built (${outcome.snapshotNotBuilt}); the listing reads the index until the next scheduled build\n`,
+      );
+    }
     const plan = outcome.plan;
     if (!plan) {
       // The wording is a contract: always "legs" and "invalid records", whatever the counts.

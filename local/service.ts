@@ -11,6 +11,7 @@ import { parseImportText, type ImportOptions } from '../src/legs/import/index.js
 import type { StoredLeg } from '../src/legs/storage.js';
 import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
+import { buildSnapshot } from '../src/legs/snapshot-build.js';
 import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
 import {
@@ -171,12 +172,22 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       );
       listening.listen(options.port, () => resolve());
     });
+    // The listing snapshot's scheduled build, as the stack runs it (src/routes.ts, every 15 minutes):
+    // a write made around the tools (by hand, in DynamoDB Local) shows as it would on AWS.
+    const buildEvery = FUNCTIONS.buildSnapshot.scheduleMinutes * 60_000;
+    const snapshotTimer = setInterval(() => {
+      buildSnapshot(ddb.client, options.legsTableName).catch((err: unknown) => {
+        options.say(`The listing snapshot's scheduled build failed: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }, buildEvery);
+    snapshotTimer.unref();
     return {
       url: `http://localhost:${options.port}`,
       dynamodbEndpoint: ddb.endpoint,
       dynamodbPid: ddb.pid,
       apiKey: created.key,
       async stop() {
+        clearInterval(snapshotTimer);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();

@@ -148,6 +148,11 @@ export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<
     const outcome = valid
       ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started })
       : undefined;
+    if (outcome?.snapshotNotBuilt !== undefined) {
+      logger.warn('The listing snapshot was not built after the load; the listing reads the index until the next scheduled build', {
+        reason: outcome.snapshotNotBuilt,
+      });
+    }
     report = buildReport({ ...base, finishedAt: now().toISOString() }, parsed, outcome);
   } catch (err) {
     const failed: FeedReport = {

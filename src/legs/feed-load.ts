@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { writeLegs, type WriteLegsOptions } from './loader.js';
+import { writeLegs, type WriteLegsOptions, type WriteLegsResult } from './loader.js';
 import { DEFAULT_SOURCE, sourceOf } from './source.js';
 import type { StoredLeg } from './storage.js';
 import { planLoad, type LoadMode, type LoadPlan } from './sync-plan.js';
@@ -35,6 +35,14 @@ export interface FeedLoadOutcome {
   written: number;
   /** Legs written with `listed: false`. */
   unlisted: number;
+  /** Why the listing snapshot was not built after a large write, when it was not (src/legs/snapshot-build.ts). */
+  snapshotNotBuilt?: string;
+}
+
+/** The reason of a write whose snapshot was not built, if any. */
+function notBuilt(...results: readonly (WriteLegsResult | undefined)[]): { snapshotNotBuilt?: string } {
+  for (const r of results) if (r?.snapshot && !r.snapshot.built) return { snapshotNotBuilt: r.snapshot.reason };
+  return {};
 }
 
 export async function loadFeed(
@@ -45,7 +53,7 @@ export async function loadFeed(
 ): Promise<FeedLoadOutcome> {
   if (request.mode === 'upsert' && !request.dryRun) {
     const result = await writeLegs(client, tableName, request.legs, writeOptions);
-    return { plan: undefined, status: 'loaded', written: result.written, unlisted: 0 };
+    return { plan: undefined, status: 'loaded', written: result.written, unlisted: 0, ...notBuilt(result) };
   }
   const ids = new Set(request.legs.map((l) => l.id));
   const synced = new Set(
@@ -57,7 +65,7 @@ export async function loadFeed(
   const plan = planLoad(request.legs, existing, { mode: request.mode, sources: request.sources, now: request.now.getTime() });
   if (plan.refusals.length > 0 && !request.force) return { plan, status: 'refused', written: 0, unlisted: 0 };
   if (request.dryRun) return { plan, status: 'dry-run', written: 0, unlisted: 0 };
-  const written = plan.writes.length > 0 ? (await writeLegs(client, tableName, plan.writes, writeOptions)).written : 0;
-  const unlisted = plan.unlist.length > 0 ? (await writeLegs(client, tableName, plan.unlist, writeOptions)).written : 0;
-  return { plan, status: 'loaded', written, unlisted };
+  const writes = plan.writes.length > 0 ? await writeLegs(client, tableName, plan.writes, writeOptions) : undefined;
+  const unlists = plan.unlist.length > 0 ? await writeLegs(client, tableName, plan.unlist, writeOptions) : undefined;
+  return { plan, status: 'loaded', written: writes?.written ?? 0, unlisted: unlists?.written ?? 0, ...notBuilt(writes, unlists) };
 }
