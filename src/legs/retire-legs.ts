@@ -6,13 +6,15 @@ import { LEGS_EXPIRY_INDEX } from '../tables.js';
 import { appendChanges, RESET_ID, type LegChange } from './journal.js';
 import { JOURNAL_RESET_ABOVE, JOURNAL_SET_MAX } from './loader.js';
 import { deletionTime, dueDay, EXPIRY_SHARD_KEYS, EXPIRY_SHARDS } from './retirement.js';
-import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from './storage.js';
+import { changeStamp } from './snapshot.js';
+import { BUCKET_ATTR, CHANGE_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from './storage.js';
 
 /**
  * Retiring legs (docs/deploy.md, "History and retention"): the scheduled function's use case. One
  * run reads, from each shard of the sparse index `byExpiry`, the legs whose retirement day is due
  * (src/legs/retirement.ts: expired in every zone on earth), and for each one, in one conditional
- * UpdateItem, removes the listing index attributes (`lb`, `ls`, `lf`) and its own (`xp`, `xd`) and
+ * UpdateItem, removes the listing index attributes (`lb`, `ls`, `lf`) and its retirement day (`xd`:
+ * it leaves `byExpiry`), stamps the change (`lc`: the listing snapshot's delta sees it leave) and
  * sets `ttl`, RETENTION_DAYS after the retirement instant: DynamoDB TTL deletes the item later. No
  * Scan: a run reads only what is due.
  *
@@ -107,23 +109,25 @@ async function dueLegsOfShard(
 }
 
 /** Retires one leg; its journal change when it left the listing index, null when it was in none, undefined when skipped. */
-async function retireOne(client: DynamoDBDocumentClient, tableName: string, leg: DueLeg): Promise<LegChange | null | undefined> {
+async function retireOne(client: DynamoDBDocumentClient, tableName: string, leg: DueLeg, stamp: string): Promise<LegChange | null | undefined> {
   try {
     const out = await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: { id: leg.id },
-        UpdateExpression: 'REMOVE #lb, #ls, #lf, #xp, #xd SET #ttl = :ttl',
+        // The shard `xp` stays, with the change stamp `lc`: the listing snapshot's delta (the
+        // `byChange` index) sees the leg leave, as it sees a load's writes (src/legs/snapshot.ts).
+        UpdateExpression: 'REMOVE #lb, #ls, #lf, #xd SET #ttl = :ttl, #lc = :lc',
         ConditionExpression: '#xd = :day',
         ExpressionAttributeNames: {
           '#lb': BUCKET_ATTR,
           '#ls': SORT_ATTR,
           '#lf': FILTER_ATTR,
-          '#xp': EXPIRY_SHARD_ATTR,
           '#xd': EXPIRY_DAY_ATTR,
           '#ttl': TTL_ATTR,
+          '#lc': CHANGE_ATTR,
         },
-        ExpressionAttributeValues: { ':day': leg.day, ':ttl': deletionTime(leg.day) },
+        ExpressionAttributeValues: { ':day': leg.day, ':ttl': deletionTime(leg.day), ':lc': stamp },
         ReturnValues: 'UPDATED_OLD',
       }),
     );
@@ -164,7 +168,7 @@ export async function retireDueLegs(client: DynamoDBDocumentClient, tableName: s
 
   let failure: Error | undefined;
   for (let i = 0; i < legs.length && failure === undefined; i += JOURNAL_SET_MAX) {
-    const results = await settleAll(legs.slice(i, i + JOURNAL_SET_MAX), UPDATE_CONCURRENCY, (leg) => retireOne(client, tableName, leg));
+    const results = await settleAll(legs.slice(i, i + JOURNAL_SET_MAX), UPDATE_CONCURRENCY, (leg) => retireOne(client, tableName, leg, changeStamp(options.now)));
     const changes: LegChange[] = [];
     for (const r of results) {
       if (r.status === 'rejected') {

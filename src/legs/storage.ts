@@ -31,8 +31,9 @@ import { expiryShard, retirementDay } from './retirement.js';
  *
  * Every leg, listed or not, also carries the two attributes of the sparse index `byExpiry`
  * (src/legs/retirement.ts): `xp`, its shard, and `xd`, its retirement day (the day after endDate).
- * The retiring function (src/legs/retire-legs.ts) removes all five index attributes once the day is
- * due and sets `ttl`; a later load of the leg writes the whole item again (no `ttl`).
+ * The retiring function (src/legs/retire-legs.ts) removes the index attributes but the shard once
+ * the day is due, stamps `lc` (src/legs/snapshot.ts) and sets `ttl`; a later load of the leg writes
+ * the whole item again (no `ttl`).
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;
