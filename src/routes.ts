@@ -189,7 +189,7 @@ export const FUNCTIONS = {
     scheduleMinutes: 15,
     entry: 'functions/build-snapshot/handler.ts',
     logicalId: 'BuildSnapshotFunction',
-    description: 'Every 15 minutes: builds the listing snapshot from the listing index',
+    description: 'Every 15 minutes: builds the listing snapshot',
     memorySize: 1024,
     timeoutSeconds: 300,
     access: ['legs:snapshot'],

@@ -1,5 +1,6 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
+import { batchGet } from '../aws/batch-get.js';
 import { BUCKET_ATTR, FILTER_ATTR, SORT_ATTR } from './storage.js';
 import { MAX_BATCH_GET_ATTEMPTS } from './limits.js';
 
@@ -187,19 +188,14 @@ export function createJournalSource(client: DynamoDBDocumentClient, tableName: s
       if (to - from + 1 > Math.min(100, JOURNAL_SLOTS)) return undefined;
       const wanted = new Map<string, number>();
       for (let v = from; v <= to; v++) wanted.set(slotId(v), v);
-      let keys: Record<string, unknown>[] = [...wanted.keys()].map((id) => ({ id }));
+      const got = await batchGet(client, tableName, [...wanted.keys()].map((id) => ({ id })), MAX_BATCH_GET_ATTEMPTS);
+      if (got.unprocessed.length > 0) return undefined;
       const sets = new Map<number, ChangeSet>();
-      for (let attempt = 1; keys.length > 0; attempt++) {
-        if (attempt > MAX_BATCH_GET_ATTEMPTS) return undefined;
-        if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
-        const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-        for (const item of out.Responses?.[tableName] ?? []) {
-          const v = wanted.get(String(item.id));
-          const changes = decodeChangesJson(item.c);
-          if (v === undefined || item.v !== v || !changes) return undefined;
-          sets.set(v, { v, changes });
-        }
-        keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+      for (const item of got.items) {
+        const v = wanted.get(String(item.id));
+        const changes = decodeChangesJson(item.c);
+        if (v === undefined || item.v !== v || !changes) return undefined;
+        sets.set(v, { v, changes });
       }
       const result: ChangeSet[] = [];
       for (let v = from; v <= to; v++) {

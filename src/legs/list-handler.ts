@@ -11,7 +11,7 @@ import { createJournalSource } from './journal.js';
 import { listEmptyLegs } from './list-legs.js';
 import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';
-import { createLegsRepository, withBucketCache, type LegsRepository } from './repository.js';
+import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
@@ -41,7 +41,7 @@ export function createListRepository(
     ? withChangeAwareCache(withSnapshot(table, client, config.legsTableName), createJournalSource(client, config.legsTableName), {
         ceilingMs: config.listingCacheTtlSeconds * 1000,
       })
-    : withBucketCache(table, 0);
+    : { ...table, clear: () => undefined };
 }
 
 export function createListHandler({

@@ -1,5 +1,5 @@
-import { BatchGetCommand, type DynamoDBDocumentClient, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { backoffDelay, sleep } from '../aws/backoff.js';
+import type { DynamoDBDocumentClient, QueryCommandInput, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../aws/batch-get.js';
 import { LeanQueryCommand } from '../aws/lean-query.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
@@ -145,18 +145,14 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
       }
       const items: Record<string, unknown>[] = [];
       for (let i = 0; i < ids.length; i += BATCH_GET_LIMIT) {
-        let keys: Record<string, unknown>[] = ids.slice(i, i + BATCH_GET_LIMIT).map((id) => ({ id }));
-        for (let attempt = 1; keys.length > 0; attempt++) {
-          if (attempt > MAX_BATCH_GET_ATTEMPTS) {
-            throw new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', {
-              cause: new Error(`BatchGetItem left ${keys.length} keys unprocessed after ${MAX_BATCH_GET_ATTEMPTS} attempts`),
-            });
-          }
-          if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
-          const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-          items.push(...(out.Responses?.[tableName] ?? []));
-          keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
+        const keys = ids.slice(i, i + BATCH_GET_LIMIT).map((id) => ({ id }));
+        const got = await batchGet(client, tableName, keys, MAX_BATCH_GET_ATTEMPTS);
+        if (got.unprocessed.length > 0) {
+          throw new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', {
+            cause: new Error(`BatchGetItem left ${got.unprocessed.length} keys unprocessed after ${MAX_BATCH_GET_ATTEMPTS} attempts`),
+          });
         }
+        items.push(...got.items);
       }
       return items;
     },

@@ -1,13 +1,12 @@
-import { BatchGetCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { backoffDelay, sleep } from '../aws/backoff.js';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../aws/batch-get.js';
 import { LEGS_CHANGE_INDEX } from '../tables.js';
 import { applyChanges } from './change-aware-cache.js';
-import type { LegChange } from './journal.js';
+import { changeOfItem, type LegChange } from './journal.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_DELTA_PAGES_PER_SHARD, MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
 import { EXPIRY_SHARD_KEYS } from './retirement.js';
 import type { LegsRepository } from './repository.js';
 import {
-  changeOfDeltaItem,
   changeStamp,
   covers,
   decodeBucket,
@@ -17,7 +16,7 @@ import {
   SNAPSHOT_MANIFEST_ID,
   type SnapshotManifest,
 } from './snapshot.js';
-import { BUCKET_ATTR, CHANGE_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, type IndexEntry } from './storage.js';
+import { CHANGE_ATTR, EXPIRY_SHARD_ATTR, type IndexEntry } from './storage.js';
 
 /**
  * Bucket reads from the listing snapshot (src/legs/snapshot.ts) where one can serve, from the index
@@ -73,16 +72,16 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
         new QueryCommand({
           TableName: tableName,
           IndexName: LEGS_CHANGE_INDEX.indexName,
+          // The index projects the listing index's attributes and its keys: nothing more to ask for.
           KeyConditionExpression: '#p = :p AND #c >= :c',
-          ExpressionAttributeNames: { '#p': EXPIRY_SHARD_ATTR, '#c': CHANGE_ATTR, '#b': BUCKET_ATTR, '#s': SORT_ATTR, '#f': FILTER_ATTR },
+          ExpressionAttributeNames: { '#p': EXPIRY_SHARD_ATTR, '#c': CHANGE_ATTR },
           ExpressionAttributeValues: { ':p': shard, ':c': from },
-          ProjectionExpression: 'id, #b, #s, #f',
           ExclusiveStartKey: startKey,
         }),
       );
       for (const item of out.Items ?? []) {
-        const change = changeOfDeltaItem(item);
-        if (change) changes.push(change);
+        // What the index holds for the leg now, or nothing (it left the listing): a change as the journal has it.
+        changes.push(changeOfItem(item));
       }
       startKey = out.LastEvaluatedKey;
       if (!startKey) return changes;
@@ -97,15 +96,8 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
     for (let i = 0; i < ids.length; i += BATCH_GET_LIMIT) batches.push(ids.slice(i, i + BATCH_GET_LIMIT));
     await Promise.all(
       batches.map(async (batch) => {
-        let keys: Record<string, unknown>[] = batch.map((id) => ({ id }));
-        for (let attempt = 1; keys.length > 0 && attempt <= MAX_BATCH_GET_ATTEMPTS; attempt++) {
-          if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
-          const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } }));
-          for (const item of out.Responses?.[tableName] ?? []) {
-            if (typeof item.id === 'string' && item.z instanceof Uint8Array) found.set(item.id, item.z);
-          }
-          keys = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
-        }
+        const got = await batchGet(client, tableName, batch.map((id) => ({ id })), MAX_BATCH_GET_ATTEMPTS);
+        for (const item of got.items) if (typeof item.id === 'string' && item.z instanceof Uint8Array) found.set(item.id, item.z);
       }),
     );
     return found;
@@ -117,20 +109,17 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
    * BatchGetItem (two past 100 parts), not one per bucket.
    */
   function partsLoader(): (ids: readonly string[]) => Promise<Map<string, Uint8Array>> {
-    let queue: { ids: readonly string[]; resolve: (m: Map<string, Uint8Array>) => void; reject: (e: unknown) => void }[] = [];
-    const flush = () => {
-      const batch = queue;
-      queue = [];
-      fetchParts([...new Set(batch.flatMap((b) => b.ids))]).then(
-        (found) => batch.forEach((b) => b.resolve(found)),
-        (err: unknown) => batch.forEach((b) => b.reject(err)),
-      );
+    let wanted: string[] = [];
+    let batch: Promise<Map<string, Uint8Array>> | undefined;
+    return (ids) => {
+      wanted.push(...ids);
+      return (batch ??= new Promise((turn) => setImmediate(turn)).then(() => {
+        const all = [...new Set(wanted)];
+        wanted = [];
+        batch = undefined;
+        return fetchParts(all);
+      }));
     };
-    return (ids) =>
-      new Promise((resolve, reject) => {
-        if (queue.length === 0) setImmediate(flush);
-        queue.push({ ids, resolve, reject });
-      });
   }
 
   async function readParts(bucket: string, s: State): Promise<IndexEntry[] | undefined> {

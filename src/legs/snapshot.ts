@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { LegChange } from './journal.js';
-import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, LONG_BUCKET, SORT_ATTR, type IndexEntry } from './storage.js';
+import { lowerBound } from './listing.js';
+import { FILTER_ATTR, IndexEntryReader, LONG_BUCKET, SORT_ATTR, type IndexEntry } from './storage.js';
 
 /**
  * The listing snapshot (docs/performance.md, "The listing snapshot"): what a new container reads
@@ -105,29 +105,29 @@ export function encodeManifest(m: SnapshotManifest): Record<string, unknown> {
   };
 }
 
-const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number) >= 0;
 
 /** The manifest of a stored item; undefined when there is none or it is not one (a reader then reads the index). */
 export function decodeManifest(item: Readonly<Record<string, unknown>> | undefined): SnapshotManifest | undefined {
-  if (!item || typeof item.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt) || !isCount(item.at)) return undefined;
+  if (typeof item?.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt) || !isCount(item.at)) return undefined;
   try {
     const raw: unknown = JSON.parse(item.b);
-    const old: unknown = typeof item.old === 'string' ? JSON.parse(item.old) : [];
+    const old: unknown = JSON.parse(typeof item.old === 'string' ? item.old : '[]');
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !Array.isArray(old)) return undefined;
-    const months = typeof item.m === 'string' ? item.m.split('/') : [];
     const buckets: Record<string, BucketParts> = {};
     for (const [bucket, v] of Object.entries(raw as Record<string, unknown>)) {
       if (!Array.isArray(v) || typeof v[0] !== 'string' || !isCount(v[1]) || !isCount(v[2])) return undefined;
       buckets[bucket] = { hash: v[0], parts: v[1], entries: v[2], bytes: isCount(v[3]) ? v[3] : 0 };
     }
+    const [firstMonth = '', lastMonth = ''] = typeof item.m === 'string' ? item.m.split('/') : [];
     return {
       token: item.g,
       stale: item.st === true,
       builtAt: item.bt,
       watermark: item.at,
       journalVersion: isCount(item.jv) ? item.jv : 0,
-      firstMonth: months[0] ?? '',
-      lastMonth: months[1] ?? '',
+      firstMonth,
+      lastMonth,
       buckets,
       retired: old.filter((x): x is string => typeof x === 'string'),
     };
@@ -196,29 +196,10 @@ export function decodeBucket(parts: readonly Uint8Array[]): IndexEntry[] | undef
   return out;
 }
 
-/** A delta item (the `byChange` index's projection) as a change: what the listing index holds for the leg now. */
-export function changeOfDeltaItem(item: Readonly<Record<string, unknown>>): LegChange | undefined {
-  if (typeof item.id !== 'string') return undefined;
-  const lb = item[BUCKET_ATTR];
-  const ls = item[SORT_ATTR];
-  const lf = item[FILTER_ATTR];
-  return typeof lb === 'string' && typeof ls === 'string' && typeof lf === 'string' ? { id: item.id, index: { lb, ls, lf } } : { id: item.id };
-}
-
 /** The slice of `entries` (index order) whose startDate lies in [from, to], both optional and inclusive. */
 export function sliceByStart(entries: readonly IndexEntry[], from: string | undefined, to: string | undefined): IndexEntry[] {
-  const lower = (date: string, inclusive: boolean) => {
-    let lo = 0;
-    let hi = entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const s = entries[mid]!.startDate;
-      if (inclusive ? s < date : s <= date) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const start = from === undefined ? 0 : lower(from, true);
-  const end = to === undefined ? entries.length : lower(to, false);
+  const start = from === undefined ? 0 : lowerBound(entries, from);
+  // '~' sorts after every character of a date: the first entry that starts after `to`.
+  const end = to === undefined ? entries.length : lowerBound(entries, `${to}~`);
   return start === 0 && end === entries.length ? (entries as IndexEntry[]) : entries.slice(start, Math.max(start, end));
 }

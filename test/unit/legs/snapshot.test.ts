@@ -3,8 +3,8 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { AIRCRAFT_CATEGORIES } from '../../../src/legs/aircraft-category.js';
 import { addDays, fromEpochDay, toEpochDay } from '../../../src/legs/dates.js';
+import { changeOfItem } from '../../../src/legs/journal.js';
 import {
-  changeOfDeltaItem,
   covers,
   decodeBucket,
   decodeManifest,
@@ -299,15 +299,14 @@ describe('covers', () => {
   });
 });
 
-describe('changeOfDeltaItem', () => {
-  it('a listed leg: its index entry; a leg that left the listing: a removal; no id: nothing', () => {
+describe('a delta item as a change (changeOfItem, src/legs/journal.ts)', () => {
+  it('a listed leg: its index entry; a leg that left the listing: a removal', () => {
     const item = toStorageItem(storedLeg({ id: 'x', startDate: '2026-12-01', endDate: '2026-12-03' }));
-    expect(changeOfDeltaItem({ id: 'x', lb: item.lb, ls: item.ls, lf: item.lf })).toEqual({
+    expect(changeOfItem({ id: 'x', lb: item.lb, ls: item.ls, lf: item.lf })).toEqual({
       id: 'x',
       index: { lb: '2026-12', ls: '2026-12-01#x', lf: item.lf },
     });
-    expect(changeOfDeltaItem({ id: 'x' })).toEqual({ id: 'x' });
-    expect(changeOfDeltaItem({ id: 'x', lb: '2026-12', ls: '2026-12-01#x' })).toEqual({ id: 'x' });
-    expect(changeOfDeltaItem({ lb: '2026-12', ls: '2026-12-01#x', lf: item.lf })).toBeUndefined();
+    expect(changeOfItem({ id: 'x' })).toEqual({ id: 'x' });
+    expect(changeOfItem({ id: 'x', lb: '2026-12', ls: '2026-12-01#x' })).toEqual({ id: 'x' });
   });
 });
