@@ -511,7 +511,11 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const baseLegs = demoLegs(today, { count: GROWTH_BASE_LEGS, months: 12, airports: 200, seed: options.seed });
       await ensureTables(db.client, { legsTableName: growthTable, keysTableName: names.keysTableName });
       await writeLegs(db.client, growthTable, baseLegs, { concurrency: 4 });
-      const baseExpected = expectedListing(baseLegs.map((leg) => ({ leg, bucket: undefined, itemBytes: 0 })), coldQuery.params, now);
+      const baseData: DataLeg[] = baseLegs.map((leg) => {
+        const bucket = toStorageItem(leg)[BUCKET_ATTR];
+        return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: 0 };
+      });
+      const baseExpected = expectedListing(baseData, coldQuery.params, now);
       const base = await measureColdCpu({
         settings: { ...functionEnv, LEGS_TABLE_NAME: growthTable },
         rounds: coldCpuRounds,
