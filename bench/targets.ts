@@ -132,7 +132,7 @@ export function coldGrowthTarget(legs: number, baseLegs: number, ratio: number):
   const limit = round(legs / baseLegs, 4);
   const value = round(ratio, 4);
   return {
-    name: `cold-cache handler CPU time, no-filter query, ${legs} legs / ${baseLegs} legs (median, same run)`,
+    name: `cold-cache handler CPU time, no-filter query, this size / ${baseLegs} legs (median, same run; limit: the ratio of the sizes)`,
     value,
     limit,
     unit: 'ratio',

@@ -19,6 +19,10 @@ import { CHANGE_ATTR, toStorageItem, type StoredLeg } from './storage.js';
  * together (at most JOURNAL_SET_MAX legs each). A load of more than JOURNAL_RESET_ABOVE legs appends
  * one "reset" change set at the end instead: the functions re-read everything, which is cheaper for
  * them than following thousands of changes (and much faster for the loader).
+ *
+ * The listing snapshot (src/legs/snapshot.ts): an incremental load stamps each leg with the instant
+ * of its write (`lc`), which puts it in the snapshot's delta; a large load marks the snapshot stale
+ * before it writes and builds it again before it appends its reset.
  */
 export const JOURNAL_SET_MAX = 100;
 export const JOURNAL_RESET_ABOVE = 1_000;
@@ -121,7 +125,18 @@ export async function writeLegs(
   // snapshot's delta (src/legs/snapshot.ts). A large load does not: it marks the snapshot stale
   // first, and builds it again at its end.
   const requests: WriteRequest[] = [...byId.values()].map((leg) => ({ PutRequest: { Item: toStorageItem(leg) } }));
-  if (bulk && requests.length > 0) await markSnapshotStale(client, tableName, clock);
+  if (bulk) await markSnapshotStale(client, tableName, clock);
+  const rebuildAfterLoad = async (): Promise<WriteLegsResult['snapshot']> => {
+    if (options.buildSnapshot === false) return { built: false, reason: 'left to the scheduled build' };
+    try {
+      // The legs just written, as the index now holds them: the build's read of the index may lag.
+      const overlay = new Map(requests.map((r) => [String(r.PutRequest.Item.id), changeOfItem(r.PutRequest.Item)]));
+      const built = await buildSnapshot(client, tableName, { overlay, clock });
+      return built.published ? { built: true, entries: built.entries } : { built: false, reason: 'another large load began meanwhile' };
+    } catch (err) {
+      return { built: false, reason: err instanceof Error ? err.message : String(err) };
+    }
+  };
   const appendToJournal = journalAppender(client, tableName);
   const journalError = (err: unknown): LoadError => {
     const message = err instanceof Error ? err.message : String(err);
@@ -195,23 +210,14 @@ export async function writeLegs(
 
   await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, () => worker()));
   if (bulk && result.written > 0) {
+    // The snapshot first, so that the containers the reset makes re-read everything read it, not
+    // the index; not after a failed load (the snapshot stays stale: the listing reads the index).
+    if (firstError === undefined) result.snapshot = await rebuildAfterLoad();
     // Also after a failed bulk load: what was written must be seen.
     await appendToJournal([{ id: RESET_ID }]).catch((err: unknown) => {
       firstError ??= journalError(err);
     });
   }
   if (firstError) throw firstError;
-  if (bulk && result.written > 0) {
-    if (options.buildSnapshot === false) result.snapshot = { built: false, reason: 'left to the scheduled build' };
-    else {
-      try {
-        const overlay = new Map(requests.map((r) => [String(r.PutRequest.Item.id), changeOfItem(r.PutRequest.Item)]));
-        const built = await buildSnapshot(client, tableName, { overlay, clock });
-        result.snapshot = built.published ? { built: true, entries: built.entries } : { built: false, reason: 'another large load began meanwhile' };
-      } catch (err) {
-        result.snapshot = { built: false, reason: err instanceof Error ? err.message : String(err) };
-      }
-    }
-  }
   return result;
 }
