@@ -128,6 +128,8 @@ export function withChangeAwareCache(
 
   function apply(sets: readonly ChangeSet[]): void {
     if (sets.length === 0) return;
+    // What the repository read for earlier reads (the snapshot's delta) is behind now.
+    repo.invalidate?.();
     stats.changeSetsApplied += sets.length;
     const changes = lastChanges(sets);
     for (const id of changes.keys()) records.delete(id);
@@ -154,8 +156,6 @@ export function withChangeAwareCache(
         stats.slotReads += 1;
         sets = await journal.changeSets(from, head.version).catch(() => undefined);
       }
-      // What the repository read for earlier reads (the snapshot's delta) is behind now.
-      repo.invalidate?.();
       if (sets && !sets.some((set) => set.changes.some((c) => c.id === RESET_ID))) apply(sets);
       else {
         stats.fullReloads += 1;

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.js';
 import { emfLine, SNAPSHOT_METRICS } from '../metrics.js';
-import { buildSnapshot } from './snapshot-build.js';
+import { buildSnapshot, type BuildResult } from './snapshot-build.js';
 
 /**
  * The scheduled snapshot build (docs/deploy.md, "The listing snapshot"): every 15 minutes an
@@ -11,20 +11,8 @@ import { buildSnapshot } from './snapshot-build.js';
  * what bounds a write that bypasses the project's tools (no journal, no change stamp): it is in
  * the snapshot within 15 minutes.
  */
-export interface SnapshotRunReport {
-  /** The build published its manifest (false when a large load began during the build). */
-  published: boolean;
-  buckets: number;
-  entries: number;
-  partsWritten: number;
-  partsDeleted: number;
-}
-
-/** One run: a build. */
-export async function runSnapshotBuild(client: DynamoDBDocumentClient, tableName: string, now: () => number): Promise<SnapshotRunReport> {
-  const built = await buildSnapshot(client, tableName, { clock: now });
-  return { published: built.published, buckets: built.buckets, entries: built.entries, partsWritten: built.partsWritten, partsDeleted: built.partsDeleted };
-}
+/** What a run reports: the build's figures (src/legs/snapshot-build.ts), without its manifest. */
+export type SnapshotRunReport = Omit<BuildResult, 'manifest'>;
 
 export interface BuildSnapshotHandlerDeps {
   client: DynamoDBDocumentClient;
@@ -44,7 +32,7 @@ export function createBuildSnapshotHandler(deps: BuildSnapshotHandlerDeps): () =
   const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
   return async () => {
     const at = now();
-    const report = await runSnapshotBuild(deps.client, deps.legsTableName, now);
+    const { manifest: _manifest, ...report } = await buildSnapshot(deps.client, deps.legsTableName, { clock: now });
     const m = SNAPSHOT_METRICS;
     const values = {
       [m.built]: report.published ? 1 : 0,
