@@ -1,3 +1,4 @@
+import { parseClockInstant, shiftedClock, systemClock, type Clock } from './clock.js';
 import { ConfigError } from './errors.js';
 
 /**
@@ -23,6 +24,8 @@ export interface Config {
    * waits for at most); 0 turns the cache off.
    */
   listingCacheTtlSeconds: number;
+  /** The one clock: the real one, or shifted by CLOCK_AT (local runs only). */
+  clock: Clock;
   aws: AwsEnvironment;
 }
 
@@ -88,6 +91,31 @@ function endpoint(env: Env, setting: string): string | undefined {
   return value;
 }
 
+/** The settings `npm test -- --at` and `npm start -- --at` set for every process they start. */
+export const CLOCK_AT_ENV = 'CLOCK_AT';
+export const CLOCK_AT_ANCHOR_ENV = 'CLOCK_AT_ANCHOR';
+
+/**
+ * CLOCK_AT (an ISO 8601 instant with its offset): the clock read that instant when the real clock
+ * read CLOCK_AT_ANCHOR (epoch ms; default: now) and runs on from there. Refused against real AWS.
+ */
+export function readClock(env: Env, dynamodbEndpoint: string | undefined, real: Clock = systemClock): Clock {
+  const raw = env[CLOCK_AT_ENV]?.trim();
+  if (!raw) return real;
+  if (dynamodbEndpoint === undefined) {
+    throw new ConfigError(CLOCK_AT_ENV, 'only for local runs on DynamoDB Local; the deployed stages keep the real clock');
+  }
+  const at = parseClockInstant(raw);
+  if (at === undefined) {
+    throw new ConfigError(CLOCK_AT_ENV, `'${raw}' is not an ISO 8601 instant with an offset, such as 2026-12-31T23:30:00Z`);
+  }
+  const anchorRaw = env[CLOCK_AT_ANCHOR_ENV]?.trim();
+  if (anchorRaw && !/^\d{1,16}$/.test(anchorRaw)) {
+    throw new ConfigError(CLOCK_AT_ANCHOR_ENV, `'${anchorRaw}' is not epoch milliseconds`);
+  }
+  return shiftedClock(at, anchorRaw ? Number(anchorRaw) : real(), real);
+}
+
 /**
  * Reads the configuration from `env`.
  * `defaultToLocal`: the commands and the local server default DYNAMODB_ENDPOINT to DynamoDB Local on
@@ -96,12 +124,12 @@ function endpoint(env: Env, setting: string): string | undefined {
 export function readConfig(env: Env, options: { defaultToLocal?: boolean } = {}): Config {
   const dynamodbPort = parseIntegerSetting('DYNAMODB_PORT', env.DYNAMODB_PORT, 8000, 1, 65535);
   const explicitEndpoint = endpoint(env, 'DYNAMODB_ENDPOINT');
+  const dynamodbEndpoint = explicitEndpoint ?? (options.defaultToLocal ? `http://127.0.0.1:${dynamodbPort}` : undefined);
   return {
     stage: parseStage('STAGE', env.STAGE),
     legsTableName: tableName(env, 'LEGS_TABLE_NAME', 'empty-legs'),
     keysTableName: tableName(env, 'KEYS_TABLE_NAME', 'api-keys'),
-    dynamodbEndpoint:
-      explicitEndpoint ?? (options.defaultToLocal ? `http://127.0.0.1:${dynamodbPort}` : undefined),
+    dynamodbEndpoint,
     dynamodbPort,
     listingCacheTtlSeconds: parseIntegerSetting(
       'LISTING_CACHE_TTL_SECONDS',
@@ -110,6 +138,7 @@ export function readConfig(env: Env, options: { defaultToLocal?: boolean } = {})
       0,
       3600,
     ),
+    clock: readClock(env, dynamodbEndpoint),
     aws: readAwsEnvironment(env),
   };
 }
