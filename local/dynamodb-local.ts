@@ -136,14 +136,14 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
   const client = createDocumentClient({ endpoint, region: 'local', maxAttempts: 1 });
   // Generous: a JVM starting on a busy machine can take half a minute before it answers, and each
   // probe now really times out (src/aws/dynamodb.ts) instead of waiting as long as it takes.
-  const deadline = Date.now() + START_WAIT_MS;
+  const deadline = performance.now() + START_WAIT_MS;
   for (;;) {
     if (exited) throw new DynamoDbLocalError(`DynamoDB Local exited at start: ${output.trim().slice(0, 500)}`);
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch {
-      if (Date.now() > deadline) {
+      if (performance.now() > deadline) {
         child.kill('SIGKILL');
         throw new DynamoDbLocalError(`DynamoDB Local did not answer on ${endpoint} within ${START_WAIT_MS / 1000} s`);
       }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import type { Clock } from '../src/clock.js';
 import type { Stage } from '../src/config.js';
 import { createKey } from '../src/keys/store.js';
 import { MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
@@ -50,6 +51,8 @@ export interface LocalServiceOptions {
   allowUnknownCategories?: boolean | undefined;
   /** Progress lines for the operator. */
   say: (line: string) => void;
+  /** The clock (`--at`); the functions read the same from CLOCK_AT (src/config.ts). */
+  clock: Clock;
 }
 
 export interface LocalService {
@@ -130,7 +133,7 @@ export async function legsToLoad(
 
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   await assertPortFree(options.port, 'API');
-  const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date()), options);
+  const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date(options.clock())), options);
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
   try {
@@ -142,7 +145,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.KEYS_TABLE_NAME = options.keysTableName;
     await ensureTables(ddb.client, options);
 
-    await writeLegs(ddb.client, options.legsTableName, legs);
+    await writeLegs(ddb.client, options.legsTableName, legs, { clock: options.clock });
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
     if (filled > 0) options.say(filledLine(filled));
     if (uncategorized > 0) options.say(uncategorizedLine(uncategorized));
@@ -154,6 +157,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       // The highest limit, so that trying the API is never refused; `npm run keys -- create ... --rate`
       // makes a key with a lower one (the same limiter, docs/api-keys.md).
       rateLimit: MAX_RATE_LIMIT,
+      now: options.clock(),
     });
 
     const gateway = createGateway({
@@ -161,6 +165,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       defaultRoute: await importHandler<HttpHandler>(DEFAULT_ROUTE.function),
       defaultRouteFunctionName: localFunctionName(DEFAULT_ROUTE.function),
       defaultRouteTimeoutMs: FUNCTIONS[DEFAULT_ROUTE.function].timeoutSeconds * 1000,
+      clock: options.clock,
     });
     server = createEdgeServer((req, res) => {
       if (!serveDocs(req, res)) void gateway(req, res);
@@ -176,7 +181,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // a write made around the tools (by hand, in DynamoDB Local) shows as it would on AWS.
     const buildEvery = FUNCTIONS.buildSnapshot.scheduleMinutes * 60_000;
     const snapshotTimer = setInterval(() => {
-      buildSnapshot(ddb.client, options.legsTableName).catch((err: unknown) => {
+      buildSnapshot(ddb.client, options.legsTableName, { clock: options.clock }).catch((err: unknown) => {
         options.say(`The listing snapshot's scheduled build failed: ${err instanceof Error ? err.message : String(err)}`);
       });
     }, buildEvery);

@@ -1,11 +1,13 @@
 import '../cli/quiet-node-notice.js';
 import { parseIntegerSetting, parseStage, readConfig } from '../src/config.js';
 import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
+import { applyAtFlag } from '../cli/clock-flag.js';
 import { LIST_PATH, startLocalService, type LocalService } from './service.js';
 import { describeRateLimit, MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
 
 /**
- * `npm start [-- --port N] [--data FILE [--allow-unknown-airports] [--allow-unknown-categories]] [--stage sandbox|prod]`: the service on this machine.
+ * `npm start [-- --port N] [--data FILE [--allow-unknown-airports] [--allow-unknown-categories]] [--stage sandbox|prod] [--at INSTANT]`: the service on this machine.
+ * `--at`: the clock reads INSTANT (ISO 8601 with an offset) at start and runs on from there.
  * Ctrl-C (SIGINT), SIGTERM, SIGHUP, or the end of the parent process stop the server and DynamoDB
  * Local; a crash or SIGKILL is covered by local/dynamodb-local.ts (an exit hook and a
  * watchdog), so DynamoDB Local never outlives this process.
@@ -44,9 +46,12 @@ async function main(): Promise<void> {
       stage: { type: 'string' },
       'allow-unknown-airports': { type: 'boolean' },
       'allow-unknown-categories': { type: 'boolean' },
+      at: { type: 'string' },
     },
     false,
   );
+  // Before the configuration is read: the functions, imported later, read the same setting.
+  applyAtFlag(values.at);
   const config = readConfig(process.env, { defaultToLocal: true });
   const port = parseIntegerSetting(values.port !== undefined ? '--port' : 'PORT', values.port ?? process.env.PORT, 3000, 1, 65535);
   const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
@@ -70,6 +75,7 @@ async function main(): Promise<void> {
     allowUnknownAirports,
     allowUnknownCategories,
     say: (line) => console.log(line),
+    clock: config.clock,
   });
 
   const env = stage === 'prod' ? 'live' : 'test';

@@ -1,0 +1,13 @@
+import { processClock, type Clock } from '../../src/clock.js';
+import { utcDate } from '../../src/legs/dates.js';
+
+/**
+ * The tests' clock: the real one, or the instant of `npm test -- --at INSTANT` (CLOCK_AT, which the
+ * local server and the commands a test starts read too). Tests take "now" from here, never from Date.
+ */
+export const testClock: Clock = processClock;
+
+export const testNow = (): number => testClock();
+
+/** Today's UTC date at the tests' clock (the query's today). */
+export const testToday = (): string => utcDate(new Date(testNow()));
