@@ -8,7 +8,6 @@ export const CLOCK_AT_ENV = 'CLOCK_AT';
 export const CLOCK_AT_ANCHOR_ENV = 'CLOCK_AT_ANCHOR';
 
 /** The system time itself: only for anchoring `--at` (everything else takes processClock). */
-// eslint-disable-next-line no-restricted-syntax -- the one reading of the system time
 export const realClock: Clock = () => Date.now();
 
 /** A clock that read `at` when `real` read `anchor`, and runs on from there at real speed. */
@@ -26,7 +25,11 @@ export const fixedClock = (at: number | string): Clock => {
 /** An ISO 8601 instant with its offset (`2026-12-31T23:30:00Z`, `2027-03-28T01:30:00+01:00`), or undefined. */
 export function parseClockInstant(text: string): number | undefined {
   const value = text.trim();
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,3})?)?(Z|[+-](0\d|1[0-4]):[0-5]\d)$/.exec(value);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const civil = new Date(Date.UTC(year, month - 1, day));
+  if (civil.getUTCFullYear() !== year || civil.getUTCMonth() !== month - 1 || civil.getUTCDate() !== day) return undefined;
   const ms = Date.parse(value);
   return Number.isFinite(ms) ? ms : undefined;
 }

@@ -91,10 +91,13 @@ function endpoint(env: Env, setting: string): string | undefined {
   return value;
 }
 
-/** CLOCK_AT (src/clock.ts) is for local runs on DynamoDB Local: the deployed stages keep the real clock. */
+/**
+ * CLOCK_AT (src/clock.ts) is for local runs and tests: a function in Lambda (AWS_LAMBDA_FUNCTION_NAME
+ * set) against real DynamoDB refuses it, so the deployed stages keep the real clock.
+ */
 export function readClock(env: Env, dynamodbEndpoint: string | undefined): Clock {
-  if (env[CLOCK_AT_ENV]?.trim() && dynamodbEndpoint === undefined) {
-    throw new ConfigError(CLOCK_AT_ENV, 'only for local runs on DynamoDB Local; the deployed stages keep the real clock');
+  if (env[CLOCK_AT_ENV]?.trim() && dynamodbEndpoint === undefined && env.AWS_LAMBDA_FUNCTION_NAME?.trim()) {
+    throw new ConfigError(CLOCK_AT_ENV, 'is for local runs and tests only: the deployed stages keep the real clock');
   }
   return clockFromSettings(env);
 }

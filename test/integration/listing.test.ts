@@ -1,3 +1,4 @@
+// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, dateInZone, utcDate } from '../../src/legs/dates.js';
