@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { formatReport, parseJsonReport } from '../bench/report.js';
 
 /**
- * `npm test`: every check in one command. Type-check, lint, the OpenAPI lint, every jest project
+ * `npm test`: every check in one command. Type-check, lint, the OpenAPI lints (redocly, and Spectral
+ * with the OWASP API Security ruleset of .spectral.yaml), every jest project
  * (unit, handler, integration, infra, e2e), the CDK synth of both stages and a small benchmark run. Each non-jest
  * step counts as one test; the last line is `N passed, M failed` over all of them.
  *
@@ -47,6 +48,12 @@ const steps: Step[] = [
     name: 'OpenAPI lint (redocly lint docs/openapi.yaml)',
     command: 'npx',
     args: ['redocly', 'lint', 'docs/openapi.yaml', '--format=stylish'],
+  },
+  {
+    name: 'OpenAPI security lint (spectral lint docs/openapi.yaml: OWASP API Security 2023, .spectral.yaml; warnings fail)',
+    command: 'npm',
+    args: ['run', '--silent', 'lint:spectral'],
+    needsScript: 'lint:spectral',
   },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
@@ -106,7 +113,7 @@ async function phase(list: readonly Step[]): Promise<void> {
   }
 }
 
-await phase(steps.slice(0, 3));
+await phase(steps.slice(0, 4));
 
 // Jest: every project, counted test by test.
 mkdirSync('.tmp', { recursive: true });
@@ -130,7 +137,7 @@ if (existsSync(report)) {
   failed++;
 }
 
-await phase(steps.slice(3));
+await phase(steps.slice(4));
 
 console.log('\n=== summary');
 for (const line of summary) console.log(line);
