@@ -13,7 +13,7 @@ import type { StoredLeg } from '../src/legs/storage.js';
 import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { buildSnapshot } from '../src/legs/snapshot-build.js';
-import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
+import { assertPortFree, connectHost, ensureTables, isWildcardHost, LOOPBACK_HOST, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
 import {
   AUTHORIZER_FUNCTION,
@@ -39,6 +39,8 @@ export const LIST_SCOPE = ROUTES.listEmptyLegs.scope;
 
 export interface LocalServiceOptions {
   port: number;
+  /** The address the API and DynamoDB Local listen on (`--host`): 127.0.0.1, or 0.0.0.0 for every interface. */
+  host: string;
   dynamodbPort: number;
   stage: Stage;
   legsTableName: string;
@@ -131,10 +133,15 @@ export async function legsToLoad(
   return { legs: parsed.legs, filled: parsed.filled, uncategorized: parsed.uncategorized };
 }
 
+/** The URL printed for a server on `host`: localhost when it listens on loopback or everywhere. */
+export function serviceUrl(host: string, port: number): string {
+  return host === LOOPBACK_HOST || isWildcardHost(host) ? `http://localhost:${port}` : `http://${connectHost(host)}:${port}`;
+}
+
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
-  await assertPortFree(options.port, 'API');
+  await assertPortFree(options.port, 'API', options.host);
   const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date(options.clock())), options);
-  const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
+  const ddb = await startDynamoDbLocal({ port: options.dynamodbPort, host: options.host });
   let server: Server | undefined;
   try {
     options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
@@ -175,7 +182,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       listening.once('error', (err: NodeJS.ErrnoException) =>
         reject(new LocalServiceError(err.code === 'EADDRINUSE' ? `Port ${options.port} (API) is already in use` : err.message)),
       );
-      listening.listen(options.port, () => resolve());
+      listening.listen(options.port, options.host, () => resolve());
     });
     // The listing snapshot's scheduled build, as the stack runs it (src/routes.ts, every 15 minutes):
     // a write made around the tools (by hand, in DynamoDB Local) shows as it would on AWS.
@@ -187,7 +194,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     }, buildEvery);
     snapshotTimer.unref();
     return {
-      url: `http://localhost:${options.port}`,
+      url: serviceUrl(options.host, options.port),
       dynamodbEndpoint: ddb.endpoint,
       dynamodbPid: ddb.pid,
       apiKey: created.key,

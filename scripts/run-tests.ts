@@ -6,7 +6,9 @@ import { CommandError, parseCommandLine } from '../cli/command.js';
 
 /**
  * `npm test [-- --at INSTANT]`: every check in one command; with `--at`, everything (the tests, the
- * local server and every command they start) runs on a clock that reads INSTANT at the start. Type-check, lint, the OpenAPI lint, every jest project
+ * local server and every command they start) runs on a clock that reads INSTANT at the start.
+ * Type-check, lint, the OpenAPI lints (redocly, and Spectral with the OWASP API Security ruleset of
+ * .spectral.yaml), every jest project
  * (unit, handler, integration, infra, e2e), the CDK synth of both stages and a small benchmark run. Each non-jest
  * step counts as one test; the last line is `N passed, M failed` over all of them.
  *
@@ -79,6 +81,12 @@ const steps: Step[] = [
     command: 'npx',
     args: ['redocly', 'lint', 'docs/openapi.yaml', '--format=stylish'],
   },
+  {
+    name: 'OpenAPI security lint (spectral lint docs/openapi.yaml: OWASP API Security 2023, .spectral.yaml; warnings fail)',
+    command: 'npm',
+    args: ['run', '--silent', 'lint:spectral'],
+    needsScript: 'lint:spectral',
+  },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
     name: 'benchmark smoke run (2,000 legs, 20 runs, 20 simulated seconds of traffic; --json: stdout is the report alone)',
@@ -137,7 +145,7 @@ async function phase(list: readonly Step[]): Promise<void> {
   }
 }
 
-await phase(steps.slice(0, 3));
+await phase(steps.slice(0, 4));
 
 // Jest: every project, counted test by test.
 mkdirSync('.tmp', { recursive: true });
@@ -161,7 +169,7 @@ if (existsSync(report)) {
   failed++;
 }
 
-await phase(steps.slice(3));
+await phase(steps.slice(4));
 
 console.log('\n=== summary');
 for (const line of summary) console.log(line);
