@@ -27,3 +27,12 @@ describe('the Node that CI runs is the Node that Lambda runs', () => {
     expect(Number(process.versions.node.split('.')[0])).toBe(pinnedMajor);
   });
 });
+
+describe('the deployed stages keep the real clock', () => {
+  it.each(['sandbox', 'prod'] as const)('no function of %s is given CLOCK_AT (its config would refuse it in Lambda)', (stage) => {
+    for (const fn of Object.values(resourcesOfType(templates[stage], 'AWS::Lambda::Function'))) {
+      const variables = (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+      expect(Object.keys(variables).filter((name) => name.startsWith('CLOCK_AT'))).toEqual([]);
+    }
+  });
+});
