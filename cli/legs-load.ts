@@ -26,9 +26,11 @@ const USAGE =
   'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--allow-unknown-categories] [--dry-run] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
-function printErrors(errors: readonly ImportError[], prefix: string): void {
+/** The first MAX_ERRORS_SHOWN errors, then how many more there are (`more`: those the reader did not keep). */
+function printErrors(errors: readonly ImportError[], more: number, prefix: string): void {
   for (const e of errors.slice(0, MAX_ERRORS_SHOWN)) process.stderr.write(`${prefix}${e.message}\n`);
-  if (errors.length > MAX_ERRORS_SHOWN) process.stderr.write(`${prefix}... and ${errors.length - MAX_ERRORS_SHOWN} more\n`);
+  const rest = Math.max(0, errors.length - MAX_ERRORS_SHOWN) + more;
+  if (rest > 0) process.stderr.write(`${prefix}... and ${rest} more\n`);
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -86,18 +88,18 @@ async function main(): Promise<void> {
     await handle.close().catch(() => undefined);
   }
   if (parsed.fatal) {
-    printErrors(parsed.errors, '');
+    printErrors(parsed.errors, parsed.moreErrors, '');
     throw CommandError.failure(`${file} cannot be read as the import format; nothing was written`);
   }
   if (parsed.invalidRecords > 0) {
     if (!skipInvalid) {
-      printErrors(parsed.errors, '');
+      printErrors(parsed.errors, parsed.moreErrors, '');
       throw CommandError.failure(
         `${file}: ${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written ` +
           `(fix them, or give --skip-invalid to load the ${plural(parsed.legs.length, 'valid leg')})`,
       );
     }
-    printErrors(parsed.errors, 'warning: ');
+    printErrors(parsed.errors, parsed.moreErrors, 'warning: ');
   }
 
   // Once the legs are written (or would be): on stderr, as notes, so that standard output keeps

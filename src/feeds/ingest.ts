@@ -66,8 +66,10 @@ export interface FeedReport {
   sources: SourcePlan[];
   /** Sync: sources the guard stopped. */
   guard: { source: string; inListing: number; leaving: number }[];
-  /** Every refused record: where, which field, which rule. */
+  /** The first refused records' errors (file order): where, which field, which rule. */
   errors: ReportError[];
+  /** Errors found beyond those listed in `errors`. */
+  moreErrors: number;
 }
 
 function reportError(e: ImportError): ReportError {
@@ -113,6 +115,7 @@ export function buildReport(
     sources: plan?.bySource ?? [],
     guard: plan?.refusals ?? [],
     errors: parsed.errors.map(reportError),
+    moreErrors: parsed.moreErrors,
   };
 }
 
@@ -170,6 +173,7 @@ export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<
       sources: [],
       guard: [],
       errors: [],
+      moreErrors: 0,
     };
     await putReport(deps, object.bucket, where.reportKey, failed).catch(() => undefined);
     throw err;
