@@ -1,5 +1,6 @@
 import './quiet-node-notice.js';
 import { open, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
@@ -8,6 +9,7 @@ import { filledLine, moveLines, planLines, refusalLine, uncategorizedLine } from
 import { loadFeed } from '../src/legs/feed-load.js';
 import { readImportStream, type ImportError } from '../src/legs/import/index.js';
 import { SOURCE_PATTERN, SOURCE_RULE } from '../src/legs/source.js';
+import { recordApplied } from '../src/feeds/sync-order.js';
 
 /**
  * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--allow-unknown-categories] [--dry-run] [--aws [--stage sandbox|prod]]`
@@ -158,6 +160,11 @@ async function main(): Promise<void> {
         `Dry run: nothing was written to ${tableName} (the ${action} would write ${plural(plan.writes.length, 'leg')}${unlistPart})\n`,
       );
       return;
+    }
+    // A sync from the command is newer than every feed file stored before it ran (src/feeds/sync-order.ts).
+    if (sync) {
+      const ranAt = config.clock();
+      await recordApplied(client, tableName, plan.sources, { file: `legs:load ${basename(file)}`, versionId: null, storedAt: ranAt, sequencer: null }, new Date(ranAt));
     }
     process.stdout.write(
       `Synced ${plan.sources.length === 1 ? 'source' : 'sources'} ${plan.sources.join(', ') || '(none)'} into ${tableName}: ` +

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { parseImportText, readImportStream, type ImportOptions, type ImportResult } from '../../../../src/legs/import/index.js';
 import { fcParams } from '../../../support/fast-check.js';
+import { hostileFile } from '../../../support/hostile-files.js';
 import { TODAY, record } from '../../../support/import-records.js';
 
 /**
@@ -13,34 +14,6 @@ import { TODAY, record } from '../../../support/import-records.js';
 
 const LIMITS = { maxLineChars: 5000, maxErrorsKept: 20, maxFileRecords: 60 };
 const options: ImportOptions = { today: TODAY, limits: LIMITS };
-const utf8 = (s: string) => Buffer.from(s);
-
-/** One hostile line each (every one an invalid record), as bytes. */
-const hostileLine: fc.Arbitrary<Buffer> = fc.oneof(
-  fc.constantFrom('A', 'B').map((id) => utf8(`{"id":"${id}"}`)),
-  fc.tuple(fc.constantFrom('[', '{"a":'), fc.integer({ min: 17, max: 20_000 })).map(([open, k]) => utf8(open.repeat(k))),
-  fc.integer({ min: 15, max: 3000 }).map((k) => utf8(`{"id":"Q","x":${'['.repeat(k)}${']'.repeat(k)}}`)),
-  fc.integer({ min: 4000, max: 12_000 }).map((k) => utf8(JSON.stringify(record({ id: 'L', depCityName: 'x'.repeat(k) })))),
-  fc.integer({ min: 1, max: 3000 }).map((k) => utf8(JSON.stringify(Object.fromEntries(Array.from({ length: k }, (_, i) => [`f${i}`, i]))))),
-  fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 8 }), fc.nat({ max: 30 })).map(([bad, at]) => {
-    const text = utf8(JSON.stringify(record({ id: 'U' })));
-    const cut = Math.min(at + 10, text.length - 2);
-    return Buffer.concat([text.subarray(0, cut), Buffer.from(bad.map((b) => 0x80 | b)), text.subarray(cut)]);
-  }),
-  fc.integer({ min: 20, max: 5000 }).map((k) => utf8(`{"id":"N","seatNum":${'9'.repeat(k)}}`)),
-  fc.string({ maxLength: 200 }).map((s) => utf8(`{${s}`)),
-);
-const validLine = fc.constantFrom('V1', 'V2', 'V3').map((id) => utf8(JSON.stringify(record({ id }))));
-
-/** A file: hostile and valid lines (a valid id may repeat), one hostile line at least, some bytes cut. */
-const hostileFile = fc
-  .tuple(fc.array(fc.oneof(hostileLine, validLine), { maxLength: 40 }), hostileLine, fc.nat(), fc.constantFrom('\n', '\r\n'))
-  .map(([lines, one, at, eol]) => {
-    const all = [...lines];
-    all.splice(at % (all.length + 1), 0, one);
-    return Buffer.concat(all.flatMap((l) => [l, utf8(eol)]));
-  });
-
 function chunks(bytes: Buffer, cuts: readonly number[]): Readable {
   const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
   const parts: Buffer[] = [];
