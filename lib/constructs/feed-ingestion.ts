@@ -198,7 +198,7 @@ export class FeedIngestion extends Construct {
       new Alarm(this, 'FeedRefused', {
         alarmName: `${props.alarmNamePrefix}-FeedRefused`,
         alarmDescription:
-          'A feed file was refused (invalid records, unreadable, or a sync that would unlist more than half of a source): nothing of it was loaded. Its report is reports/<name>.json in the feeds bucket. See docs/deploy.md, section Feeds.',
+          'A feed file was refused (invalid records, unreadable or over a file limit, a sync that would unlist more than half of a source, or a sync file older than the last applied for its source): nothing of it was loaded. Its report is reports/<name>.json in the feeds bucket. See docs/deploy.md, section Feeds.',
         metric: metric(FEED_METRICS.refused, Duration.minutes(5)),
         threshold: 1,
         evaluationPeriods: 1,

@@ -180,8 +180,9 @@ describe.each(STAGES)('stage %s', (stage) => {
     expect(json(stale!.AlarmActions)).toContain('AlarmTopic');
   });
 
-  it('outputs the feeds bucket name', () => {
+  it('outputs the feeds bucket name and the failure queue URL', () => {
     t().hasOutput('FeedsBucketName', { Value: Match.anyValue() });
+    t().hasOutput('FeedIngestFailuresQueueUrl', { Value: { Ref: failureQueue()[0] } });
   });
 });
 
