@@ -31,15 +31,23 @@ export interface NewerApplied {
 export function compareSyncFiles(a: SyncFile, b: SyncFile): number {
   if (a.storedAt !== b.storedAt) return a.storedAt < b.storedAt ? -1 : 1;
   if (a.file !== b.file) return a.file < b.file ? -1 : 1;
-  if (a.sequencer !== null && b.sequencer !== null && a.sequencer !== b.sequencer) {
-    // S3: compare sequencers of one key as strings after right-padding the shorter with zeros.
-    const width = Math.max(a.sequencer.length, b.sequencer.length);
-    return a.sequencer.padEnd(width, '0') < b.sequencer.padEnd(width, '0') ? -1 : 1;
-  }
-  return 0;
+  if (a.sequencer === null || b.sequencer === null) return 0;
+  // S3: compare sequencers of one key as strings after right-padding the shorter with zeros.
+  const width = Math.max(a.sequencer.length, b.sequencer.length);
+  const [x, y] = [a.sequencer.padEnd(width, '0'), b.sequencer.padEnd(width, '0')];
+  return x === y ? 0 : x < y ? -1 : 1;
 }
 
 const sameFile = (a: SyncFile, b: SyncFile) => a.file === b.file && a.versionId === b.versionId;
+
+/** Sources read or written at once (a sync file usually has one). */
+const AT_ONCE = 16;
+
+async function eachSource<T>(sources: readonly string[], work: (source: string) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < sources.length; i += AT_ONCE) results.push(...(await Promise.all(sources.slice(i, i + AT_ONCE).map(work))));
+  return results;
+}
 
 function fromItem(item: Record<string, unknown> | undefined): SyncFile | undefined {
   if (!item || typeof item.file !== 'string' || typeof item.storedAt !== 'number') return undefined;
@@ -58,13 +66,12 @@ export async function newerApplied(
   sources: readonly string[],
   file: SyncFile,
 ): Promise<NewerApplied[]> {
-  const found: NewerApplied[] = [];
-  for (const source of sources) {
+  const found = await eachSource(sources, async (source): Promise<NewerApplied | undefined> => {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: syncStateId(source) }, ConsistentRead: true }));
     const last = fromItem(out.Item);
-    if (last && !sameFile(last, file) && compareSyncFiles(last, file) > 0) found.push({ source, newer: last });
-  }
-  return found;
+    return last && !sameFile(last, file) && compareSyncFiles(last, file) > 0 ? { source, newer: last } : undefined;
+  });
+  return found.filter((f) => f !== undefined);
 }
 
 /**
@@ -78,8 +85,7 @@ export async function recordApplied(
   file: SyncFile,
   appliedAt: Date,
 ): Promise<string[]> {
-  const lost: string[] = [];
-  for (const source of sources) {
+  const lost = await eachSource(sources, async (source): Promise<string | undefined> => {
     try {
       await client.send(
         new PutCommand({
@@ -89,10 +95,11 @@ export async function recordApplied(
           ExpressionAttributeValues: { ':storedAt': file.storedAt },
         }),
       );
+      return undefined;
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      lost.push(source);
+      return source;
     }
-  }
-  return lost;
+  });
+  return lost.filter((s) => s !== undefined);
 }

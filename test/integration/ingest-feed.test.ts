@@ -6,6 +6,7 @@ import type { S3Event } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { FeedReport } from '../../src/feeds/ingest.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
+import { logger } from '../../src/logger.js';
 import { scanLegItems } from '../../src/legs/table-scan.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 
@@ -201,7 +202,14 @@ describe('ingest-feed handler', () => {
     await handler(event('incoming/x.ndjson', 'some-other-bucket'));
     await handler(event('reports/x.ndjson.json'));
     expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
-    await expect(handler(event('incoming/missing.ndjson'))).rejects.toThrow('The specified key does not exist.');
+    const logged = jest.spyOn(logger, 'error');
+    try {
+      await expect(handler(event('incoming/missing.ndjson'))).rejects.toThrow('The specified key does not exist.');
+      // Reported where an operator looks: the report, and one error line of the log naming the file.
+      expect(logged.mock.calls).toEqual([['feed failed', expect.objectContaining({ file: 'incoming/missing.ndjson', versionId: 'v1' })]]);
+    } finally {
+      logged.mockRestore();
+    }
     expect(reports.get('reports/missing.ndjson.json')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^NoSuchKey: /) as unknown });
     expect(metricLines(stdout)).toEqual([]);
   });
