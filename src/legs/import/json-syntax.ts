@@ -18,6 +18,12 @@ export function lineColumn(text: string, offset: number): { line: number; column
  * depth 1, its amenities 2 and 3), or undefined. Strings are skipped; one pass, no recursion.
  */
 export function findTooDeep(text: string, maxDepth: number): number | undefined {
+  // Fast path: no more opening brackets than the depth allowed (native searches, most records).
+  let opens = 0;
+  for (const open of ['[', '{']) {
+    for (let i = text.indexOf(open); i >= 0 && opens <= maxDepth; i = text.indexOf(open, i + 1)) opens++;
+  }
+  if (opens <= maxDepth) return undefined;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
