@@ -147,9 +147,11 @@ function isAsyncIterable(body: unknown): body is AsyncIterable<Uint8Array> {
 }
 
 /**
- * Ingests one object. Returns its report (also written to the bucket). A failure of S3 or DynamoDB
- * is reported as `failed` when the report can still be written, then thrown, so that the invocation
- * fails (Lambda retries it; the function's Errors alarm fires). Running a load again is safe.
+ * Ingests one object. Returns its report (also written to the bucket). A sync file older than the
+ * last one applied for one of its sources is refused (src/feeds/sync-order.ts). A failure of S3 or
+ * DynamoDB is logged and reported as `failed` when the report can still be written, then thrown, so
+ * that the invocation fails: Lambda retries it twice, then sends the event to the function's failure
+ * queue. The object is never deleted; running a load again is safe.
  */
 export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<FeedReport | undefined> {
   const where = feedKey(object.key);
