@@ -1,5 +1,6 @@
 import './quiet-node-notice.js';
 import { open, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
@@ -9,6 +10,7 @@ import { filledLine, moveLines, planLines, refusalLine, uncategorizedLine } from
 import { loadFeed } from '../src/legs/feed-load.js';
 import { readImportStream, type ImportError } from '../src/legs/import/index.js';
 import { SOURCE_PATTERN, SOURCE_RULE } from '../src/legs/source.js';
+import { recordApplied } from '../src/feeds/sync-order.js';
 
 /**
  * `npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--allow-unknown-categories] [--dry-run] [--aws [--stage sandbox|prod]]`
@@ -27,9 +29,11 @@ const USAGE =
   'usage: npm run legs:load -- FILE [--skip-invalid | --sync [--force]] [--source NAME] [--allow-unknown-airports] [--allow-unknown-categories] [--dry-run] [--aws [--stage sandbox|prod]]';
 export const MAX_ERRORS_SHOWN = 50;
 
-function printErrors(errors: readonly ImportError[], prefix: string): void {
+/** The first MAX_ERRORS_SHOWN errors, then how many more there are (`more`: those the reader did not keep). */
+function printErrors(errors: readonly ImportError[], more: number, prefix: string): void {
   for (const e of errors.slice(0, MAX_ERRORS_SHOWN)) process.stderr.write(`${prefix}${e.message}\n`);
-  if (errors.length > MAX_ERRORS_SHOWN) process.stderr.write(`${prefix}... and ${errors.length - MAX_ERRORS_SHOWN} more\n`);
+  const rest = Math.max(0, errors.length - MAX_ERRORS_SHOWN) + more;
+  if (rest > 0) process.stderr.write(`${prefix}... and ${rest} more\n`);
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -87,18 +91,18 @@ async function main(): Promise<void> {
     await handle.close().catch(() => undefined);
   }
   if (parsed.fatal) {
-    printErrors(parsed.errors, '');
+    printErrors(parsed.errors, parsed.moreErrors, '');
     throw CommandError.failure(`${file} cannot be read as the import format; nothing was written`);
   }
   if (parsed.invalidRecords > 0) {
     if (!skipInvalid) {
-      printErrors(parsed.errors, '');
+      printErrors(parsed.errors, parsed.moreErrors, '');
       throw CommandError.failure(
         `${file}: ${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written ` +
           `(fix them, or give --skip-invalid to load the ${plural(parsed.legs.length, 'valid leg')})`,
       );
     }
-    printErrors(parsed.errors, 'warning: ');
+    printErrors(parsed.errors, parsed.moreErrors, 'warning: ');
   }
 
   // Once the legs are written (or would be): on stderr, as notes, so that standard output keeps
@@ -158,6 +162,11 @@ async function main(): Promise<void> {
         `Dry run: nothing was written to ${tableName} (the ${action} would write ${plural(plan.writes.length, 'leg')}${unlistPart})\n`,
       );
       return;
+    }
+    // A sync from the command is newer than every feed file stored before it ran (src/feeds/sync-order.ts).
+    if (sync) {
+      const ranAt = config.clock();
+      await recordApplied(client, tableName, plan.sources, { file: `legs:load ${basename(file)}`, versionId: null, storedAt: ranAt, sequencer: null }, new Date(ranAt));
     }
     process.stdout.write(
       `Synced ${plan.sources.length === 1 ? 'source' : 'sources'} ${plan.sources.join(', ') || '(none)'} into ${tableName}: ` +

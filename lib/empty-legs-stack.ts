@@ -137,6 +137,10 @@ export class EmptyLegsStack extends Stack {
       value: this.feeds.bucketName,
       description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',
     });
+    new CfnOutput(this, 'FeedIngestFailuresQueueUrl', {
+      value: this.feeds.failures.queueUrl,
+      description: 'Feed files whose ingest failed every attempt: their S3 events and errors (docs/deploy.md, section 9)',
+    });
 
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
       value: this.httpApi.url,

@@ -7,6 +7,7 @@ import { CfnPermission, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { FEEDS_BUCKET_ENV, type Stage } from '../../src/config.js';
 import { INCOMING_PREFIX, REPORTS_PREFIX } from '../../src/feeds/keys.js';
@@ -40,6 +41,10 @@ export interface FeedIngestionProps {
   readonly settings: FeedIngestionSettings;
 }
 
+/** Retries of a failed ingest invocation (Lambda's asynchronous retries), and the failure queue's retention. */
+export const INGEST_RETRY_ATTEMPTS = 2;
+export const INGEST_FAILURE_RETENTION_DAYS = 14;
+
 /** Stable logical id of the ingest function (sam local, events/env.json), from src/routes.ts. */
 export const INGEST_FUNCTION_LOGICAL_ID = FUNCTIONS.ingestFeed.logicalId;
 
@@ -58,6 +63,8 @@ export class FeedIngestion extends Construct {
   readonly accessLogs: Bucket;
   readonly bucketName: string;
   readonly ingest: ServiceFunction;
+  /** Where S3 events whose invocation failed every attempt go (the ingest's on-failure destination). */
+  readonly failures: Queue;
   readonly alarms: Record<string, Alarm> = {};
 
   constructor(scope: Construct, id: string, props: FeedIngestionProps) {
@@ -113,9 +120,10 @@ export class FeedIngestion extends Construct {
     if (s.reservedConcurrency !== undefined) {
       (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = s.reservedConcurrency;
     }
-    // Least privilege: read feeds (any version) under incoming/, write reports under reports/; on
-    // the legs table, Scan (what a sync reads), BatchWriteItem (every write of the loader), and
-    // GetItem and PutItem for the change journal the loader appends to (src/legs/journal.ts).
+    // Least privilege: read feeds (any version) under incoming/, write reports under reports/ (never
+    // delete a file), send to its failure queue (below); on the legs table, Scan (what a sync reads),
+    // BatchWriteItem (every write of the loader), GetItem and PutItem for the change journal
+    // (src/legs/journal.ts) and each source's last applied sync file (src/feeds/sync-order.ts).
     const role = this.ingest.role;
     role.addToPrincipalPolicy(
       new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [`${bucketArn}/${INCOMING_PREFIX}*`] }),
@@ -130,6 +138,26 @@ export class FeedIngestion extends Construct {
           'The ingest function reads any feed file under incoming/ and writes any report under reports/ of the feeds bucket: operators choose the object names, so the grant ends in a wildcard limited to that one prefix.',
       });
     }
+
+    // No file lost: an S3 event whose invocation fails (error, time-out, crash) is retried twice,
+    // then sent with the error to this queue, kept 14 days (files under incoming/ live longer).
+    this.failures = new Queue(this, 'IngestFailures', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(INGEST_FAILURE_RETENTION_DAYS),
+      removalPolicy: props.removalPolicy,
+    });
+    acknowledge(this.failures, {
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is itself the dead-letter destination of the ingest function (its on-failure destination): an operator reads its messages; nothing consumes it that could fail.',
+    });
+    const failuresArn = this.failures.queueArn;
+    role.addToPrincipalPolicy(new PolicyStatement({ effect: Effect.ALLOW, actions: ['sqs:SendMessage'], resources: [failuresArn] }));
+    fn.configureAsyncInvoke({
+      retryAttempts: INGEST_RETRY_ATTEMPTS,
+      maxEventAge: Duration.hours(6),
+      onFailure: { bind: () => ({ destination: failuresArn }) },
+    });
 
     // S3 may invoke the function for this bucket of this account only; the bucket is created after.
     const permission = new CfnPermission(this, 'AllowS3Invoke', {
@@ -170,7 +198,7 @@ export class FeedIngestion extends Construct {
       new Alarm(this, 'FeedRefused', {
         alarmName: `${props.alarmNamePrefix}-FeedRefused`,
         alarmDescription:
-          'A feed file was refused (invalid records, unreadable, or a sync that would unlist more than half of a source): nothing of it was loaded. Its report is reports/<name>.json in the feeds bucket. See docs/deploy.md, section Feeds.',
+          'A feed file was refused (invalid records, unreadable or over a file limit, a sync that would unlist more than half of a source, or a sync file older than the last applied for its source): nothing of it was loaded. Its report is reports/<name>.json in the feeds bucket. See docs/deploy.md, section Feeds.',
         metric: metric(FEED_METRICS.refused, Duration.minutes(5)),
         threshold: 1,
         evaluationPeriods: 1,
@@ -185,6 +213,19 @@ export class FeedIngestion extends Construct {
         alarmDescription:
           'The ingest function failed (S3 or DynamoDB error, time-out, crash); Lambda retries the file twice, and its report says failed. See docs/deploy.md, section Feeds.',
         metric: fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    add(
+      'FeedIngestFailed',
+      new Alarm(this, 'FeedIngestFailed', {
+        alarmName: `${props.alarmNamePrefix}-FeedIngestFailed`,
+        alarmDescription:
+          'A feed file failed to ingest after every retry: its S3 event and the error are in the ingest failure queue, the file is still in the bucket, its report says failed. See docs/deploy.md, section Feeds.',
+        metric: this.failures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
         threshold: 1,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

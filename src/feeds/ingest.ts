@@ -7,8 +7,10 @@ import { loadFeed, type FeedLoadOutcome } from '../legs/feed-load.js';
 import { readImportStream, type ImportError, type ImportResult } from '../legs/import/index.js';
 import type { LoadMode, PlanCounts, SourcePlan } from '../legs/sync-plan.js';
 import { logger } from '../logger.js';
+import { DEFAULT_SOURCE } from '../legs/source.js';
 import { decodeEventKey, feedKey } from './keys.js';
 import { emfRecord, type FeedMetricValues } from './metrics.js';
+import { newerApplied, recordApplied, type NewerApplied, type SyncFile } from './sync-order.js';
 
 /**
  * Ingesting one feed file of the feeds bucket: the same validation and loading as `legs:load`
@@ -33,6 +35,9 @@ export interface FeedObject {
   bucket: string;
   key: string;
   versionId?: string | undefined;
+  /** The S3 event's sequencer (orders the versions of one key) and time, when an event named the object. */
+  sequencer?: string | undefined;
+  eventTime?: string | undefined;
 }
 
 export type ReportStatus = 'loaded' | 'refused' | 'failed';
@@ -67,8 +72,14 @@ export interface FeedReport {
   sources: SourcePlan[];
   /** Sync: sources the guard stopped. */
   guard: { source: string; inListing: number; leaving: number }[];
-  /** Every refused record: where, which field, which rule. */
+  /** Sync: when S3 stored this file (its order among the source's sync files); null otherwise. */
+  storedAt: string | null;
+  /** Sync: sources whose last applied sync file is newer than this one (the file is then refused). */
+  newerApplied: { source: string; file: string; versionId: string | null; storedAt: string }[];
+  /** The first refused records' errors (file order): where, which field, which rule. */
   errors: ReportError[];
+  /** Errors found beyond those listed in `errors`. */
+  moreErrors: number;
 }
 
 function reportError(e: ImportError): ReportError {
@@ -83,6 +94,7 @@ export function buildReport(
   base: Pick<FeedReport, 'file' | 'versionId' | 'mode' | 'startedAt' | 'finishedAt' | 'table'>,
   parsed: ImportResult,
   outcome: FeedLoadOutcome | undefined,
+  order: { file: SyncFile; newer: readonly NewerApplied[] } | undefined = undefined,
 ): FeedReport {
   const plan = outcome?.plan;
   let status: ReportStatus = 'loaded';
@@ -93,6 +105,12 @@ export function buildReport(
   } else if (parsed.invalidRecords > 0) {
     status = 'refused';
     reason = `${plural(parsed.invalidRecords, 'invalid record')} of ${parsed.records}; nothing was written`;
+  } else if (order && order.newer.length > 0) {
+    status = 'refused';
+    reason =
+      order.newer
+        .map((n) => `source ${n.source} last applied ${n.newer.file} (stored ${new Date(n.newer.storedAt).toISOString()}), newer than this file (stored ${new Date(order.file.storedAt).toISOString()})`)
+        .join('; ') + '. Nothing was written: a late or repeated older sync file never undoes a newer one (docs/deploy.md, section Feeds)';
   } else if (outcome?.status === 'refused' && plan) {
     status = 'refused';
     reason =
@@ -113,7 +131,15 @@ export function buildReport(
     counts: totals ? { new: totals.new, changed: totals.changed, unchanged: totals.unchanged, unlist: totals.unlist } : null,
     sources: plan?.bySource ?? [],
     guard: plan?.refusals ?? [],
+    storedAt: order ? new Date(order.file.storedAt).toISOString() : null,
+    newerApplied: (order?.newer ?? []).map((n) => ({
+      source: n.source,
+      file: n.newer.file,
+      versionId: n.newer.versionId,
+      storedAt: new Date(n.newer.storedAt).toISOString(),
+    })),
     errors: parsed.errors.map(reportError),
+    moreErrors: parsed.moreErrors,
   };
 }
 
@@ -122,9 +148,11 @@ function isAsyncIterable(body: unknown): body is AsyncIterable<Uint8Array> {
 }
 
 /**
- * Ingests one object. Returns its report (also written to the bucket). A failure of S3 or DynamoDB
- * is reported as `failed` when the report can still be written, then thrown, so that the invocation
- * fails (Lambda retries it; the function's Errors alarm fires). Running a load again is safe.
+ * Ingests one object. Returns its report (also written to the bucket). A sync file older than the
+ * last one applied for one of its sources is refused (src/feeds/sync-order.ts). A failure of S3 or
+ * DynamoDB is logged and reported as `failed` when the report can still be written, then thrown, so
+ * that the invocation fails: Lambda retries it twice, then sends the event to the function's failure
+ * queue. The object is never deleted; running a load again is safe.
  */
 export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<FeedReport | undefined> {
   const where = feedKey(object.key);
@@ -146,15 +174,29 @@ export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<
     if (!isAsyncIterable(got.Body)) throw new Error(`s3://${object.bucket}/${object.key} has no readable body`);
     const parsed = await readImportStream(got.Body, { today: utcDate(started), maxJsonBytes: MAX_JSON_FEED_BYTES });
     const valid = !parsed.fatal && parsed.invalidRecords === 0;
-    const outcome = valid
-      ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started }, { clock: () => now().getTime() })
-      : undefined;
+    // A sync file is applied only if no newer one was for any of its sources (src/feeds/sync-order.ts).
+    let order: { file: SyncFile; newer: NewerApplied[] } | undefined;
+    const sources = [...new Set(parsed.legs.map((l) => l.source ?? DEFAULT_SOURCE))];
+    if (valid && where.mode === 'sync') {
+      const eventTime = object.eventTime !== undefined ? Date.parse(object.eventTime) : Number.NaN;
+      const storedAt = got.LastModified?.getTime() ?? (Number.isFinite(eventTime) ? eventTime : started.getTime());
+      const file: SyncFile = { file: object.key, versionId: object.versionId ?? null, storedAt, sequencer: object.sequencer ?? null };
+      order = { file, newer: await newerApplied(deps.dynamo, deps.legsTableName, sources, file) };
+    }
+    const outcome =
+      valid && !order?.newer.length
+        ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started }, { clock: () => now().getTime() })
+        : undefined;
+    if (order && outcome?.status === 'loaded') {
+      const lost = await recordApplied(deps.dynamo, deps.legsTableName, sources, order.file, now());
+      if (lost.length > 0) logger.warn('a newer sync file was recorded while this one loaded: syncs of one source ran at once', { file: object.key, sources: lost });
+    }
     if (outcome?.snapshotNotBuilt !== undefined) {
       logger.warn('The listing snapshot was not built after the load; the listing reads the index until the next scheduled build', {
         reason: outcome.snapshotNotBuilt,
       });
     }
-    report = buildReport({ ...base, finishedAt: now().toISOString() }, parsed, outcome);
+    report = buildReport({ ...base, finishedAt: now().toISOString() }, parsed, outcome, order);
   } catch (err) {
     const failed: FeedReport = {
       ...base,
@@ -170,8 +212,12 @@ export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<
       counts: null,
       sources: [],
       guard: [],
+      storedAt: null,
+      newerApplied: [],
       errors: [],
+      moreErrors: 0,
     };
+    logger.error('feed failed', { file: object.key, versionId: base.versionId, reason: failed.reason });
     await putReport(deps, object.bucket, where.reportKey, failed).catch(() => undefined);
     throw err;
   }
@@ -210,11 +256,14 @@ export async function ingestS3Event(event: S3Event, deps: IngestDeps & { bucket:
       logger.warn('not a feed file: skipped', { bucket, key });
       continue;
     }
-    const report = await ingestFeed({ bucket, key, versionId: record.s3.object.versionId }, deps);
+    const report = await ingestFeed(
+      { bucket, key, versionId: record.s3.object.versionId, sequencer: record.s3.object.sequencer, eventTime: record.eventTime },
+      deps,
+    );
     if (!report) continue;
     const summary = { file: report.file, status: report.status, reason: report.reason, written: report.written, unlisted: report.unlisted };
     if (report.status === 'loaded') logger.info('feed loaded', summary);
-    else logger.error('feed refused', { ...summary, errors: report.errors.slice(0, 20) });
+    else logger.error('feed refused', { ...summary, errors: report.errors.slice(0, 20), moreErrors: Math.max(0, report.errors.length - 20) + report.moreErrors });
     reports.push(report);
   }
   return reports;

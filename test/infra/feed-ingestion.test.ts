@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { INGEST_FUNCTION_LOGICAL_ID } from '../../lib/constructs/feed-ingestion.js';
+import { INGEST_FAILURE_RETENTION_DAYS, INGEST_FUNCTION_LOGICAL_ID } from '../../lib/constructs/feed-ingestion.js';
 import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { stackName } from '../../src/deployment.js';
 import { STAGES } from '../../src/config.js';
@@ -44,6 +44,50 @@ describe.each(STAGES)('stage %s', (stage) => {
     );
   });
 
+  const failureQueue = () => {
+    const found = Object.entries(resourcesOfType(t(), 'AWS::SQS::Queue'));
+    expect(found).toHaveLength(1);
+    return found[0]!;
+  };
+
+  it('no feed file lost: a failed invocation is retried twice, then its event goes to an encrypted, TLS-only queue whose messages expire before the files they name', () => {
+    const [queueId, queue] = failureQueue();
+    expect(props(queue)).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: INGEST_FAILURE_RETENTION_DAYS * 86_400 });
+    // Every message names a file that is still in the bucket: files under incoming/ outlive the queue's messages.
+    expect(INGEST_FAILURE_RETENTION_DAYS).toBeLessThan(config.feeds.fileDays);
+    const policy = Object.values(resourcesOfType(t(), 'AWS::SQS::QueuePolicy')).find((p) => json(props(p).Queues).includes(queueId))!;
+    expect(json(props(policy).PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+    const configs = Object.values(resourcesOfType(t(), 'AWS::Lambda::EventInvokeConfig')).map(props);
+    expect(configs).toEqual([
+      {
+        FunctionName: { Ref: INGEST_FUNCTION_LOGICAL_ID },
+        Qualifier: '$LATEST',
+        MaximumRetryAttempts: 2,
+        MaximumEventAgeInSeconds: 6 * 3600,
+        DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+      },
+    ]);
+  });
+
+  it('alarms, to the alarm topic, as soon as one failed feed event is in the queue', () => {
+    const [queueId] = failureQueue();
+    const alarm = Object.values(resourcesOfType(t(), 'AWS::CloudWatch::Alarm'))
+      .map(props)
+      .find((a) => a.AlarmName === `${stackName(stage)}-FeedIngestFailed`)!;
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(json(alarm.AlarmActions)).toContain('AlarmTopic');
+    expect(json(alarm.OKActions)).toContain('AlarmTopic');
+  });
+
   it('every bucket refuses requests without TLS', () => {
     for (const [id] of Object.entries(resourcesOfType(t(), 'AWS::S3::Bucket'))) {
       const policies = Object.values(resourcesOfType(t(), 'AWS::S3::BucketPolicy')).filter((p) => json(props(p).Bucket) === json({ Ref: id }));
@@ -81,7 +125,7 @@ describe.each(STAGES)('stage %s', (stage) => {
     expect(json(env.FEEDS_BUCKET_NAME)).toContain(`empty-legs-${stage}-feeds`);
   });
 
-  it('least privilege: read incoming/*, write reports/*, Scan, BatchWriteItem and the journal GetItem and PutItem on the legs table, Query on its listing index (the snapshot a large load builds), its own logs; nothing else', () => {
+  it('least privilege: read incoming/*, write reports/*, never delete, send to the failure queue only, Scan, BatchWriteItem and the journal GetItem and PutItem on the legs table, Query on its listing index (the snapshot a large load builds), its own logs; nothing else', () => {
     const f = resourcesOfType(t(), 'AWS::Lambda::Function')[INGEST_FUNCTION_LOGICAL_ID]!;
     const roleId = (props(f).Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!;
     const policies = Object.values(resourcesOfType(t(), 'AWS::IAM::Policy')).filter((p) => json(props(p).Roles) === json([{ Ref: roleId }]));
@@ -89,9 +133,12 @@ describe.each(STAGES)('stage %s', (stage) => {
     const statements = (props(policies[0]!).PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement;
     const grants = statements.map((s) => [([] as string[]).concat(s.Action).sort().join(','), json(s.Resource)]);
     expect(grants.map(([a]) => a).sort()).toEqual(
-      ['dynamodb:BatchWriteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:Scan', 'dynamodb:Query', 'logs:CreateLogStream,logs:PutLogEvents', 's3:GetObject,s3:GetObjectVersion', 's3:PutObject'].sort(),
+      ['dynamodb:BatchWriteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:Scan', 'dynamodb:Query', 'logs:CreateLogStream,logs:PutLogEvents', 's3:GetObject,s3:GetObjectVersion', 's3:PutObject', 'sqs:SendMessage'].sort(),
     );
     const resourceOf = (action: string) => grants.find(([a]) => a === action)![1]!;
+    // The failure queue only; and no grant deletes a feed file.
+    expect(resourceOf('sqs:SendMessage')).toBe(json({ 'Fn::GetAtt': [failureQueue()[0], 'Arn'] }));
+    expect(json(statements)).not.toMatch(/Delete/);
     expect(resourceOf('s3:GetObject,s3:GetObjectVersion')).toMatch(/\/incoming\/\*"\]\]\}$/);
     expect(resourceOf('s3:PutObject')).toMatch(/\/reports\/\*"\]\]\}$/);
     expect(resourceOf('dynamodb:BatchWriteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:Scan')).toMatch(/^\{"Fn::GetAtt":\["DataLegsTable[0-9A-F]+","Arn"\]\}$/);
@@ -133,8 +180,9 @@ describe.each(STAGES)('stage %s', (stage) => {
     expect(json(stale!.AlarmActions)).toContain('AlarmTopic');
   });
 
-  it('outputs the feeds bucket name', () => {
+  it('outputs the feeds bucket name and the failure queue URL', () => {
     t().hasOutput('FeedsBucketName', { Value: Match.anyValue() });
+    t().hasOutput('FeedIngestFailuresQueueUrl', { Value: { Ref: failureQueue()[0] } });
   });
 });
 

@@ -647,6 +647,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'UsageWriteFailures',
           'FeedRefused',
           'IngestFunctionErrors',
+          'FeedIngestFailed',
           ...(config.feeds.staleAlarm ? ['NoFeedLoaded24h'] : []),
         ]
           .map(name)
@@ -772,7 +773,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
     });
 
-    it('acknowledges only L1 (runtime pinned) on the functions, APIG4 on the $default route, S1 on the access-log bucket and the two prefix grants of the ingest function, with reasons', () => {
+    it('acknowledges only L1 (runtime pinned) on the functions, APIG4 on the $default route, S1 on the access-log bucket, SQS3 on the ingest failure queue (a dead-letter destination itself) and the two prefix grants of the ingest function, with reasons', () => {
       const acknowledged = stack()
         .node.findAll()
         .flatMap((c) =>
@@ -792,6 +793,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
           'Feeds/Ingest/Function AwsSolutions-L1',
           'Feeds/AccessLogs AwsSolutions-S1',
+          'Feeds/IngestFailures AwsSolutions-SQS3',
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/reports/*]`,
           'Http/DefaultRoute AwsSolutions-APIG4',

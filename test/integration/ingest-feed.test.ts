@@ -7,6 +7,7 @@ import type { S3Event } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { FeedReport } from '../../src/feeds/ingest.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
+import { logger } from '../../src/logger.js';
 import { scanLegItems } from '../../src/legs/table-scan.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { testNow } from '../support/clock.js';
@@ -35,7 +36,7 @@ function body(text: string, chunk = 4096) {
 }
 
 /** An S3 ObjectCreated event as S3 sends it (the key URL-encoded, spaces as +). */
-function event(key: string, bucket = BUCKET): S3Event {
+function event(key: string, bucket = BUCKET, versionId = 'v1'): S3Event {
   return {
     Records: [
       {
@@ -51,21 +52,25 @@ function event(key: string, bucket = BUCKET): S3Event {
           s3SchemaVersion: '1.0',
           configurationId: 'feeds',
           bucket: { name: bucket, ownerIdentity: { principalId: 'o' }, arn: `arn:aws:s3:::${bucket}` },
-          object: { key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'), size: 1, eTag: 'e', versionId: 'v1', sequencer: '1' },
+          object: { key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'), size: 1, eTag: 'e', versionId, sequencer: '1' },
         },
       },
     ],
   };
 }
 
-/** Serves `files` from the mocked bucket; reports written are kept by key. */
-function serve(files: Record<string, string>, chunk?: number): Map<string, FeedReport> {
+/**
+ * Serves `files` from the mocked bucket (with the Last-Modified of `stored`, when given); reports
+ * written are kept by key.
+ */
+function serve(files: Record<string, string>, chunk?: number, stored: Record<string, string> = {}): Map<string, FeedReport> {
   const reports = new Map<string, FeedReport>();
   s3.on(GetObjectCommand).callsFake((input: { Bucket: string; Key: string; VersionId?: string }) => {
     const text = input.Bucket === BUCKET ? files[input.Key] : undefined;
     if (text === undefined) throw new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
     expect(input.VersionId).toBe('v1');
-    return { Body: body(text, chunk) };
+    const lastModified = stored[input.Key];
+    return { Body: body(text, chunk), ...(lastModified ? { LastModified: new Date(lastModified) } : {}) };
   });
   s3.on(PutObjectCommand).callsFake((input: { Key: string; Body: string; ContentType: string }) => {
     expect(input.ContentType).toBe('application/json');
@@ -199,8 +204,75 @@ describe('ingest-feed handler', () => {
     await handler(event('incoming/x.ndjson', 'some-other-bucket'));
     await handler(event('reports/x.ndjson.json'));
     expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
-    await expect(handler(event('incoming/missing.ndjson'))).rejects.toThrow('The specified key does not exist.');
+    const logged = jest.spyOn(logger, 'error');
+    try {
+      await expect(handler(event('incoming/missing.ndjson'))).rejects.toThrow('The specified key does not exist.');
+      // Reported where an operator looks: the report, and one error line of the log naming the file.
+      expect(logged.mock.calls).toEqual([['feed failed', expect.objectContaining({ file: 'incoming/missing.ndjson', versionId: 'v1' })]]);
+    } finally {
+      logged.mockRestore();
+    }
     expect(reports.get('reports/missing.ndjson.json')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^NoSuchKey: /) as unknown });
     expect(metricLines(stdout)).toEqual([]);
+  });
+
+  it("refuses a source's sync file stored before the last one applied, naming it; the same file again, a newer one and other sources load", async () => {
+    const feed = Array.from({ length: 10 }, (_, i) => record(`ORD-${i}`, 'ordered'));
+    const other = [record('OTH-1', 'ordered-too')];
+    const files = {
+      'incoming/sync/ordered-b.ndjson': ndjson(feed),
+      'incoming/sync/ordered-a.ndjson': ndjson(feed.slice(0, 6).map((r) => ({ ...r, airlineName: 'Old' }))),
+      'incoming/sync/ordered-mixed.ndjson': ndjson([...feed.map((r) => ({ ...r, airlineName: 'Mixed' })), ...other]),
+      'incoming/sync/ordered-too.ndjson': ndjson(other),
+      'incoming/sync/ordered-c.ndjson': ndjson(feed.map((r) => ({ ...r, airlineName: 'Newest' }))),
+    };
+    const reports = serve(files, undefined, {
+      'incoming/sync/ordered-a.ndjson': '2026-11-25T10:00:00Z',
+      'incoming/sync/ordered-b.ndjson': '2026-11-25T11:00:00Z',
+      'incoming/sync/ordered-mixed.ndjson': '2026-11-25T10:30:00Z',
+      'incoming/sync/ordered-too.ndjson': '2026-11-25T09:00:00Z',
+      'incoming/sync/ordered-c.ndjson': '2026-11-25T12:00:00Z',
+    });
+    const report = (name: string) => reports.get(`reports/sync/${name}.ndjson.json`)!;
+
+    await handler(event('incoming/sync/ordered-b.ndjson'));
+    expect(report('ordered-b')).toMatchObject({ status: 'loaded', written: 10, storedAt: '2026-11-25T11:00:00.000Z', newerApplied: [] });
+    const afterB = await items();
+
+    // A late (or retried) older file of the same source: refused, naming the newer one, nothing written.
+    await handler(event('incoming/sync/ordered-a.ndjson'));
+    expect(report('ordered-a')).toMatchObject({
+      status: 'refused',
+      written: 0,
+      unlisted: 0,
+      storedAt: '2026-11-25T10:00:00.000Z',
+      newerApplied: [{ source: 'ordered', file: 'incoming/sync/ordered-b.ndjson', versionId: 'v1', storedAt: '2026-11-25T11:00:00.000Z' }],
+    });
+    expect(report('ordered-a').reason).toContain('source ordered last applied incoming/sync/ordered-b.ndjson (stored 2026-11-25T11:00:00.000Z)');
+    // A file of two sources is refused if it is older for one of them.
+    await handler(event('incoming/sync/ordered-mixed.ndjson'));
+    expect(report('ordered-mixed')).toMatchObject({ status: 'refused', newerApplied: [{ source: 'ordered', file: 'incoming/sync/ordered-b.ndjson' }] });
+    expect(await items()).toEqual(afterB);
+
+    // The same file again (a retry) applies again; another source has its own order.
+    await handler(event('incoming/sync/ordered-b.ndjson'));
+    expect(report('ordered-b')).toMatchObject({ status: 'loaded', counts: { new: 0, changed: 0, unchanged: 10, unlist: 0 } });
+    await handler(event('incoming/sync/ordered-too.ndjson'));
+    expect(report('ordered-too')).toMatchObject({ status: 'loaded', written: 1 });
+    await handler(event('incoming/sync/ordered-c.ndjson'));
+    expect(report('ordered-c')).toMatchObject({ status: 'loaded', written: 10 });
+    expect((await items()).get('ORD-0')).toMatchObject({ airlineName: 'Newest' });
+    // ...and now b is the older one.
+    await handler(event('incoming/sync/ordered-b.ndjson'));
+    expect(report('ordered-b')).toMatchObject({ status: 'refused', newerApplied: [{ source: 'ordered', file: 'incoming/sync/ordered-c.ndjson' }] });
+    expect(metricLines(stdout).map((m) => [m[FEED_METRICS.loaded], m[FEED_METRICS.refused]])).toEqual([
+      [1, 0],
+      [0, 1],
+      [0, 1],
+      [1, 0],
+      [1, 0],
+      [1, 0],
+      [0, 1],
+    ]);
   });
 });

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { syncStateId } from '../../src/feeds/sync-order.js';
 import { scanLegItems } from '../../src/legs/table-scan.js';
 import { runScript, type CommandRun } from '../support/commands.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
@@ -45,8 +47,17 @@ describe('npm run legs:load -- FILE --sync', () => {
     'syncs a feed, refuses its truncated copy (dry run and real), and unlists with --force',
     async () => {
       const full = file('full.ndjson', [...acme, ...jetco]);
+      const ranFrom = Date.now();
       const first = await run([full, '--sync']);
+      const ranTo = Date.now();
       expect([first.code, lines(first.stderr)]).toEqual([0, []]);
+      // Each source's last applied sync is now this one, as stored when it ran (src/feeds/sync-order.ts).
+      for (const source of ['acme', 'jetco']) {
+        const { Item } = await t.client.send(new GetCommand({ TableName: t.legsTableName, Key: { id: syncStateId(source) }, ConsistentRead: true }));
+        expect(Item).toMatchObject({ source, file: 'legs:load full.ndjson', versionId: null, sequencer: null });
+        expect(Item!.storedAt as number).toBeGreaterThanOrEqual(ranFrom);
+        expect(Item!.storedAt as number).toBeLessThanOrEqual(ranTo);
+      }
       expect(lines(first.stdout)).toEqual([
         'source acme: 10 new, 0 changed, 0 unchanged, 0 to unlist (0 legs in the listing, 0 of them absent from the file)',
         'source jetco: 4 new, 0 changed, 0 unchanged, 0 to unlist (0 legs in the listing, 0 of them absent from the file)',

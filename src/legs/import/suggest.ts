@@ -17,8 +17,11 @@ export function editDistance(a: string, b: string): number {
 export function unknownFieldRule(name: string, known: readonly string[]): string {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const lower = name.toLowerCase();
   for (const k of known) {
-    const d = editDistance(name.toLowerCase(), k.toLowerCase());
+    // Names whose lengths differ by more than 3 are more than 3 edits apart: no hint, no work.
+    if (Math.abs(lower.length - k.length) > 3) continue;
+    const d = editDistance(lower, k.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
   const hint = best !== undefined && bestDistance <= 3 ? ` (did you mean ${best}?)` : '';

@@ -1,4 +1,5 @@
 import type { StoredLeg } from '../storage.js';
+import type { FileLimits } from './file-limits.js';
 import type { SchemaOptions } from './schema.js';
 
 /** What reading an import file gives: legs, and errors that say where, which field and which rule. */
@@ -23,8 +24,10 @@ export interface ImportError {
 export interface ImportResult {
   /** The valid legs, in file order. */
   legs: StoredLeg[];
-  /** Every error, in file order. */
+  /** The first errors, in file order (at most MAX_ERRORS_KEPT, src/legs/import/file-limits.ts). */
   errors: ImportError[];
+  /** Errors found beyond those kept. */
+  moreErrors: number;
   /** Records found in the file (valid or not). */
   records: number;
   /** Records refused (each has at least one error). */
@@ -46,4 +49,6 @@ export interface ImportOptions extends SchemaOptions {
    * gets it, a record that names another source is refused. Undefined: each record's own, else `default`.
    */
   source?: string | undefined;
+  /** Tighter limits than FILE_LIMITS (tests); each one left out is the default. */
+  limits?: Partial<FileLimits> | undefined;
 }

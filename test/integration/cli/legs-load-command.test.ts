@@ -111,6 +111,35 @@ describe('npm run legs:load', () => {
   );
 
   it(
+    'hostile files: 8,000 copies of one id print a short report; a line of 200,000 [ is a bad line with its number; exit 1, nothing written',
+    async () => {
+      const fresh = await createTestTables();
+      try {
+        const dups = join(dir, 'dups.ndjson');
+        writeFileSync(dups, `${Array.from({ length: 8000 }, () => '{"id":"X"}').join('\n')}\n`);
+        const refused = await run([dups], envFor(fresh));
+        expect(refused.code).toBe(1);
+        expect(refused.stderr.length).toBeLessThan(10_000);
+        const err = lines(refused.stderr);
+        expect(err).toContain('line 1: id: duplicate id "X", also at line 2 and 7998 more records');
+        expect(err).toContain(`${dups}: 8000 invalid records of 8000; nothing was written (fix them, or give --skip-invalid to load the 0 valid legs)`);
+        expect(err.some((l) => /^\.\.\. and \d+ more$/.test(l))).toBe(true);
+
+        const deep = join(dir, 'deep.ndjson');
+        writeFileSync(deep, `${JSON.stringify(valid[0])}\n${'['.repeat(200_000)}\n`);
+        const bad = await run([deep], envFor(fresh));
+        expect(bad.code).toBe(1);
+        expect(lines(bad.stderr)).toContain('line 2: nested deeper than 16 levels at column 17 (a record is 3 at most)');
+        expect(bad.stderr).not.toMatch(/stack|Cannot read/);
+        expect(await count(fresh)).toBe(0);
+      } finally {
+        await fresh.drop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     'refuses an aircraftType that names no category, listing the categories; --allow-unknown-categories stores it as null and says so',
     async () => {
       const fresh = await createTestTables();

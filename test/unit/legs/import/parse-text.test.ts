@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { findJsonSyntaxError, parseImportText } from '../../../../src/legs/import/index.js';
+import { findTooDeep } from '../../../../src/legs/import/json-syntax.js';
+import { fcParams } from '../../../support/fast-check.js';
 import { TODAY, fixture, record } from '../../../support/import-records.js';
 
 /** Reading a file's text: JSON array or NDJSON, syntax errors with their place (src/legs/import/parse-text.ts, json-syntax.ts). */
@@ -83,5 +86,51 @@ describe('file formats', () => {
     expect(parseImportText(`\ufeff${JSON.stringify([record()])}`, { today: TODAY }).legs).toHaveLength(1);
     expect(parseImportText('[]', { today: TODAY })).toMatchObject({ legs: [], errors: [], records: 0 });
     expect(parseImportText('\n\n', { today: TODAY })).toMatchObject({ legs: [], errors: [], records: 0 });
+  });
+});
+
+describe('the syntax checks, without recursion', () => {
+  const token = fc.constantFrom('{', '}', '[', ']', ',', ':', '"a"', '"[{"', '"\\u12', '"\\x"', '"\\""', '1', '-', '-0', '1.', '1.5', '1e', '1e+5', 'tru', 'true', 'null', ' ', '\n', 'x', '"', '\\');
+
+  it('finds an error exactly when JSON.parse refuses the text, at any depth', () => {
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 24 }), fc.nat({ max: 100_000 }), (parts, depth) => {
+        for (const text of [parts.join(''), `${'['.repeat(depth)}${parts.join('')}${']'.repeat(depth)}`]) {
+          let valid = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          expect(findJsonSyntaxError(text) === undefined).toBe(valid);
+        }
+      }),
+      fcParams(300),
+    );
+  });
+
+  it('finds the first bracket past the depth, skipping strings, as a plain count does', () => {
+    const naive = (text: string, max: number) => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > max) return i;
+        } else if ((c === ']' || c === '}') && depth > 0) depth--;
+      }
+      return undefined;
+    };
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 60 }), fc.integer({ min: 0, max: 6 }), (parts, max) => {
+        const text = parts.join('');
+        expect(findTooDeep(text, max)).toBe(naive(text, max));
+      }),
+      fcParams(500),
+    );
   });
 });
