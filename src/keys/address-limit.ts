@@ -64,8 +64,9 @@ export function createAddressLimiter(
     fail(address) {
       const key = addressKey(address);
       const b = refill(key, options.now());
-      // Refusals count too (down to a debt of one burst): a sustained flood gets no read at all.
-      b.tokens = Math.max(-limit.burst, b.tokens - 1);
+      // Refusals count too, down to a debt that one policy window (burst / rate) repays: a
+      // sustained flood gets no read, and Retry-After stays within the window.
+      b.tokens = Math.max(1 - limit.burst, b.tokens - 1);
     },
     get size() {
       return buckets.size;
