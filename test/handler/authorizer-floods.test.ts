@@ -163,7 +163,8 @@ describe('behind CloudFront (an origin secret configured)', () => {
 
   it('refuses a request without the secret (it went around CloudFront) without a read', async () => {
     const authorize = make(SECRET);
-    for (const headers of [{}, { [ORIGIN_SECRET_HEADER]: 'y'.repeat(40) }, { [ORIGIN_SECRET_HEADER]: SECRET.slice(1) }]) {
+    const wrong: Record<string, string>[] = [{}, { [ORIGIN_SECRET_HEADER]: 'y'.repeat(40) }, { [ORIGIN_SECRET_HEADER]: SECRET.slice(1) }];
+    for (const headers of wrong) {
       const verdict = (await authorize(from(FLOODER, valid.key, headers))).context;
       expect(verdict).toMatchObject({ verdict: 'error', errorCode: 'PERMISSION_DENIED' });
     }
