@@ -24,6 +24,7 @@ import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField, 
 import { createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from './address-limit.js';
 import { addUsage } from './usage.js';
 import { emfLine, RATE_LIMIT_METRICS } from '../metrics.js';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../auth/edge.js';
 
 /**
  * The authorizer's logic (docs/api.md, "API keys" and "How keys are checked"): from an `X-API-Key` value to a verdict
@@ -343,7 +344,9 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
   };
 }
 
-export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
+/** The verdict as handed to API Gateway: with the client's address for the access log. */
+export type HandedContext = AuthorizerContext & { clientIp?: string };
+export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<HandedContext>;
 type HandlerContext = Pick<Context, 'awsRequestId'> & Partial<Pick<Context, 'getRemainingTimeInMillis'>>;
 export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext) => Promise<AuthorizerResult>;
 
@@ -361,10 +364,7 @@ export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'he
   return headerOf(event, 'x-api-key');
 }
 
-/** The header CloudFront adds to every request it sends the API, with the origin secret (lib/constructs/edge.ts). */
-export const ORIGIN_SECRET_HEADER = 'x-origin-verify';
-/** The header in which CloudFront gives the viewer's address and port (`198.51.100.10:46532`). */
-export const VIEWER_ADDRESS_HEADER = 'cloudfront-viewer-address';
+export { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER };
 
 function sameSecret(presented: string | undefined, secret: string): boolean {
   if (presented === undefined) return false;
@@ -439,19 +439,25 @@ export function createAuthorizerHandler(options: AuthorizerHandlerOptions): Auth
    * The key's read gets the authorizer's database deadline (src/time-budget.ts); only the read can
    * be slow, so a missed deadline is SERVICE_UNAVAILABLE, uncached, like any failed read.
    */
-  const authorizeWithin = async (deadlineMs: number, event: APIGatewayRequestAuthorizerEventV2): Promise<AuthorizerContext> => {
+  const authorizeWithin = async (deadlineMs: number, event: APIGatewayRequestAuthorizerEventV2, source: RequestSource): Promise<AuthorizerContext> => {
     try {
-      const source = requestSource(event, originSecret);
-      if (source === 'wrongOrigin') {
-        logger.info('api key refused', { code: 'PERMISSION_DENIED', source: 'origin' });
-        return rejectedContext('PERMISSION_DENIED', MESSAGES.wrongOrigin);
-      }
       return await withDeadline(deadlineMs, () => authorizer.authorize(apiKeyHeader(event), source));
     } catch (err) {
       if (!(err instanceof DeadlineError)) throw err;
       logger.error('api key lookup failed', { error: err });
       return rejectedContext('SERVICE_UNAVAILABLE', MESSAGES.unavailable);
     }
+  };
+  const verdictOf = async (event: APIGatewayRequestAuthorizerEventV2, context: HandlerContext | undefined): Promise<HandedContext> => {
+    const source = requestSource(event, originSecret);
+    if (source === 'wrongOrigin') {
+      logger.info('api key refused', { code: 'PERMISSION_DENIED', source: 'origin' });
+      return rejectedContext('PERMISSION_DENIED', MESSAGES.wrongOrigin);
+    }
+    const verdict = await authorizeWithin(invocationDeadlineMs('authorizer', remainingTime(context)), event, source);
+    // The client's address for the access log ($context.authorizer.clientIp): behind CloudFront,
+    // API Gateway's own source address is CloudFront's.
+    return source.sourceAddress === undefined ? verdict : { ...verdict, clientIp: source.sourceAddress };
   };
   const handler = async (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext): Promise<AuthorizerResult> => {
     // Its own trace id, plus API Gateway's request id, which the list function's logs carry too.
@@ -461,7 +467,7 @@ export function createAuthorizerHandler(options: AuthorizerHandlerOptions): Auth
     if (isLambdaContext(context)) logger.addContext(context);
     logger.appendKeys({ traceId: context?.awsRequestId, apiRequestId: event.requestContext?.requestId });
     try {
-      return { isAuthorized: true, context: await authorizeWithin(invocationDeadlineMs('authorizer', remainingTime(context)), event) };
+      return { isAuthorized: true, context: await verdictOf(event, context) };
     } finally {
       logger.resetKeys();
     }
