@@ -12,7 +12,7 @@ import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 /**
  * API keys as a client sees them: `npm start` (sandbox), keys made with `npm run keys` against the
  * server's DynamoDB Local, then plain HTTP. Every key below is rotated or revoked before its first
- * use, so the authorizer's cache (60 s) never hides a change from these tests. Every response is
+ * use, so the authorizer's cache never hides a change from these tests. Every response is
  * also checked against the contract, docs/openapi.yaml (callApi).
  */
 const PATH = '/open/v1/empty-legs';
