@@ -8,6 +8,7 @@ import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
 import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
+import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
 import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
 import { readUsage, USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
@@ -300,20 +301,20 @@ async function main(argv: string[]): Promise<void> {
         printSecret(rotated);
         print(
           graceMs === 0
-            ? `The old key ${keyId!} is expired as of now (a container that has it cached accepts it for at most 60 s more).`
+            ? `The old key ${keyId!} is expired as of now (every container refuses it within ${REVOCATION_BOUND_MS / 1000} seconds).`
             : `The old key ${keyId!} keeps working until ${rotated.previous.graceUntil ?? '?'} (grace ${formatGrace(graceMs)}); its responses carry X-API-Key-Deprecated: true.`,
         );
         return;
       }
       case 'revoke': {
         await revokeKey(target.client, target.keysTableName, keyId!, { now: target.clock() });
-        print(`Revoked key ${keyId!}: it stops working within 2 seconds.`);
+        print(`Revoked key ${keyId!}: it stops working within ${REVOCATION_BOUND_MS / 1000} seconds.`);
         return;
       }
       case 'limit': {
         await setKeyRateLimit(target.client, target.keysTableName, keyId!, rateLimit);
         print(
-          `Key ${keyId!} now has ${rateLimit ? `its own rate limit, ${describeRateLimit(rateLimit)}` : `the default rate limit, ${describeRateLimit(DEFAULT_RATE_LIMIT)}`}: in effect within 2 seconds.`,
+          `Key ${keyId!} now has ${rateLimit ? `its own rate limit, ${describeRateLimit(rateLimit)}` : `the default rate limit, ${describeRateLimit(DEFAULT_RATE_LIMIT)}`}: in effect within ${REVOCATION_BOUND_MS / 1000} seconds.`,
         );
         return;
       }

@@ -6,6 +6,7 @@ import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
 import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
 import { FeedIngestion } from './constructs/feed-ingestion.js';
+import { ApiEdge } from './constructs/edge.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ScheduledFunctions } from './constructs/scheduled-functions.js';
@@ -32,6 +33,7 @@ export class EmptyLegsStack extends Stack {
   /** One per function of src/routes.ts, by name (the ingest function is `feeds.ingest`). */
   readonly functions: Readonly<Record<FunctionName, ServiceFunction>>;
   readonly httpApi: EmptyLegsHttpApi;
+  readonly edge: ApiEdge;
   readonly operations: Operations;
   readonly feeds: FeedIngestion;
   readonly scheduled: ScheduledFunctions;
@@ -68,6 +70,8 @@ export class EmptyLegsStack extends Stack {
     // The values of the per-stage settings an API function of the table may declare.
     const stageSettings: Readonly<Partial<Record<FunctionSetting, string>>> = {
       [ENV.listingCacheTtlSeconds]: String(config.listingCacheTtlSeconds),
+      [ENV.failedAuthPerMinute]: String(config.failedAuth.perMinute),
+      [ENV.failedAuthBurst]: String(config.failedAuth.burst),
     };
     const tables = { legs: this.tables.legs, keys: this.tables.keys };
     // The functions the HTTP API invokes; the feeds construct creates the ingest function below.
@@ -94,6 +98,14 @@ export class EmptyLegsStack extends Stack {
       removalPolicy: config.removalPolicy,
       samLocal: props.samLocal ?? false,
     });
+
+    // CloudFront and the stage's web ACL in front of the API; the authorizer requires CloudFront's
+    // origin secret (for sam local, an empty setting that --env-vars may fill).
+    this.edge = new ApiEdge(this, 'Edge', { stage: config.stage, api: this.httpApi.api });
+    apiFunction(AUTHORIZER_FUNCTION).function.addEnvironment(
+      ENV.originSecret,
+      props.samLocal ? '' : this.edge.originSecret.secretValue.unsafeUnwrap(),
+    );
 
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
@@ -143,8 +155,8 @@ export class EmptyLegsStack extends Stack {
     });
 
     new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
-      value: this.httpApi.url,
-      description: 'Base URL of the API',
+      value: this.edge.url,
+      description: 'Base URL of the API (CloudFront, behind the stage web ACL)',
     });
     new CfnOutput(this, STACK_OUTPUTS.legsTableName, {
       value: this.tables.legs.tableName,
@@ -172,6 +184,28 @@ export class EmptyLegsStack extends Stack {
       });
     }
     acknowledge(this.httpApi.defaultRoute, { id: 'AwsSolutions-APIG4', reason: DEFAULT_ROUTE.publicReason });
+    acknowledge(this.edge.originSecret, {
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The origin secret only proves that a request came through CloudFront (the API keys protect the data); rotating it is a new value and a deploy, which updates CloudFront and the authorizer together (docs/deploy.md, "The edge").',
+    });
+    acknowledge(
+      this.edge.distribution,
+      {
+        id: 'AwsSolutions-CFR3',
+        reason:
+          "Every request CloudFront forwards is in the API's access log with the viewer's address (clientIp, from the authorizer); blocked requests are in the web ACL's metrics and sampled requests. A second log of the same requests is not kept.",
+      },
+      {
+        id: 'AwsSolutions-CFR4',
+        reason:
+          'The distribution has no custom domain, so it serves the default *.cloudfront.net certificate, whose minimum protocol CloudFront fixes; a custom domain with an ACM certificate would set TLSv1.2_2021 (docs/deploy.md, "The edge").',
+      },
+      {
+        id: 'AwsSolutions-CFR1',
+        reason: 'Partners call the API from anywhere; access is by API key, and the web ACL limits each address.',
+      },
+    );
     for (const name of ROUTE_NAMES) {
       const reason = this.httpApi.publicReasons[name];
       if (reason) acknowledge(this.httpApi.routes[name], { id: 'AwsSolutions-APIG4', reason });

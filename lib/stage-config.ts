@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Stage } from '../src/config.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import type { FeedIngestionSettings } from './constructs/feed-ingestion.js';
+import type { WafSettings } from './constructs/edge.js';
 
 /**
  * Everything that differs between the two stages, in one typed place. The stack class reads only
@@ -50,6 +51,17 @@ export interface StageConfig {
    * (docs/api.md, "Rate limits").
    */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * The web ACL in front of the API (lib/constructs/edge.ts): requests one address may send per
+   * window before WAF answers 429. Half the stage's throttle, so that no one address can spend it.
+   */
+  readonly waf: WafSettings;
+  /**
+   * FAILED_AUTH_PER_MINUTE and FAILED_AUTH_BURST of the authorizer: failed authentications per
+   * source address and container before its requests are answered 429 without a read
+   * (src/keys/address-limit.ts).
+   */
+  readonly failedAuth: { readonly perMinute: number; readonly burst: number };
   /** LISTING_CACHE_TTL_SECONDS of the list function: the ceiling of its change-aware cache (0 turns it off). */
   readonly listingCacheTtlSeconds: number;
   readonly alarms: AlarmThresholds;
@@ -66,6 +78,8 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     logLevel: 'DEBUG',
     logRetention: RetentionDays.ONE_WEEK,
     throttling: { rateLimit: 20, burstLimit: 40 },
+    waf: { requestsPerAddress: 600, windowSeconds: 60 },
+    failedAuth: { perMinute: 60, burst: 20 },
     listingCacheTtlSeconds: 900,
     alarms: {
       period: Duration.minutes(5),
@@ -87,6 +101,8 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     logLevel: 'INFO',
     logRetention: RetentionDays.THREE_MONTHS,
     throttling: { rateLimit: 200, burstLimit: 400 },
+    waf: { requestsPerAddress: 6000, windowSeconds: 60 },
+    failedAuth: { perMinute: 60, burst: 20 },
     listingCacheTtlSeconds: 900,
     alarms: {
       period: Duration.minutes(5),

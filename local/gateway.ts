@@ -193,7 +193,8 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
         method,
         path: rawPath,
         protocol: `HTTP/${req.httpVersion}`,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        // As API Gateway gives it: the client's address, an IPv4 one in dotted form.
+        sourceIp: (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''),
         userAgent: headers['user-agent'] ?? '',
       },
       requestId,

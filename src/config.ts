@@ -27,6 +27,22 @@ export interface Config {
   /** The one clock: the real one, or shifted by CLOCK_AT (local runs only). */
   clock: Clock;
   aws: AwsEnvironment;
+  /**
+   * ORIGIN_SECRET: the value CloudFront sends the API in `X-Origin-Verify` (the authorizer refuses a
+   * request without it); unset (local runs, tests), every request is taken as it comes.
+   */
+  originSecret: string | undefined;
+  /** FAILED_AUTH_PER_MINUTE and FAILED_AUTH_BURST: failed authentications per source address (src/keys/address-limit.ts). */
+  failedAuthLimit: { rate: number; burst: number };
+}
+
+const ORIGIN_SECRET = /^[\x21-\x7e]{32,256}$/;
+
+function originSecret(env: Env): string | undefined {
+  const value = env.ORIGIN_SECRET?.trim();
+  if (!value) return undefined;
+  if (!ORIGIN_SECRET.test(value)) throw new ConfigError('ORIGIN_SECRET', 'must be 32-256 printable ASCII characters without spaces');
+  return value;
 }
 
 /**
@@ -126,6 +142,11 @@ export function readConfig(env: Env, options: { defaultToLocal?: boolean } = {})
     ),
     clock: readClock(env, dynamodbEndpoint),
     aws: readAwsEnvironment(env),
+    originSecret: originSecret(env),
+    failedAuthLimit: {
+      rate: parseIntegerSetting('FAILED_AUTH_PER_MINUTE', env.FAILED_AUTH_PER_MINUTE, 60, 1, 60_000) / 60,
+      burst: parseIntegerSetting('FAILED_AUTH_BURST', env.FAILED_AUTH_BURST, 20, 1, 10_000),
+    },
   };
 }
 

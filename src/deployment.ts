@@ -13,3 +13,8 @@ export const STACK_OUTPUTS = {
 export function stackName(stage: Stage): string {
   return `EmptyLegs-${stage}`;
 }
+
+/** The stage's web ACL stack, in us-east-1 (lib/constructs/edge.ts). */
+export function edgeStackName(stage: Stage): string {
+  return `${stackName(stage)}-Edge`;
+}

@@ -59,7 +59,7 @@ export type TableAccess =
  * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
  * bucket's name).
  */
-export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME';
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST';
 
 /** A file copied beside a function's bundle: `from` the repository root, `to` the bundle's folder. */
 export interface BundledFile {
@@ -135,7 +135,7 @@ export const FUNCTIONS = {
     memorySize: 512,
     timeoutSeconds: 5,
     access: ['keys:read', 'keys:count'],
-    environment: [],
+    environment: ['FAILED_AUTH_PER_MINUTE', 'FAILED_AUTH_BURST'],
     alarm: { name: 'AuthorizerFunction', errorsAlarmName: 'AuthorizerErrors' },
   },
   notFound: {

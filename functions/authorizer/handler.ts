@@ -9,4 +9,11 @@ import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
  */
 const config = functionConfig();
 const client = createFunctionClient(config);
-export const handler = createAuthorizerHandler({ client, tableName: config.keysTableName, stage: config.stage, now: config.clock });
+export const handler = createAuthorizerHandler({
+  client,
+  tableName: config.keysTableName,
+  stage: config.stage,
+  now: config.clock,
+  originSecret: config.originSecret,
+  failedAuthLimit: config.failedAuthLimit,
+});

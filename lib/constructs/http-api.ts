@@ -35,6 +35,8 @@ import {
 export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
+  // The client's address as the authorizer found it: behind CloudFront, the viewer's (ip is CloudFront's).
+  clientIp: '$context.authorizer.clientIp',
   requestTime: '$context.requestTime',
   httpMethod: '$context.httpMethod',
   routeKey: '$context.routeKey',

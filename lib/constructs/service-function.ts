@@ -20,6 +20,10 @@ export const ENV = {
   legsTableName: 'LEGS_TABLE_NAME',
   keysTableName: 'KEYS_TABLE_NAME',
   listingCacheTtlSeconds: 'LISTING_CACHE_TTL_SECONDS',
+  failedAuthPerMinute: 'FAILED_AUTH_PER_MINUTE',
+  failedAuthBurst: 'FAILED_AUTH_BURST',
+  /** The authorizer's: the secret CloudFront sends (lib/constructs/edge.ts). */
+  originSecret: 'ORIGIN_SECRET',
   logLevel: 'POWERTOOLS_LOG_LEVEL',
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   nodeOptions: 'NODE_OPTIONS',

@@ -11,7 +11,13 @@ export type KeyEnvironment = 'live' | 'test';
 
 export type AuthErrorCode = Extract<
   ErrorCode,
-  'API_KEY_MISSING' | 'API_KEY_INVALID' | 'API_KEY_EXPIRED' | 'API_KEY_WRONG_ENVIRONMENT' | 'SERVICE_UNAVAILABLE' | 'RATE_LIMITED'
+  | 'API_KEY_MISSING'
+  | 'API_KEY_INVALID'
+  | 'API_KEY_EXPIRED'
+  | 'API_KEY_WRONG_ENVIRONMENT'
+  | 'SERVICE_UNAVAILABLE'
+  | 'RATE_LIMITED'
+  | 'PERMISSION_DENIED'
 >;
 
 /**
@@ -112,6 +118,7 @@ const ContextSchema = v.variant('verdict', [
       'API_KEY_WRONG_ENVIRONMENT',
       'SERVICE_UNAVAILABLE',
       'RATE_LIMITED',
+      'PERMISSION_DENIED',
     ]),
     message: v.string(),
     rateLimitPolicy: v.optional(PolicyField),

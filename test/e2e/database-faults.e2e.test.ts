@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { createKey } from '../../src/keys/store.js';
+import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 
 /**
  * `npm start` with its DynamoDB Local frozen (SIGSTOP: connections are accepted, nothing answers),
- * thawed (SIGCONT), then killed. A good key gets 503 SERVICE_UNAVAILABLE in the envelope within
- * 5 s, never a 500 or a 401 and never a hang, whether the authorizer has the key cached or must
- * read it; the service answers 200 again as soon as the database is back. Every request has its
- * own 15 s abort, so a hang fails the test instead of stalling it.
+ * thawed (SIGCONT), then killed. A key the authorizer verified within the revocation bound is
+ * still verified (a request that reads nothing, a bad parameter, gets its 400 at once); a request
+ * that needs the database gets 503 SERVICE_UNAVAILABLE in the envelope within 5 s, never a 500 or
+ * a 401 and never a hang, whether the authorizer has the key cached or must read it; the service
+ * answers 200 again as soon as the database is back. Every request has its own 15 s abort, so a
+ * hang fails the test instead of stalling it.
  */
 const WITHIN_MS = 5_000;
 
@@ -57,6 +60,11 @@ describe('npm start with its database stalled, back, and gone', () => {
 
     process.kill(server.dynamodbPid, 'SIGSTOP');
     frozen = true;
+    // The key verified a moment ago is served from the authorizer's cache: the 400 needs no read.
+    const verified = await get(server.apiKey, '?page=y');
+    expect(verified.status).toBe(400);
+    expect(verified.body).toMatchObject({ code: 'INVALID_PARAMETER' });
+    expect(verified.ms).toBeLessThan(DATABASE_DEADLINE_MS.authorizer);
     const [cached, uncached] = await Promise.all([get(server.apiKey, '?size=1'), get(keys.fresh, '?size=1')]);
     expectUnavailable(cached);
     expectUnavailable(uncached);

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { request } from 'node:http';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { generateKey } from '../../src/keys/format.js';
 import { runScript, type CommandRun } from '../support/commands.js';
-import { callApi } from '../support/contract.js';
+import { callApi, ContractViolation, contractViolations } from '../support/contract.js';
+import { DEFAULT_FAILED_AUTH_LIMIT } from '../../src/keys/address-limit.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
 /**
  * API keys as a client sees them: `npm start` (sandbox), keys made with `npm run keys` against the
  * server's DynamoDB Local, then plain HTTP. Every key below is rotated or revoked before its first
- * use, so the authorizer's cache (60 s) never hides a change from these tests. Every response is
+ * use, so the authorizer's cache never hides a change from these tests. Every response is
  * also checked against the contract, docs/openapi.yaml (callApi).
  */
 const PATH = '/open/v1/empty-legs';
@@ -48,6 +50,32 @@ async function keysJson(args: string[]): Promise<JsonKey> {
 
 async function get(key: string | null) {
   return callApi<Envelope>(`${service.baseUrl}${PATH}`, { headers: key === null ? {} : { 'X-API-Key': key } });
+}
+
+/** GET of the listing from another loopback address (`localAddress`), checked against the contract. */
+function getFrom(localAddress: string, key: string): Promise<{ status: number; headers: Headers; body: Envelope }> {
+  const url = new URL(`${service.baseUrl}${PATH}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: url.port, path: url.pathname, localAddress, headers: { 'X-API-Key': key } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+          const response = new Response(text, { status: res.statusCode ?? 0, headers });
+          const body = JSON.parse(text) as Envelope;
+          const problems = contractViolations('GET', url, response, body);
+          if (problems.length > 0) reject(new ContractViolation(problems.join('\n')));
+          else resolve({ status: response.status, headers: response.headers, body });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** One character changed, to another base62 character. */
@@ -175,9 +203,34 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     expect((await get(limited.key)).res.status).toBe(200);
   });
 
+  it('a flood of made-up keys from one address gets 429 RATE_LIMITED with Retry-After; valid keys are served from it and from another', async () => {
+    const flooder = '127.0.0.2';
+    // The start key, verified by this server (one authorizer container) before the flood.
+    expect((await getFrom(flooder, service.apiKey)).status).toBe(200);
+    const answers = [];
+    for (let i = 0; i < DEFAULT_FAILED_AUTH_LIMIT.burst + 30; i++) answers.push(await getFrom(flooder, generateKey('test')));
+    const refused = answers.filter((a) => a.status === 401);
+    const limited = answers.filter((a) => a.status === 429);
+    // The burst of failures, plus what the limit refilled while the flood was answered.
+    expect(refused.length).toBeGreaterThanOrEqual(DEFAULT_FAILED_AUTH_LIMIT.burst);
+    expect(refused.length).toBeLessThan(DEFAULT_FAILED_AUTH_LIMIT.burst + 10);
+    expect(limited.length).toBe(answers.length - refused.length);
+    expect(answers.at(-1)!.status).toBe(429);
+    for (const a of limited) {
+      expect(a.body).toMatchObject({ code: 'RATE_LIMITED', data: null });
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    // Valid keys: the verified one from the flooding address, and any from another address.
+    expect((await getFrom(flooder, service.apiKey)).status).toBe(200);
+    const fresh = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read']);
+    expect((await getFrom('127.0.0.3', fresh.key)).status).toBe(200);
+    expect((await getFrom('127.0.0.3', generateKey('test'))).body).toMatchObject({ code: 'API_KEY_INVALID' });
+    expect((await get(service.apiKey)).res.status).toBe(200);
+  });
+
   it('no clear key appears in the server log or anywhere in the keys table', async () => {
     const sent = secrets.concat([9, 25, 44].map((at) => typo(service.apiKey, at)));
-    expect(sent.length).toBe(13); // the start key, 9 keys made here, 3 typos
+    expect(sent.length).toBe(14); // the start key, 10 keys made here, 3 typos
     // Give the server a moment to flush its last log lines.
     await new Promise((r) => setTimeout(r, 200));
     const log = service.output();
@@ -193,9 +246,9 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
     try {
       const items = (await client.send(new ScanCommand({ TableName: service.keysTableName }))).Items ?? [];
-      // The start key and the 9 made here, beside the keys version (src/keys/version.ts) and the
+      // The start key and the 10 made here, beside the keys version (src/keys/version.ts) and the
       // usage counters (src/keys/usage.ts).
-      expect(items.filter((i) => i.keyHash !== '~version' && !String(i.keyHash).startsWith('usage#')).length).toBe(10);
+      expect(items.filter((i) => i.keyHash !== '~version' && !String(i.keyHash).startsWith('usage#')).length).toBe(11);
       expect(items.some((i) => String(i.keyHash).startsWith('usage#'))).toBe(true);
       const dump = JSON.stringify(items, (_k, v: unknown) => (v instanceof Set ? Array.from(v as ReadonlySet<unknown>) : v));
       for (const key of sent) {

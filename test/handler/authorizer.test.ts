@@ -119,6 +119,8 @@ describe('authorizer handler: verdicts', () => {
         environment: 'test',
         deprecated: false,
         ...FIRST_OF_DEFAULT,
+        // The client's address, for the access log.
+        clientIp: '192.0.2.1',
       },
     });
     expect(readVerdict(result.context)).toEqual({
@@ -169,7 +171,7 @@ describe('authorizer handler: verdicts', () => {
   ])('answers API_KEY_MISSING for %s, without a read', async (_name, e) => {
     store();
     const result = await make()(e);
-    expect(result).toEqual({ isAuthorized: true, context: { verdict: 'error', errorCode: 'API_KEY_MISSING', message: expect.any(String) } });
+    expect(result).toEqual({ isAuthorized: true, context: { verdict: 'error', errorCode: 'API_KEY_MISSING', message: expect.any(String), clientIp: '192.0.2.1' } });
     expect(reads()).toBe(0);
   });
 
@@ -264,7 +266,7 @@ describe('authorizer handler: cache', () => {
     expect(reads()).toBe(1);
   });
 
-  it('reads again after 60 s, so a revoked key stops working within 60 s', async () => {
+  it('reads again after 60 s, so a key changed by hand in the table (no keys version bump) is seen within 60 s', async () => {
     const f = fixture('test');
     store(f);
     const h = make();
@@ -334,7 +336,7 @@ describe('authorizer handler: cache', () => {
     const f = fixture('test');
     ddb.on(GetCommand).rejects(Object.assign(new Error('Throughput exceeds the current capacity'), { name: 'ProvisionedThroughputExceededException' }));
     const h = make();
-    expect((await h(withKey(f.key))).context).toEqual({ verdict: 'error', errorCode: 'SERVICE_UNAVAILABLE', message: expect.any(String) });
+    expect((await h(withKey(f.key))).context).toEqual({ verdict: 'error', errorCode: 'SERVICE_UNAVAILABLE', message: expect.any(String), clientIp: '192.0.2.1' });
     expect((await h(withKey(f.key))).context).toMatchObject({ errorCode: 'SERVICE_UNAVAILABLE' });
     expect(reads()).toBe(2);
     ddb.reset();
@@ -370,6 +372,7 @@ describe('authorizer handler: rate limits', () => {
       rateLimitPolicy: '"per-key";q=2;w=2',
       rateLimit: '"per-key";r=0;t=1',
       retryAfter: '1',
+      clientIp: '192.0.2.1',
     });
     // What the function reads from it: the code and the three headers.
     expect(readVerdict(refused.context)).toEqual({

@@ -4,12 +4,15 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { DeadlineError, withDeadline } from '../../src/aws/deadline.js';
 import { mapError } from '../../src/http/envelope.js';
-import { generateKey } from '../../src/keys/format.js';
+import { createAuthorizerHandler, REVOCATION_BOUND_MS } from '../../src/keys/authorizer.js';
+import { generateKey, hashKey } from '../../src/keys/format.js';
+import { KEYS_VERSION_HASH } from '../../src/keys/version.js';
 import { lambdaContext as localLambdaContext } from '../../local/lambda-context.js';
 import { DATABASE_DEADLINE_MS, FUNCTION_DYNAMODB_BUDGET } from '../../src/time-budget.js';
 import { authorizerEvent, listEvent } from '../support/events.js';
 import { buildAuthorizerHandler, buildListHandler, createFunctionClient, testConfig } from '../support/handlers.js';
 import { startStalledPeer, type StalledPeer } from '../support/stalled-peer.js';
+import { startStallableDynamoDb } from '../support/stallable-dynamodb.js';
 
 /**
  * Database faults against a real TCP peer, not a mocked error: the functions' own DynamoDB client
@@ -153,4 +156,56 @@ describe('a database that refuses connections', () => {
     expect(body(result)).toMatchObject({ code: 'SERVICE_UNAVAILABLE', data: null });
     expect(ms).toBeLessThan(UPPER_MS);
   });
+});
+
+describe('a database that stalls after a key was verified (docs/api-keys.md, "When the database stalls")', () => {
+  test('a key verified within the revocation bound is served at once; past the bound, or uncached, SERVICE_UNAVAILABLE at the deadline', async () => {
+    const db = await startStallableDynamoDb();
+    const client = createFunctionClient(testConfig({ DYNAMODB_ENDPOINT: db.endpoint, STAGE: 'sandbox' }));
+    try {
+      const T0 = Date.parse('2026-03-01T12:00:00.000Z');
+      let clock = T0;
+      const key = generateKey('test');
+      db.items.set(KEYS_VERSION_HASH, { keyHash: KEYS_VERSION_HASH, v: 3 });
+      db.items.set(hashKey(key), {
+        keyHash: hashKey(key),
+        keyId: 'key_StalledStalled0000',
+        environment: 'test',
+        scopes: ['empty_leg:read'],
+        status: 'active',
+        createdAt: new Date(T0 - 86_400_000).toISOString(),
+      });
+      const authorize = createAuthorizerHandler({ client, tableName: 'api-keys', stage: 'sandbox', now: () => clock });
+      const context = () => localLambdaContext('authorizer', 5_000);
+      expect((await authorize(authorizerEvent(key), context())).context).toMatchObject({ verdict: 'ok' });
+
+      db.stall();
+      // Seconds later, inside the bound: the version read is stalled, the cached verdict is used
+      // without waiting for the deadline.
+      for (const after of [2_000, 5_000, REVOCATION_BOUND_MS]) {
+        clock = T0 + after;
+        const { value, ms } = await timed(() => authorize(authorizerEvent(key), context()));
+        expect(value.context).toMatchObject({ verdict: 'ok', keyId: 'key_StalledStalled0000' });
+        expect(ms).toBeLessThan(DATABASE_DEADLINE_MS.authorizer);
+      }
+      expect(db.stalledRequests()).toBeGreaterThanOrEqual(1);
+
+      // Past the bound: the key must be read again, the read stalls, 503 at the deadline.
+      clock = T0 + REVOCATION_BOUND_MS + 1;
+      const late = await timed(() => authorize(authorizerEvent(key), context()));
+      expect(late.value.context).toMatchObject({ verdict: 'error', errorCode: 'SERVICE_UNAVAILABLE' });
+      expect(late.ms).toBeGreaterThanOrEqual(Math.min(FUNCTION_DYNAMODB_BUDGET.requestTimeoutMs, DATABASE_DEADLINE_MS.authorizer) - 50);
+      // A key this container never verified: the same.
+      const fresh = await timed(() => authorize(authorizerEvent(generateKey('test')), context()));
+      expect(fresh.value.context).toMatchObject({ verdict: 'error', errorCode: 'SERVICE_UNAVAILABLE' });
+
+      // The database back: served again.
+      db.resume();
+      clock += 5_000;
+      expect((await authorize(authorizerEvent(key), context())).context).toMatchObject({ verdict: 'ok' });
+    } finally {
+      client.destroy();
+      await db.close();
+    }
+  }, 30_000);
 });

@@ -349,7 +349,14 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         LEGS_TABLE_NAME: ref(legsId),
         LISTING_CACHE_TTL_SECONDS: String(config.listingCacheTtlSeconds),
       });
-      expect(envOf(t(), FUNCTION_LOGICAL_IDS.authorizer)).toEqual({ ...common, KEYS_TABLE_NAME: ref(keysId) });
+      expect(envOf(t(), FUNCTION_LOGICAL_IDS.authorizer)).toEqual({
+        ...common,
+        KEYS_TABLE_NAME: ref(keysId),
+        FAILED_AUTH_PER_MINUTE: String(config.failedAuth.perMinute),
+        FAILED_AUTH_BURST: String(config.failedAuth.burst),
+        // CloudFront's origin secret, resolved at deploy time (test/infra/edge.test.ts).
+        ORIGIN_SECRET: expect.objectContaining({ 'Fn::Join': expect.any(Array) }),
+      });
       expect(envOf(t(), FUNCTION_LOGICAL_IDS.notFound)).toEqual(common);
       for (const f of Object.values(resourcesOfType(t(), 'AWS::Lambda::Function'))) {
         expect(JSON.stringify(props(f))).not.toContain('DYNAMODB_ENDPOINT');
@@ -752,14 +759,14 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   });
 
   describe('outputs', () => {
-    it('gives ApiUrl, LegsTableName and KeysTableName (read by the keys and legs:load commands)', () => {
-      const [apiId] = onlyResource(t(), 'AWS::ApiGatewayV2::Api');
+    it('gives ApiUrl (CloudFront, test/infra/edge.test.ts), LegsTableName and KeysTableName (read by the keys and legs:load commands)', () => {
+      const [distributionId] = onlyResource(t(), 'AWS::CloudFront::Distribution');
       const outputs = t().toJSON().Outputs as Record<string, { Value: unknown }>;
       expect(outputs[STACK_OUTPUTS.legsTableName]?.Value).toEqual(ref(tableId(t(), LEGS_TABLE)));
       expect(outputs[STACK_OUTPUTS.keysTableName]?.Value).toEqual(ref(tableId(t(), KEYS_TABLE)));
       const url = JSON.stringify(outputs[STACK_OUTPUTS.apiUrl]?.Value);
       expect(url).toContain('https://');
-      expect(url).toContain(JSON.stringify(ref(apiId)));
+      expect(url).toContain(JSON.stringify({ 'Fn::GetAtt': [distributionId, 'DomainName'] }));
       expect(Object.keys(STACK_OUTPUTS).length).toBe(3);
       expect(Object.keys(outputs)).toEqual(expect.arrayContaining(Object.values(STACK_OUTPUTS)));
     });
@@ -773,7 +780,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(Annotations.fromStack(stack()).findError('*', Match.anyValue())).toEqual([]);
     });
 
-    it('acknowledges only L1 (runtime pinned) on the functions, APIG4 on the $default route, S1 on the access-log bucket, SQS3 on the ingest failure queue (a dead-letter destination itself) and the two prefix grants of the ingest function, with reasons', () => {
+    it('acknowledges only L1 (runtime pinned) on the functions, APIG4 on the $default route, S1 on the access-log bucket, SQS3 on the ingest failure queue (a dead-letter destination itself), the two prefix grants of the ingest function, and the edge (origin secret rotation, CloudFront logging, certificate, geography), with reasons', () => {
       const acknowledged = stack()
         .node.findAll()
         .flatMap((c) =>
@@ -798,6 +805,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/reports/*]`,
           'Http/DefaultRoute AwsSolutions-APIG4',
           'Http/OpenApiDocumentRoute AwsSolutions-APIG4',
+          'Edge/OriginSecret AwsSolutions-SMG4',
+          'Edge/Distribution AwsSolutions-CFR1',
+          'Edge/Distribution AwsSolutions-CFR3',
+          'Edge/Distribution AwsSolutions-CFR4',
         ].sort(),
       );
       for (const x of acknowledged) expect(x.reason.length).toBeGreaterThan(40);

@@ -14,7 +14,7 @@ function documentedDefaults(): Map<string, string> {
 
 describe('settings (src/config.ts): names and defaults as README documents them', () => {
   const documented = documentedDefaults();
-  const fields: [setting: string, field: Exclude<keyof Config, 'aws' | 'dynamodbEndpoint'>][] = [
+  const fields: [setting: string, field: Exclude<keyof Config, 'aws' | 'dynamodbEndpoint' | 'clock' | 'originSecret' | 'failedAuthLimit'>][] = [
     ['STAGE', 'stage'],
     ['DYNAMODB_PORT', 'dynamodbPort'],
     ['LEGS_TABLE_NAME', 'legsTableName'],
@@ -24,6 +24,14 @@ describe('settings (src/config.ts): names and defaults as README documents them'
 
   it.each(fields)('%s defaults to what README says', (setting, field) => {
     expect(documented.get(setting)).toBe(`\`${String(readConfig({})[field])}\``);
+  });
+
+  it('FAILED_AUTH_BURST and FAILED_AUTH_PER_MINUTE default to what README says; ORIGIN_SECRET is unset', () => {
+    const { rate, burst } = readConfig({}).failedAuthLimit;
+    expect(documented.get('FAILED_AUTH_BURST')).toBe(`\`${burst}\``);
+    expect(documented.get('FAILED_AUTH_PER_MINUTE')).toBe(`\`${rate * 60}\``);
+    expect(documented.get('ORIGIN_SECRET')).toBe('unset');
+    expect(readConfig({}).originSecret).toBeUndefined();
   });
 
   it('DYNAMODB_ENDPOINT: real AWS for the functions, DynamoDB Local on DYNAMODB_PORT for the commands', () => {

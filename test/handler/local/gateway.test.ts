@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../../local/gateway.js';
@@ -132,5 +132,25 @@ describe('local gateway routes with path parameters', () => {
 
     await timedGet(`${base}/open/v1/empty-legs/a/b`);
     expect(seen.other).toBe('not-found');
+  });
+
+  test("the authorizer event carries the client's address as API Gateway gives it (requestContext.http.sourceIp)", async () => {
+    const seen: string[] = [];
+    const auth: AuthorizerHandler = async (event: APIGatewayRequestAuthorizerEventV2) => {
+      seen.push(event.requestContext.http.sourceIp);
+      return allow({} as never, {} as never);
+    };
+    const url = new URL(await serve(ok, auth, { fn: 500, auth: 500 }));
+    for (const localAddress of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path: url.pathname, localAddress }, (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    }
+    expect(seen).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
   });
 });
