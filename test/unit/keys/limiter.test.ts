@@ -1,24 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { createRateLimiter, MIN_SHARE, shareOf, utcDay, type UsageCounter, type UsageTotals } from '../../../src/keys/limiter.js';
+import { createRateLimiter, MIN_SHARE, shareOf, utcDay } from '../../../src/keys/limiter.js';
+import { memoryUsage } from '../../support/usage-memory.js';
 import { parseBurst, parseRate, policyWindowSeconds, rateLimitField, rateLimitPolicyField, type RateLimit } from '../../../src/keys/rate-limit.js';
 import { fcParams } from '../../support/fast-check.js';
-
-/** The counter items of one table, in memory: what every container's writes add up to. */
-function memoryCounter(): UsageCounter & { totals: Map<string, UsageTotals>; writes: number } {
-  const totals = new Map<string, UsageTotals>();
-  const counter = Object.assign(
-    (keyId: string, day: string, add: UsageTotals): Promise<UsageTotals> => {
-      counter.writes++;
-      const t = totals.get(`${keyId}#${day}`) ?? { served: 0, refused: 0 };
-      const next = { served: t.served + add.served, refused: t.refused + add.refused };
-      totals.set(`${keyId}#${day}`, next);
-      return Promise.resolve(next);
-    },
-    { totals, writes: 0 },
-  );
-  return counter;
-}
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const limitArb = fc.record({ rate: fc.integer({ min: 1, max: 50 }), burst: fc.integer({ min: 1, max: 60 }) });
@@ -69,7 +54,7 @@ describe('rate limit fields and settings', () => {
 describe('rate limiter, one container', () => {
   it('serves the burst at once, refuses the next with Retry-After, then serves the rate', async () => {
     let now = T0;
-    const limiter = createRateLimiter({ counter: memoryCounter(), now: () => now });
+    const limiter = createRateLimiter({ ...memoryUsage(), now: () => now });
     const limit = { rate: 2, burst: 4 };
     const first = await limiter.check('key_a', limit);
     expect(first).toEqual({ allowed: true, limit, remaining: 3, resetSeconds: 1, retryAfterSeconds: 0 });
@@ -86,7 +71,7 @@ describe('rate limiter, one container', () => {
     await fc.assert(
       fc.asyncProperty(limitArb, fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 150 }), async (limit, gaps) => {
         let now = T0;
-        const limiter = createRateLimiter({ counter: memoryCounter(), now: () => now });
+        const limiter = createRateLimiter({ ...memoryUsage(), now: () => now });
         const served: number[] = [];
         for (const gap of gaps) {
           now += gap;
@@ -108,7 +93,7 @@ describe('rate limiter, one container', () => {
         let t = T0;
         const arrivals = gaps.map((g) => (t += g));
         let now = T0;
-        const limiter = createRateLimiter({ counter: memoryCounter(), now: () => now });
+        const limiter = createRateLimiter({ ...memoryUsage(), now: () => now });
         for (const at of conforming(arrivals, limit)) {
           now = at;
           expect((await limiter.check('key_p', limit)).allowed).toBe(true);
@@ -122,9 +107,9 @@ describe('rate limiter, one container', () => {
 describe('rate limiter, many containers on one counter', () => {
   it('learns each container its share of the traffic and serves the rate in total', async () => {
     let now = T0;
-    const counter = memoryCounter();
+    const counter = memoryUsage();
     const limit = { rate: 10, burst: 20 };
-    const containers = [createRateLimiter({ counter, now: () => now }), createRateLimiter({ counter, now: () => now })];
+    const containers = [createRateLimiter({ ...counter, now: () => now }), createRateLimiter({ ...counter, now: () => now })];
     let served = 0;
     // 90 s: container 0 gets 30 requests/s, container 1 gets 10/s (four times the limit in all).
     for (let ms = 0; ms < 90_000; ms += 25) {
@@ -137,8 +122,9 @@ describe('rate limiter, many containers on one counter', () => {
     expect(containers[1]!.shareOf('key_m')).toBeCloseTo(0.25, 1);
     expect(served / 60).toBeGreaterThan(limit.rate * 0.9);
     expect(served / 60).toBeLessThan(limit.rate * 1.1);
-    // One write per container per 10 s at most.
-    expect(counter.writes).toBeLessThanOrEqual(2 * (90 / 10 + 1));
+    // One write per container per 10 s at most, and the start: the shared bucket's burst, a
+    // reservation each, and one refused reservation per container.
+    expect(counter.writes).toBeLessThanOrEqual(2 * (90 / 10 + 1) + limit.burst + 2);
   });
 
   it('never refuses a burst within the limit after a pause, however the burst is spread and whatever came before', async () => {
@@ -150,8 +136,8 @@ describe('rate limiter, many containers on one counter', () => {
         fc.oneof(fc.nat().map((one) => (_i: number) => one), fc.array(fc.nat(), { minLength: 60, maxLength: 60 }).map((a) => (i: number) => a[i]!)),
         async (limit, n, warmTargets, burstTarget) => {
           let now = T0;
-          const counter = memoryCounter();
-          const containers = Array.from({ length: n }, () => createRateLimiter({ counter, now: () => now }));
+          const counter = memoryUsage();
+          const containers = Array.from({ length: n }, () => createRateLimiter({ ...counter, now: () => now }));
           // 25-40 s of traffic above the limit: the containers learn their shares and empty their buckets.
           for (const target of warmTargets) {
             now += 50;
@@ -170,11 +156,12 @@ describe('rate limiter, many containers on one counter', () => {
 
   it('keeps serving when the counter fails (fail open), on its last share, and writes the counts it kept once it can', async () => {
     let now = T0;
-    const counter = memoryCounter();
+    const counter = memoryUsage();
     let down = false;
     const errors: string[] = [];
     const limiter = createRateLimiter({
-      counter: (keyId, day, add) => (down ? Promise.reject(new Error('unavailable')) : counter(keyId, day, add)),
+      counter: (keyId, day, add) => (down ? Promise.reject(new Error('unavailable')) : counter.counter(keyId, day, add)),
+      reserve: (keyId, day, add, pool) => (down ? Promise.reject(new Error('unavailable')) : counter.reserve(keyId, day, add, pool)),
       now: () => now,
       onSyncError: (keyId) => errors.push(keyId),
     });
@@ -199,8 +186,8 @@ describe('rate limiter, many containers on one counter', () => {
 
   it("writes a day's counts to that day's item when the day changes", async () => {
     let now = Date.parse('2026-03-01T23:59:55.000Z');
-    const counter = memoryCounter();
-    const limiter = createRateLimiter({ counter, now: () => now });
+    const counter = memoryUsage();
+    const limiter = createRateLimiter({ ...counter, now: () => now });
     const limit = { rate: 100, burst: 100 };
     for (let i = 0; i < 3; i++) await limiter.check('key_d', limit);
     now += 10_000;
