@@ -47,7 +47,7 @@ export const DEFAULT_RATE_LIMIT_SIM: RateLimitSimOptions = {
   seed: 11,
   coldDemandFactor: 20,
   coldSeconds: 60,
-  pulseDemandFactor: 20,
+  pulseDemandFactor: 5,
   pulseSeconds: 5,
   pauseSeconds: 10,
   pulses: 6,
@@ -94,6 +94,15 @@ export interface RateLimitSimResult {
 }
 
 const T0 = Date.parse('2026-06-01T08:00:00.000Z');
+
+/** The cold-start and pulse scenarios with what they are, as the report names them. */
+export function rateLimitScenarios(r: RateLimitSimResult): [string, ScenarioFigures][] {
+  const o = r.options;
+  return [
+    [`${o.containers} new containers at ${o.coldDemandFactor}x the limit for ${o.coldSeconds} s`, r.coldStart],
+    [`${o.pulseSeconds} s at ${o.pulseDemandFactor}x the limit, ${o.pauseSeconds} s of nothing, ${o.pulses} times`, r.pulses],
+  ];
+}
 
 /** The instants (ms) one token bucket of `limit` serves of `arrivals` (sorted, ms): GCRA, ITU-T I.371. */
 export function referenceBucket(arrivals: readonly number[], limit: RateLimit): number[] {

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { createRateLimiter, MIN_SHARE, shareOf, utcDay } from '../../../src/keys/limiter.js';
 import { memoryUsage } from '../../support/usage-memory.js';
+import { DEFAULT_RATE_LIMIT_SIM, referenceBucket, runRateLimitSim, worstWindow } from '../../../bench/rate-limit.js';
 import { parseBurst, parseRate, policyWindowSeconds, rateLimitField, rateLimitPolicyField, type RateLimit } from '../../../src/keys/rate-limit.js';
 import { fcParams } from '../../support/fast-check.js';
 
@@ -195,5 +196,65 @@ describe('rate limiter, many containers on one counter', () => {
     await limiter.flush();
     expect(counter.totals.get('key_d#2026-03-01')).toEqual({ served: 3, refused: 0 });
     expect(counter.totals.get('key_d#2026-03-02')).toEqual({ served: 1, refused: 0 });
+  });
+});
+
+describe('rate limiter, containers that start or come back at once (one shared burst)', () => {
+  it('20 new containers each sent a burst at one instant serve one burst in all, not one each', async () => {
+    const now = T0;
+    const usage = memoryUsage();
+    const limit = { rate: 10, burst: 20 };
+    const containers = Array.from({ length: 20 }, () => createRateLimiter({ ...usage, now: () => now }));
+    let served = 0;
+    for (const c of containers) for (let i = 0; i < limit.burst; i++) if ((await c.check('key_n', limit)).allowed) served++;
+    expect(served).toBe(limit.burst);
+  });
+
+  it('after a pause, containers that each had their share come back to one burst in all, and serve it whole', async () => {
+    await fc.assert(
+      fc.asyncProperty(limitArb, fc.integer({ min: 2, max: 20 }), fc.array(fc.nat(), { minLength: 60, maxLength: 60 }), async (limit, n, spread) => {
+        let now = T0;
+        const usage = memoryUsage();
+        const containers = Array.from({ length: n }, () => createRateLimiter({ ...usage, now: () => now }));
+        // 30 s at three times the limit, round robin: every container learns its share.
+        for (let ms = 0; ms < 30_000; ms += 1000 / (3 * limit.rate)) {
+          now = T0 + ms;
+          await containers[Math.floor(ms / (1000 / (3 * limit.rate))) % n]!.check('key_q', limit);
+        }
+        now += Math.max(10_000, policyWindowSeconds(limit) * 1000);
+        // Every container sent a burst at one instant; the first `burst` requests spread as `spread` says.
+        let served = 0;
+        for (let i = 0; i < limit.burst; i++) {
+          expect((await containers[spread[i % spread.length]! % n]!.check('key_q', limit)).allowed).toBe(true);
+          served++;
+        }
+        for (const c of containers) for (let i = 0; i < limit.burst; i++) if ((await c.check('key_q', limit)).allowed) served++;
+        expect(served).toBeLessThanOrEqual(limit.burst + 1);
+      }),
+      fcParams(30),
+    );
+  });
+
+  it.each([11, 21, 31])(
+    'the simulation (seed %i): 20 new containers at 20x the limit, and pulses at 5x and 20x with pauses, hold the worst 10 s window and the long run',
+    async (seed) => {
+      for (const pulseDemandFactor of [5, 20]) {
+        const r = await runRateLimitSim({ ...memoryUsage(), only: ['coldStart', 'pulses', 'bursts'], options: { ...DEFAULT_RATE_LIMIT_SIM, seed, pulseDemandFactor } });
+        for (const f of [r.coldStart, r.pulses]) {
+          expect(f.worstWindow.served).toBeLessThanOrEqual(1.25 * (r.options.limit.burst + 10 * r.options.limit.rate));
+          expect(Math.abs(f.served / f.reference - 1)).toBeLessThanOrEqual(0.1);
+        }
+        expect(r.bursts.refused).toBe(0);
+      }
+    },
+  );
+});
+
+describe('the simulation\'s measures', () => {
+  it('one token bucket (GCRA) and the worst sliding window', () => {
+    const limit = { rate: 2, burst: 2 };
+    expect(referenceBucket([0, 0, 0, 400, 500, 1000, 1001], limit)).toEqual([0, 0, 500, 1000]);
+    expect(worstWindow([0, 100, 9_999, 10_000, 10_050], 10_000)).toEqual({ served: 4, startMs: 100 });
+    expect(worstWindow([], 10_000)).toEqual({ served: 0, startMs: 0 });
   });
 });
