@@ -1,23 +1,15 @@
 import { policyWindowSeconds, type RateLimit } from './rate-limit.js';
 
 /**
- * The per-key rate limiter of the authorizer (docs/api.md, "Rate limits"; the design and its figures:
- * docs/api-keys.md, "How the limit holds across containers", and docs/performance.md).
+ * The per-key rate limiter of the authorizer; what it promises: docs/api.md, "Rate limits"; the
+ * design: docs/api-keys.md, "How the limit holds across containers"; figures: docs/performance.md.
  *
- * A container serves a key in one of two modes:
- * - pool: on its first request for the key, and after the key sent it nothing for `idleMs` (the
- *   longer of the sync interval and the policy window). Each request reserves one request's worth
- *   from the key's shared token bucket (`reserve`: one conditional UpdateItem on the key's day item),
- *   so every container that starts or returns at once draws from one burst, not one each. It ends
- *   when the bucket refused it and it wrote twice, or after `burst` reservations, or `idleMs` into
- *   the episode; its share of the key is then what it wrote of the growth of the day's total since
- *   its first write, and its bucket starts with that share of what the shared bucket held.
- * - share: a local token bucket of `burst` that refills at `rate x share`. It adds what it counted
- *   at most once per `syncIntervalMs` (`counter`: one UpdateItem ADD answering the day's totals),
- *   and learns `share = own / global` from the growth of the total between two of its writes.
- * Refused requests count as demand. When the store fails (`reserve` or `counter` throws), the
- * container serves from its local bucket (a container with no share yet: share 1 and a full
- * burst), fail open, and reports it (`onSyncError`). The clock is injected (`now`).
+ * A container new to a key, or one the key sent nothing for `idleMs` (the longer of the sync
+ * interval and the policy window), reserves each request from the key's shared bucket (`reserve`)
+ * until the bucket is empty or has served a burst since it was full, or for `idleMs`; then it serves
+ * from its own bucket refilled at `rate x share`, adding its counts (`counter`) at most once per
+ * `syncIntervalMs`. A failed write: served all the same from its own bucket (fail open),
+ * `onSyncError`. The clock is injected (`now`).
  */
 export interface UsageTotals {
   served: number;
@@ -142,8 +134,6 @@ export function poolAvailable(tat: number, at: number, limit: RateLimit): number
 /** A pool episode: the container reserves each request from the key's shared bucket. */
 interface PoolEpisode {
   startedAt: number;
-  /** Reservations granted in the episode. */
-  granted: number;
   /** No reservation before this instant (the bucket said when its next request's worth comes back). */
   waitUntil: number;
   /** Of the requests served since the bucket was last full (`since`, as last answered), this container's. */
@@ -180,7 +170,7 @@ function addTo(pending: Map<string, UsageTotals>, day: string, add: UsageTotals)
   pending.set(day, { served: p.served + add.served, refused: p.refused + add.refused });
 }
 
-const newEpisode = (at: number): PoolEpisode => ({ startedAt: at, granted: 0, waitUntil: Number.NEGATIVE_INFINITY, own: 0 });
+const newEpisode = (at: number): PoolEpisode => ({ startedAt: at, waitUntil: Number.NEGATIVE_INFINITY, own: 0 });
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const now = options.now ?? Date.now;
@@ -291,10 +281,12 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       // Fail open: serve from the local bucket, on the share last learned (a new container: all of it).
       addTo(s.pending, day, { served: add.served - 1, refused: add.refused });
       options.onSyncError?.(keyId, err);
-      s.pool = undefined;
-      s.share ??= 1;
-      s.tokens = limit.burst;
-      s.at = at;
+      if (s.pool === e) {
+        s.pool = undefined;
+        s.share ??= 1;
+        s.tokens = limit.burst;
+        s.at = at;
+      }
       return fromBucket(keyId, s, limit, at);
     }
     s.at = at;
@@ -305,7 +297,6 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     e.fullAt = answer.fullAt;
     e.since = answer.servedSinceFull;
     if (answer.granted) {
-      e.granted++;
       e.own++;
       s.lastSyncAt = at;
       s.seen = { day, total: answer.totals.served + answer.totals.refused };
@@ -316,8 +307,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     }
     const available = poolAvailable(answer.tat, at, limit);
     const result = decision(answer.granted, limit, answer.granted ? available : available - Math.floor(available), 1);
-    // The bucket is empty, or has served a burst since it was full: the burst is over.
-    if (available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit)) endEpisode(s, at, limit);
+    // The bucket is empty, or has served a burst since it was full: the burst is over (unless a
+    // request answered meanwhile ended the episode already).
+    const over = available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit);
+    if (over && s.pool === e) endEpisode(s, at, limit);
     return result;
   }
 

@@ -258,3 +258,14 @@ describe('the simulation\'s measures', () => {
     expect(worstWindow([], 10_000)).toEqual({ served: 0, startMs: 0 });
   });
 });
+
+describe('rate limiter, requests of one key at the same time in one container', () => {
+  it('serves the shared burst exactly once when the requests are decided concurrently (npm start serves them so)', async () => {
+    const now = T0;
+    const limiter = createRateLimiter({ ...memoryUsage(), now: () => now });
+    const limit = { rate: 1, burst: 5 };
+    const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.check('key_c', limit)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
+    expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 5)).toBe(true);
+  });
+});
