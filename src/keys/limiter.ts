@@ -149,8 +149,9 @@ interface KeyState {
   at: number;
   /** Undefined until learned (a new container). */
   share: number | undefined;
-  /** Set while the container serves the key from the shared bucket. */
+  /** Set while the container serves the key from the shared bucket; the last one, once it ended. */
   pool?: PoolEpisode;
+  ended?: PoolEpisode;
   /** The shared bucket's `tat` as last seen. */
   tat?: number;
   /** Counts not written yet, by UTC day. */
@@ -240,6 +241,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     s.tokens = s.tat === undefined ? 0 : poolAvailable(s.tat, at, limit) * s.share;
     s.at = at;
     s.pool = undefined;
+    s.ended = e;
     s.intervals = [];
     s.baselineOnly = true;
   }
@@ -306,12 +308,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       e.waitUntil = Math.min(answer.tat - (limit.burst - 1) * costMs, at + limit.burst * costMs);
     }
     const available = poolAvailable(answer.tat, at, limit);
-    const result = decision(answer.granted, limit, answer.granted ? available : available - Math.floor(available), 1);
-    // The bucket is empty, or has served a burst since it was full: the burst is over (unless a
-    // request answered meanwhile ended the episode already).
-    const over = available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit);
-    if (over && s.pool === e) endEpisode(s, at, limit);
-    return result;
+    // The bucket is empty, or has served a burst since it was full: the burst is over.
+    if (s.pool === e && (available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit))) endEpisode(s, at, limit);
+    // An answer to a request decided at the same time, after the episode ended: the share with it.
+    else if (s.ended === e && !s.pool) s.share = shareOf(e.own, e.since) ?? s.share;
+    if (answer.granted) return decision(true, limit, available, 1);
+    // Refused: when the container's own bucket has the next request's worth, if the episode ended.
+    return s.pool ? decision(false, limit, available - Math.floor(available), 1) : decision(false, limit, s.tokens, s.share ?? MIN_SHARE);
   }
 
   /** One request from the local bucket (share mode). */

@@ -260,12 +260,24 @@ describe('the simulation\'s measures', () => {
 });
 
 describe('rate limiter, requests of one key at the same time in one container', () => {
-  it('serves the shared burst exactly once when the requests are decided concurrently (npm start serves them so)', async () => {
-    const now = T0;
-    const limiter = createRateLimiter({ ...memoryUsage(), now: () => now });
+  it('serves the shared burst exactly once when the requests are decided concurrently (npm start serves them so), then again after Retry-After', async () => {
+    let now = T0;
+    const usage = memoryUsage();
+    // The store answers in the reverse order of the writes, as a busy one may.
+    const answers: (() => void)[] = [];
+    const reserve: typeof usage.reserve = (...args) =>
+      new Promise((resolve) => {
+        const answer = usage.reserve(...args);
+        answers.unshift(() => void answer.then(resolve));
+        if (answers.length === 12) for (const a of answers) a();
+      });
+    const limiter = createRateLimiter({ ...usage, reserve, now: () => now });
     const limit = { rate: 1, burst: 5 };
     const decisions = await Promise.all(Array.from({ length: 12 }, () => limiter.check('key_c', limit)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(5);
-    expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 5)).toBe(true);
+    const refused = decisions.filter((d) => !d.allowed);
+    expect(refused.every((d) => d.retryAfterSeconds >= 1 && d.retryAfterSeconds <= 5)).toBe(true);
+    now += 1000 * refused[0]!.retryAfterSeconds;
+    expect((await limiter.check('key_c', limit)).allowed).toBe(true);
   });
 });
