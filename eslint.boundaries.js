@@ -107,6 +107,15 @@ export const boundaries = [
 
 const READ_IN_CONFIG = 'the runtime reads the environment in src/config.ts only (readConfig, functionConfig): take the setting as an argument';
 
+const CLOCK = 'take the instant from the injected Clock (src/clock.ts, Config.clock); durations use performance.now()';
+
+/** The system time is read in src/clock.ts only: everything else is handed a Clock (`npm test -- --at`). */
+const READ_THE_CLOCK = [
+  { selector: "MemberExpression[object.name='Date'][property.name='now']", message: CLOCK },
+  { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: CLOCK },
+  { selector: "CallExpression[callee.name='Date']", message: CLOCK },
+];
+
 /**
  * Settings are read once, in src/config.ts, and validated there (a bad one fails naming it); the
  * rest of the runtime (src/, functions/) is handed them. `process.env` anywhere else is refused.
@@ -114,13 +123,18 @@ const READ_IN_CONFIG = 'the runtime reads the environment in src/config.ts only 
 export const settingsBoundary = [
   {
     files: ['src/**/*.ts', 'functions/**/*.ts'],
-    ignores: ['src/config.ts'],
+    ignores: ['src/config.ts', 'src/clock.ts'],
     rules: {
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: READ_IN_CONFIG }],
       'no-restricted-syntax': [
         'error',
         { selector: "ImportDeclaration[source.value=/^(node:)?process$/] ImportSpecifier[imported.name='env']", message: READ_IN_CONFIG },
+        ...READ_THE_CLOCK,
       ],
     },
+  },
+  {
+    files: ['local/**/*.ts', 'cli/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...READ_THE_CLOCK] },
   },
 ];

@@ -1,7 +1,9 @@
 import './quiet-node-notice.js';
 import { CommandError, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
+import type { Clock } from '../src/clock.js';
 import { parseStage, readConfig, type Stage } from '../src/config.js';
+import { refuseShiftedClock } from './clock-flag.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
@@ -69,6 +71,7 @@ function shown(value: string): string {
 interface Target extends CommandTables {
   /** The stage of the tables: --stage with --aws, else the STAGE setting. */
   stage: Stage;
+  clock: Clock;
 }
 
 async function connect(aws: boolean, stageFlag: string | undefined): Promise<Target> {
@@ -76,12 +79,13 @@ async function connect(aws: boolean, stageFlag: string | undefined): Promise<Tar
   if (aws) {
     if (stageFlag === undefined) throw CommandError.usage('--stage', 'is required with --aws: sandbox or prod');
     const stage = parseStage('--stage', stageFlag);
-    return { ...(await openStageTables(stage, config.aws)), stage };
+    refuseShiftedClock('--aws');
+    return { ...(await openStageTables(stage, config.aws)), stage, clock: config.clock };
   }
   if (stageFlag !== undefined) {
     throw CommandError.usage('--stage', 'only applies with --aws (locally the stage is the STAGE setting)');
   }
-  return { ...(await openLocalTables(config)), stage: config.stage };
+  return { ...(await openLocalTables(config)), stage: config.stage, clock: config.clock };
 }
 
 function warn(line: string): void {
@@ -278,7 +282,7 @@ async function main(argv: string[]): Promise<void> {
         if (unknown.length > 0) {
           warn(`no endpoint requires ${unknown.join(', ')} yet (known scopes: ${KNOWN_SCOPES.join(', ')})`);
         }
-        const created = await createKey(target.client, target.keysTableName, { environment: environment!, scopes, name, rateLimit });
+        const created = await createKey(target.client, target.keysTableName, { environment: environment!, scopes, name, rateLimit, now: target.clock() });
         if (values.json) print(jsonKey(created));
         else {
           print(`Created ${describeKey(created)}`);
@@ -287,7 +291,7 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'rotate': {
-        const rotated = await rotateKey(target.client, target.keysTableName, keyId!, { graceMs });
+        const rotated = await rotateKey(target.client, target.keysTableName, keyId!, { graceMs, now: target.clock() });
         if (values.json) {
           print(jsonKey(rotated));
           return;
@@ -302,7 +306,7 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'revoke': {
-        await revokeKey(target.client, target.keysTableName, keyId!);
+        await revokeKey(target.client, target.keysTableName, keyId!, { now: target.clock() });
         print(`Revoked key ${keyId!}: it stops working within 2 seconds.`);
         return;
       }
@@ -314,13 +318,13 @@ async function main(argv: string[]): Promise<void> {
         return;
       }
       case 'usage': {
-        const days = await readUsage(target.client, target.keysTableName, keyId!);
+        const days = await readUsage(target.client, target.keysTableName, keyId!, { now: target.clock() });
         if (values.json) print(JSON.stringify({ keyId, days }));
         else printUsage(keyId!, days);
         return;
       }
       case 'list': {
-        const keys = await listKeys(target.client, target.keysTableName);
+        const keys = await listKeys(target.client, target.keysTableName, { now: target.clock() });
         if (values.json) print(JSON.stringify(keys.map(jsonRecord)));
         else printTable(keys);
         return;

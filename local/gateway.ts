@@ -1,3 +1,4 @@
+import { processClock, type Clock } from '../src/clock.js';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
@@ -52,6 +53,8 @@ export interface GatewayOptions {
   defaultRouteTimeoutMs?: number;
   /** Called with one line per request (method, path, status, ms; keys redacted); never with headers. */
   onRequest?: (line: string) => void;
+  /** The clock of `requestContext.time` (default: the system clock). */
+  clock?: Clock;
 }
 
 const MAX_BODY_BYTES = 1_000_000;
@@ -165,12 +168,12 @@ function writeGatewayError(res: ServerResponse, status: number, message: string,
 
 export function createGateway(options: GatewayOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
-    const started = Date.now();
+    const started = performance.now();
     const method = (req.method ?? 'GET').toUpperCase();
     const target = requestTarget(req.url);
     if (!target) {
       const status = writeEnvelope(res, new AppError('INVALID_PARAMETER', INVALID_TARGET_MESSAGE), randomUUID());
-      options.onRequest?.(`${method} (invalid URL) -> ${status} (${Date.now() - started} ms)`);
+      options.onRequest?.(`${method} (invalid URL) -> ${status} (${Math.round(performance.now() - started)} ms)`);
       return;
     }
     const { rawPath, rawQueryString } = target;
@@ -180,7 +183,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
     const routeKey = route ? `${route.method} ${route.path}` : '$default';
     const headers = headersOf(req);
     const requestId = randomUUID();
-    const now = new Date();
+    const now = new Date((options.clock ?? processClock)());
     const requestContext: APIGatewayProxyEventV2['requestContext'] = {
       accountId: '000000000000',
       apiId: 'local',
@@ -265,7 +268,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
       if (!res.headersSent) writeGatewayError(res, 500, 'Internal Server Error', requestId);
       else res.end();
     } finally {
-      options.onRequest?.(redactSecrets(`${method} ${rawPath}${rawQueryString ? `?${rawQueryString}` : ''} -> ${status} (${Date.now() - started} ms)`));
+      options.onRequest?.(redactSecrets(`${method} ${rawPath}${rawQueryString ? `?${rawQueryString}` : ''} -> ${status} (${Math.round(performance.now() - started)} ms)`));
     }
   };
 }

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import type { Clock } from '../src/clock.js';
 import type { Stage } from '../src/config.js';
 import { createKey } from '../src/keys/store.js';
 import { MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
@@ -12,7 +13,7 @@ import type { StoredLeg } from '../src/legs/storage.js';
 import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { buildSnapshot } from '../src/legs/snapshot-build.js';
-import { assertPortFree, ensureTables, startDynamoDbLocal } from './dynamodb-local.js';
+import { assertPortFree, connectHost, ensureTables, isWildcardHost, LOOPBACK_HOST, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
 import {
   AUTHORIZER_FUNCTION,
@@ -38,6 +39,8 @@ export const LIST_SCOPE = ROUTES.listEmptyLegs.scope;
 
 export interface LocalServiceOptions {
   port: number;
+  /** The address the API and DynamoDB Local listen on (`--host`): 127.0.0.1, or 0.0.0.0 for every interface. */
+  host: string;
   dynamodbPort: number;
   stage: Stage;
   legsTableName: string;
@@ -50,6 +53,8 @@ export interface LocalServiceOptions {
   allowUnknownCategories?: boolean | undefined;
   /** Progress lines for the operator. */
   say: (line: string) => void;
+  /** The clock (`--at`); the functions read the same from CLOCK_AT (src/config.ts). */
+  clock: Clock;
 }
 
 export interface LocalService {
@@ -128,10 +133,15 @@ export async function legsToLoad(
   return { legs: parsed.legs, filled: parsed.filled, uncategorized: parsed.uncategorized };
 }
 
+/** The URL printed for a server on `host`: localhost when it listens on loopback or everywhere. */
+export function serviceUrl(host: string, port: number): string {
+  return host === LOOPBACK_HOST || isWildcardHost(host) ? `http://localhost:${port}` : `http://${connectHost(host)}:${port}`;
+}
+
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
-  await assertPortFree(options.port, 'API');
-  const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date()), options);
-  const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
+  await assertPortFree(options.port, 'API', options.host);
+  const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date(options.clock())), options);
+  const ddb = await startDynamoDbLocal({ port: options.dynamodbPort, host: options.host });
   let server: Server | undefined;
   try {
     options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
@@ -142,7 +152,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.KEYS_TABLE_NAME = options.keysTableName;
     await ensureTables(ddb.client, options);
 
-    await writeLegs(ddb.client, options.legsTableName, legs);
+    await writeLegs(ddb.client, options.legsTableName, legs, { clock: options.clock });
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
     if (filled > 0) options.say(filledLine(filled));
     if (uncategorized > 0) options.say(uncategorizedLine(uncategorized));
@@ -154,6 +164,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       // The highest limit, so that trying the API is never refused; `npm run keys -- create ... --rate`
       // makes a key with a lower one (the same limiter, docs/api-keys.md).
       rateLimit: MAX_RATE_LIMIT,
+      now: options.clock(),
     });
 
     const gateway = createGateway({
@@ -161,6 +172,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       defaultRoute: await importHandler<HttpHandler>(DEFAULT_ROUTE.function),
       defaultRouteFunctionName: localFunctionName(DEFAULT_ROUTE.function),
       defaultRouteTimeoutMs: FUNCTIONS[DEFAULT_ROUTE.function].timeoutSeconds * 1000,
+      clock: options.clock,
     });
     server = createEdgeServer((req, res) => {
       if (!serveDocs(req, res)) void gateway(req, res);
@@ -170,19 +182,19 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       listening.once('error', (err: NodeJS.ErrnoException) =>
         reject(new LocalServiceError(err.code === 'EADDRINUSE' ? `Port ${options.port} (API) is already in use` : err.message)),
       );
-      listening.listen(options.port, () => resolve());
+      listening.listen(options.port, options.host, () => resolve());
     });
     // The listing snapshot's scheduled build, as the stack runs it (src/routes.ts, every 15 minutes):
     // a write made around the tools (by hand, in DynamoDB Local) shows as it would on AWS.
     const buildEvery = FUNCTIONS.buildSnapshot.scheduleMinutes * 60_000;
     const snapshotTimer = setInterval(() => {
-      buildSnapshot(ddb.client, options.legsTableName).catch((err: unknown) => {
+      buildSnapshot(ddb.client, options.legsTableName, { clock: options.clock }).catch((err: unknown) => {
         options.say(`The listing snapshot's scheduled build failed: ${err instanceof Error ? err.message : String(err)}`);
       });
     }, buildEvery);
     snapshotTimer.unref();
     return {
-      url: `http://localhost:${options.port}`,
+      url: serviceUrl(options.host, options.port),
       dynamodbEndpoint: ddb.endpoint,
       dynamodbPid: ddb.pid,
       apiKey: created.key,

@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { formatReport, parseJsonReport } from '../bench/report.js';
+import { applyAtFlag } from '../cli/clock-flag.js';
+import { CommandError, parseCommandLine } from '../cli/command.js';
 
 /**
- * `npm test`: every check in one command. Type-check, lint, the OpenAPI lint, every jest project
+ * `npm test [-- --at INSTANT]`: every check in one command; with `--at`, everything (the tests, the
+ * local server and every command they start) runs on a clock that reads INSTANT at the start.
+ * Type-check, lint, the OpenAPI lints (redocly, and Spectral with the OWASP API Security ruleset of
+ * .spectral.yaml), every jest project
  * (unit, handler, integration, infra, e2e), the CDK synth of both stages and a small benchmark run. Each non-jest
  * step counts as one test; the last line is `N passed, M failed` over all of them.
  *
@@ -27,9 +32,37 @@ interface Step {
   stdout?: (text: string) => string;
 }
 
+/**
+ * Beside the run's own clock, the date-sensitive files (`@dateSensitive`, jest.config.js) run again
+ * at each of these: the hours around UTC's midnight, a European and an American daylight-saving
+ * night, a year's last half hour, a leap day, and an hour when Kiritimati (UTC+14) is two calendar
+ * days ahead of Pago Pago (UTC-11).
+ */
+const FIXED_INSTANTS = [
+  '2026-11-25T23:30:00Z',
+  '2026-11-26T00:30:00Z',
+  '2027-03-28T00:30:00Z',
+  '2026-11-01T05:30:00Z',
+  '2026-12-31T23:30:00Z',
+  '2028-02-29T12:00:00Z',
+  '2026-11-25T10:30:00Z',
+];
+
+const runEnv: NodeJS.ProcessEnv = { ...process.env };
+try {
+  const { values: flags } = parseCommandLine(process.argv.slice(2), { at: { type: 'string' } }, false);
+  applyAtFlag(flags.at, runEnv);
+  if (flags.at !== undefined) console.log(`The clock reads ${runEnv.CLOCK_AT} now, for every test and every process they start.`);
+} catch (err) {
+  const failure = CommandError.from(err);
+  console.error(failure.message);
+  process.exit(failure.status);
+}
+
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts?: Record<string, string> };
 const env = {
-  ...process.env,
+  ...runEnv,
+  TEST_INSTANTS: FIXED_INSTANTS.join(','),
   NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules', '--no-warnings=ExperimentalWarning']
     .filter(Boolean)
     .join(' '),
@@ -47,6 +80,12 @@ const steps: Step[] = [
     name: 'OpenAPI lint (redocly lint docs/openapi.yaml)',
     command: 'npx',
     args: ['redocly', 'lint', 'docs/openapi.yaml', '--format=stylish'],
+  },
+  {
+    name: 'OpenAPI security lint (spectral lint docs/openapi.yaml: OWASP API Security 2023, .spectral.yaml; warnings fail)',
+    command: 'npm',
+    args: ['run', '--silent', 'lint:spectral'],
+    needsScript: 'lint:spectral',
   },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
@@ -106,14 +145,14 @@ async function phase(list: readonly Step[]): Promise<void> {
   }
 }
 
-await phase(steps.slice(0, 3));
+await phase(steps.slice(0, 4));
 
 // Jest: every project, counted test by test.
 mkdirSync('.tmp', { recursive: true });
 const report = '.tmp/jest-results.json';
 rmSync(report, { force: true });
 const jestOk = await run(
-  { name: 'jest: unit, handler, integration, infra, e2e', command: 'npx', args: ['jest', '--maxWorkers=2', '--json', `--outputFile=${report}`] },
+  { name: 'jest: unit, handler, integration, infra, e2e; the date-sensitive files again at 7 fixed instants', command: 'npx', args: ['jest', '--maxWorkers=2', '--json', `--outputFile=${report}`] },
   true,
 );
 if (existsSync(report)) {
@@ -130,7 +169,7 @@ if (existsSync(report)) {
   failed++;
 }
 
-await phase(steps.slice(3));
+await phase(steps.slice(4));
 
 console.log('\n=== summary');
 for (const line of summary) console.log(line);

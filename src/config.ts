@@ -1,4 +1,4 @@
-import { parseClockInstant, shiftedClock, systemClock, type Clock } from './clock.js';
+import { CLOCK_AT_ENV, clockFromSettings, type Clock } from './clock.js';
 import { ConfigError } from './errors.js';
 
 /**
@@ -91,29 +91,15 @@ function endpoint(env: Env, setting: string): string | undefined {
   return value;
 }
 
-/** The settings `npm test -- --at` and `npm start -- --at` set for every process they start. */
-export const CLOCK_AT_ENV = 'CLOCK_AT';
-export const CLOCK_AT_ANCHOR_ENV = 'CLOCK_AT_ANCHOR';
-
 /**
- * CLOCK_AT (an ISO 8601 instant with its offset): the clock read that instant when the real clock
- * read CLOCK_AT_ANCHOR (epoch ms; default: now) and runs on from there. Refused against real AWS.
+ * CLOCK_AT (src/clock.ts) is for local runs and tests: a function in Lambda (AWS_LAMBDA_FUNCTION_NAME
+ * set) against real DynamoDB refuses it, so the deployed stages keep the real clock.
  */
-export function readClock(env: Env, dynamodbEndpoint: string | undefined, real: Clock = systemClock): Clock {
-  const raw = env[CLOCK_AT_ENV]?.trim();
-  if (!raw) return real;
-  if (dynamodbEndpoint === undefined) {
-    throw new ConfigError(CLOCK_AT_ENV, 'only for local runs on DynamoDB Local; the deployed stages keep the real clock');
+export function readClock(env: Env, dynamodbEndpoint: string | undefined): Clock {
+  if (env[CLOCK_AT_ENV]?.trim() && dynamodbEndpoint === undefined && env.AWS_LAMBDA_FUNCTION_NAME?.trim()) {
+    throw new ConfigError(CLOCK_AT_ENV, 'is for local runs and tests only: the deployed stages keep the real clock');
   }
-  const at = parseClockInstant(raw);
-  if (at === undefined) {
-    throw new ConfigError(CLOCK_AT_ENV, `'${raw}' is not an ISO 8601 instant with an offset, such as 2026-12-31T23:30:00Z`);
-  }
-  const anchorRaw = env[CLOCK_AT_ANCHOR_ENV]?.trim();
-  if (anchorRaw && !/^\d{1,16}$/.test(anchorRaw)) {
-    throw new ConfigError(CLOCK_AT_ANCHOR_ENV, `'${anchorRaw}' is not epoch milliseconds`);
-  }
-  return shiftedClock(at, anchorRaw ? Number(anchorRaw) : real(), real);
+  return clockFromSettings(env);
 }
 
 /**

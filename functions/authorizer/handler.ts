@@ -9,4 +9,4 @@ import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
  */
 const config = functionConfig();
 const client = createFunctionClient(config);
-export const handler = createAuthorizerHandler({ client, tableName: config.keysTableName, stage: config.stage });
+export const handler = createAuthorizerHandler({ client, tableName: config.keysTableName, stage: config.stage, now: config.clock });

@@ -5,4 +5,4 @@ import { createBuildSnapshotHandler } from '../../src/legs/snapshot-schedule.js'
 /** Every 15 minutes (src/routes.ts): builds the listing snapshot (src/legs/snapshot-schedule.ts). */
 const config = functionConfig();
 const client = createFunctionClient(config);
-export const handler = createBuildSnapshotHandler({ client, legsTableName: config.legsTableName, stage: config.stage });
+export const handler = createBuildSnapshotHandler({ client, legsTableName: config.legsTableName, stage: config.stage, now: config.clock });

@@ -5,4 +5,4 @@ import { createGetLegHandler, createLegReader } from '../../src/legs/get-leg.js'
 /** GET /open/v1/empty-legs/{id} (src/routes.ts); the handler is built by src/legs/get-leg.ts. */
 const config = functionConfig();
 const client = createFunctionClient(config);
-export const handler = createGetLegHandler({ readLeg: createLegReader(client, config.legsTableName) });
+export const handler = createGetLegHandler({ readLeg: createLegReader(client, config.legsTableName), clock: config.clock });

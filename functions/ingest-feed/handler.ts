@@ -12,4 +12,5 @@ export const handler = createIngestHandler({
   legsTableName: config.legsTableName,
   stage: config.stage,
   bucket: config.feedsBucketName,
+  now: () => new Date(config.clock()),
 });

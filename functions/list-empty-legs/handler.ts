@@ -5,4 +5,4 @@ import { createListHandler, createListRepository } from '../../src/legs/list-han
 /** GET /open/v1/empty-legs (src/routes.ts); the handler is built by src/legs/list-handler.ts. */
 const config = functionConfig();
 const client = createFunctionClient(config);
-export const handler = createListHandler({ repository: createListRepository(client, config), config });
+export const handler = createListHandler({ repository: createListRepository(client, config), config, clock: config.clock });

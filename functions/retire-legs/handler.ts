@@ -5,4 +5,4 @@ import { createRetireHandler } from '../../src/legs/retire-legs.js';
 /** The hourly schedule (src/routes.ts): retires the legs expired everywhere (src/legs/retire-legs.ts). */
 const config = functionConfig();
 const client = createFunctionClient(config);
-export const handler = createRetireHandler({ client, legsTableName: config.legsTableName, stage: config.stage });
+export const handler = createRetireHandler({ client, legsTableName: config.legsTableName, stage: config.stage, now: config.clock });

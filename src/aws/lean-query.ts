@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { recursionDetectionMiddleware } from '@aws-sdk/core/client';
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
@@ -203,7 +204,7 @@ async function attempt(config: LeanQueryConfig, body: string, abortSignal: Abort
   });
   await traceContext({ input: {}, request });
   const signer = await signerPromise;
-  const signed = await signer.sign(request, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) });
+  const signed = await signer.sign(request, { signingDate: new Date(processClock() + (config.systemClockOffset ?? 0)) });
   const { response } = await config.requestHandler.handle(signed as HttpRequest, abortSignal ? { abortSignal } : {});
   const text = await collect(response.body as Emitter);
   if (response.statusCode < 200 || response.statusCode > 299) throw serviceError(response.statusCode, text, header(response, 'x-amzn-requestid'));

@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Event } from 'aws-lambda';
@@ -128,7 +129,7 @@ function isAsyncIterable(body: unknown): body is AsyncIterable<Uint8Array> {
 export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<FeedReport | undefined> {
   const where = feedKey(object.key);
   if (!where) return undefined;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now ?? (() => new Date(processClock()));
   const started = now();
   const base = {
     file: object.key,
@@ -146,7 +147,7 @@ export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<
     const parsed = await readImportStream(got.Body, { today: utcDate(started), maxJsonBytes: MAX_JSON_FEED_BYTES });
     const valid = !parsed.fatal && parsed.invalidRecords === 0;
     const outcome = valid
-      ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started })
+      ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started }, { clock: () => now().getTime() })
       : undefined;
     if (outcome?.snapshotNotBuilt !== undefined) {
       logger.warn('The listing snapshot was not built after the load; the listing reads the index until the next scheduled build', {

@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult, Context } from 'aws-lambda';
 import type { Stage } from '../config.js';
@@ -105,7 +106,7 @@ export interface KeyAuthorizer {
 type Source = 'format' | 'cache' | 'unknown-cache' | 'table';
 
 export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorizer {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? processClock;
   const cacheTtlMs = Math.min(Math.max(options.cacheTtlMs ?? MAX_CACHE_TTL_MS, 0), MAX_CACHE_TTL_MS);
   const negativeTtlMs = Math.min(Math.max(options.negativeTtlMs ?? DEFAULT_NEGATIVE_TTL_MS, 0), MAX_CACHE_TTL_MS);
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
@@ -289,7 +290,7 @@ export function createAuthorizerHandler(options: AuthorizerHandlerOptions): Auth
       reserve: (keyId, day, add, pool) => withDeadline(USAGE_WRITE_BUDGET_MS, () => reserveUsage(client, tableName, keyId, day, add, pool)),
       onSyncError: (keyId, error) => {
         logger.error('usage counter write failed; enforcing this container\'s share of the limit', { keyId, error: error as Error });
-        process.stdout.write(`${emfLine(RATE_LIMIT_METRICS.namespace, { [RATE_LIMIT_METRICS.dimension]: options.stage }, { [RATE_LIMIT_METRICS.writeFailures]: 1 }, new Date())}\n`);
+        process.stdout.write(`${emfLine(RATE_LIMIT_METRICS.namespace, { [RATE_LIMIT_METRICS.dimension]: options.stage }, { [RATE_LIMIT_METRICS.writeFailures]: 1 }, new Date((options.now ?? processClock)()))}\n`);
       },
     });
   const authorizer = createKeyAuthorizer({

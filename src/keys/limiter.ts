@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { policyWindowSeconds, type RateLimit } from './rate-limit.js';
 
 /**
@@ -174,7 +175,7 @@ function addTo(pending: Map<string, UsageTotals>, day: string, add: UsageTotals)
 const newEpisode = (at: number): PoolEpisode => ({ startedAt: at, waitUntil: Number.NEGATIVE_INFINITY, own: 0 });
 
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
-  const now = options.now ?? Date.now;
+  const now = options.now ?? processClock;
   const syncIntervalMs = options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   const keys = new Map<string, KeyState>();

@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
@@ -131,7 +132,7 @@ export interface NewKeyInput {
   name?: string | undefined;
   /** The key's own rate limit; undefined: the default. */
   rateLimit?: RateLimit | undefined;
-  /** Epoch ms; defaults to Date.now(). */
+  /** Epoch ms; defaults to the system clock. */
   now?: number;
 }
 
@@ -154,7 +155,7 @@ function newRecord(input: NewKeyInput, now: number, predecessorKeyId?: string): 
 /** Creates a key; returns the clear key (once) and what was stored (its hash only). */
 export async function createKey(client: DynamoDBDocumentClient, tableName: string, input: NewKeyInput): Promise<CreatedKey> {
   if (input.scopes.length === 0) throw new Error('A key needs at least one scope');
-  const created = newRecord(input, input.now ?? Date.now());
+  const created = newRecord(input, input.now ?? processClock());
   await client.send(
     new PutCommand({
       TableName: tableName,
@@ -232,7 +233,7 @@ export async function rotateKey(
   keyId: string,
   options: RotateOptions = {},
 ): Promise<RotatedKey> {
-  const now = options.now ?? Date.now();
+  const now = options.now ?? processClock();
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new RangeError(`Bad grace period: ${graceMs}`);
   const old = await requireKey(client, tableName, keyId);
@@ -306,7 +307,7 @@ export async function revokeKey(
   keyId: string,
   options: { now?: number } = {},
 ): Promise<KeyRecord> {
-  const now = options.now ?? Date.now();
+  const now = options.now ?? processClock();
   const record = await requireKey(client, tableName, keyId);
   const alreadyRevoked = () => new KeyStoreError('revoked', `Key ${keyId} is already revoked`);
   if (record.status === 'revoked') throw alreadyRevoked();
@@ -368,7 +369,7 @@ export async function listKeys(
   tableName: string,
   options: { now?: number } = {},
 ): Promise<PublicKeyRecord[]> {
-  const now = options.now ?? Date.now();
+  const now = options.now ?? processClock();
   const records: PublicKeyRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {

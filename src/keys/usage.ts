@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -151,7 +152,7 @@ export async function readUsage(
   keyId: string,
   options: { now?: number; days?: number } = {},
 ): Promise<DayUsage[]> {
-  const now = options.now ?? Date.now();
+  const now = options.now ?? processClock();
   const daysWanted = options.days ?? USAGE_DAYS;
   const days = Array.from({ length: daysWanted }, (_, i) => utcDay(now - (daysWanted - 1 - i) * DAY_MS));
   const found = new Map<string, UsageTotals>();

@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { LRUCache } from 'lru-cache';
 import { RESET_ID, type ChangeSet, type JournalHead, type JournalSource, type LegChange } from './journal.js';
 import { covers, MAX_CACHED_RECORDS, splitCached, type LegsRepository, type StartDateRange } from './repository.js';
@@ -105,7 +106,7 @@ export function withChangeAwareCache(
   journal: JournalSource,
   options: ChangeAwareCacheOptions,
 ): ChangeAwareRepository {
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? processClock;
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
   const maxRecords = options.maxRecords ?? MAX_CACHED_RECORDS;
   const stats: CacheStats = { headReads: 0, slotReads: 0, changeSetsApplied: 0, fullReloads: 0 };

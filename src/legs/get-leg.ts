@@ -1,3 +1,4 @@
+import { processClock, type Clock } from '../clock.js';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { withDeadline } from '../aws/deadline.js';
 import { AppError, invalidParameter } from '../errors.js';
@@ -77,15 +78,15 @@ export function createLegReader(client: DynamoDBDocumentClient, tableName: strin
 export interface GetLegHandlerDependencies {
   readLeg: LegReader;
   /** The request's clock (default: the system clock). */
-  clock?: () => Date;
+  clock?: Clock;
 }
 
-export function createGetLegHandler({ readLeg, clock = () => new Date() }: GetLegHandlerDependencies): HttpHandler {
+export function createGetLegHandler({ readLeg, clock = processClock }: GetLegHandlerDependencies): HttpHandler {
   return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.getEmptyLeg.scope))
     .handler(async (event, context) => {
       const id = parseLegId(event.pathParameters?.id);
-      const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () => getEmptyLeg(id, { readLeg, now: clock }));
+      const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () => getEmptyLeg(id, { readLeg, now: () => new Date(clock()) }));
       return recordResponse(record, traceIdOf({ context }));
     });
 }

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { airportReference, type AirportIndex } from '../airports/reference.js';
 import { withDeadline } from '../aws/deadline.js';
+import { processClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { listResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
@@ -21,7 +22,7 @@ export interface ListHandlerDependencies {
   repository: LegsRepository;
   config: ListConfig;
   /** The request's clock (default: the system clock). */
-  clock?: () => Date;
+  clock?: Clock;
   /** The airport reference for nearby searches (default: the bundled one, read on first use). */
   airports?: () => AirportIndex;
 }
@@ -34,12 +35,13 @@ export interface ListHandlerDependencies {
  */
 export function createListRepository(
   client: DynamoDBDocumentClient,
-  config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'>,
+  config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'> & Partial<Pick<Config, 'clock'>>,
 ): LegsRepository & { clear(): void } {
   const table = createLegsRepository(client, config.legsTableName);
   return config.listingCacheTtlSeconds > 0
     ? withChangeAwareCache(withSnapshot(table, client, config.legsTableName), createJournalSource(client, config.legsTableName), {
         ceilingMs: config.listingCacheTtlSeconds * 1000,
+        ...(config.clock ? { clock: config.clock } : {}),
       })
     : { ...table, clear: () => undefined };
 }
@@ -47,7 +49,7 @@ export function createListRepository(
 export function createListHandler({
   repository,
   config,
-  clock = () => new Date(),
+  clock = processClock,
   airports = airportReference,
 }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
@@ -59,7 +61,7 @@ export function createListHandler({
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
-        listEmptyLegs(query, { repository, now: clock(), memo, airports }),
+        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports }),
       );
       return listResponse(page, traceIdOf({ context }));
     });

@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep as waitMs } from '../aws/backoff.js';
 import { appendChanges, changeOfItem, RESET_ID, type LegChange } from './journal.js';
@@ -43,7 +44,7 @@ export interface WriteLegsOptions {
   random?: () => number;
   /** Called after each batch is fully written, with the running count. */
   onProgress?: (written: number, total: number) => void;
-  /** The clock of the change stamps (`lc`), epoch ms. Default Date.now. */
+  /** The clock of the change stamps (`lc`), epoch ms. Default: the system clock. */
   clock?: () => number;
   /**
    * After a large load, build the listing snapshot again (src/legs/snapshot-build.ts). Default true;
@@ -120,7 +121,7 @@ export async function writeLegs(
     byId.set(leg.id, leg);
   }
   const bulk = byId.size > JOURNAL_RESET_ABOVE;
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? processClock;
   // An incremental load stamps every leg with the instant of its write (writeBatch): the listing
   // snapshot's delta (src/legs/snapshot.ts). A large load does not: it marks the snapshot stale
   // first, and builds it again at its end.

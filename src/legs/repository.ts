@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import type { DynamoDBDocumentClient, QueryCommandInput, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
 import { LeanQueryCommand } from '../aws/lean-query.js';
@@ -200,7 +201,7 @@ export function covers(outer: StartDateRange, inner: StartDateRange): boolean {
 export function withBucketCache(
   repo: LegsRepository,
   ttlMs: number,
-  clock: () => number = Date.now,
+  clock: () => number = processClock,
   maxRecords: number = MAX_CACHED_RECORDS,
 ): LegsRepository & { clear(): void } {
   const reads = new Map<string, CachedRead[]>();

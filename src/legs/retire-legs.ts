@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.js';
@@ -205,7 +206,7 @@ export interface RetireHandlerDeps {
 
 /** The scheduled function's handler (an EventBridge rule invokes it; the event carries nothing it needs). */
 export function createRetireHandler(deps: RetireHandlerDeps): () => Promise<RetireReport> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? processClock;
   const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
   return async () => {
     const at = now();

@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { backoffDelay, sleep } from '../aws/backoff.js';
@@ -128,7 +129,7 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, req
 }
 
 export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: string, options: BuildOptions = {}): Promise<BuildResult> {
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? processClock;
   const previous = await readManifest(client, tableName);
   const head = await client.send(new GetCommand({ TableName: tableName, Key: { id: JOURNAL_HEAD_ID }, ConsistentRead: true }));
   const builtAt = clock();
@@ -211,7 +212,7 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
  * Keeps the buckets' parts for the next build to reuse or retire. Without a snapshot it writes a
  * stale, empty manifest, so that a first build under way does not publish either.
  */
-export async function markSnapshotStale(client: DynamoDBDocumentClient, tableName: string, clock: () => number = Date.now): Promise<void> {
+export async function markSnapshotStale(client: DynamoDBDocumentClient, tableName: string, clock: () => number = processClock): Promise<void> {
   const previous = await readManifest(client, tableName);
   const base: SnapshotManifest = previous ?? {
     token: '',

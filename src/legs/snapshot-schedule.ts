@@ -1,3 +1,4 @@
+import { processClock } from '../clock.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.js';
 import { emfLine, SNAPSHOT_METRICS } from '../metrics.js';
@@ -28,7 +29,7 @@ export interface BuildSnapshotHandlerDeps {
  * needs). A failure is thrown: it counts as the function's Errors, which the stack alarms on.
  */
 export function createBuildSnapshotHandler(deps: BuildSnapshotHandlerDeps): () => Promise<SnapshotRunReport> {
-  const now = deps.now ?? Date.now;
+  const now = deps.now ?? processClock;
   const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
   return async () => {
     const at = now();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * `minSeats` and `aircraftType` as a client sees them: `npm start --data FILE
@@ -13,7 +14,7 @@ import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
  * (callApi), which allows only the vocabulary or null in `aircraftType`.
  */
 const DAY = 86_400_000;
-const today = new Date();
+const today = new Date(testNow());
 const day = (offset: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + offset * DAY).toISOString().slice(0, 10);
 
 const CATEGORIES = ['Piston', 'Turboprop', 'Very Light Jet', 'Light Jet', 'Midsize Jet', 'Super Midsize Jet', 'Heavy Jet', 'Ultra Long Range', 'Airliner', 'Helicopter'];

@@ -7,6 +7,7 @@ import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { wireGet } from '../support/raw-http.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * GET /open/v1/empty-legs/{id} and the conditional requests of both routes, as a client sees them:
@@ -15,7 +16,7 @@ import { startLocalServer, type RunningService } from '../support/local-service.
  * the project's own tool (`npm run legs:load`) and watches it leave both routes.
  */
 const DAY = 86_400_000;
-const today = new Date();
+const today = new Date(testNow());
 const day = (offset: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + offset * DAY).toISOString().slice(0, 10);
 
 const base = {

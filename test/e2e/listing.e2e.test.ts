@@ -10,6 +10,7 @@ import { wireGet } from '../support/raw-http.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 import { airportReference } from '../../src/airports/reference.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * The listing as a client sees it: `npm start --data FIXTURE`, then plain HTTP. The fixture's dates
@@ -18,7 +19,7 @@ import { airportReference } from '../../src/airports/reference.js';
  * contract, docs/openapi.yaml (callApi).
  */
 const DAY = 86_400_000;
-const today = new Date();
+const today = new Date(testNow());
 const day = (offset: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + offset * DAY).toISOString().slice(0, 10);
 
 interface FixtureLeg {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * Feeds as charter operators write them (airport codes and local departure times, no IANA zone),
@@ -18,7 +19,7 @@ import { startLocalServer, type RunningService } from '../support/local-service.
  * platform's time zone data (Intl), not from the service's code.
  */
 const DAY = 86_400_000;
-const now = Date.now();
+const now = testNow();
 const utcDay = (offset: number) => new Date(now + offset * DAY).toISOString().slice(0, 10);
 
 /** Each airport as a feed names it, and the zone the test reads its local clock in. */
@@ -51,7 +52,7 @@ function localDeparture(date: string, hh: number, mm: number, zone: string): str
 }
 
 /** The local date in `zone` now. */
-const localToday = (zone: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(Date.now());
+const localToday = (zone: string) => new Intl.DateTimeFormat('en-CA', { timeZone: zone }).format(testNow());
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10);
 
 /** The first day from `from` on which `zone`'s offset at 23:30 differs from its offset at 00:30: a clock change that night. */

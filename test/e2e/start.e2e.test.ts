@@ -22,6 +22,7 @@ describe('npm start refuses bad input', () => {
     [['--stage', 'staging'], '--stage'],
     [['--verbose'], '--verbose'],
     [['--data', '/nonexistent/legs.json'], '--data'],
+    [['--host', 'example.com'], '--host'],
   ])('%j exits 2 with one line naming %s', (args, flag) => {
     const r = start(args);
     expect(r.status).toBe(2);

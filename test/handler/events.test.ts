@@ -1,3 +1,4 @@
+// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { gunzipSync } from 'node:zlib';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
@@ -14,6 +15,7 @@ import { handler as listHandler } from '../../functions/list-empty-legs/handler.
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
 import { lambdaContext } from '../../local/lambda-context.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
+import { testNow } from '../support/clock.js';
 import { storedLeg } from '../support/legs.js';
 
 /**
@@ -52,7 +54,7 @@ const DAY = 86_400_000;
 const utcDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 function leg(id: string, depCityName: string, startInDays: number): StoredLeg {
-  const now = Date.now();
+  const now = testNow();
   return storedLeg({
     id,
     startDate: utcDate(now + startInDays * DAY),

@@ -19,7 +19,7 @@ import { storedLeg } from '../support/legs.js';
  */
 const ddb = mockClient(DynamoDBDocumentClient);
 let now = new Date('2026-11-21T12:00:00Z');
-const clock = () => now;
+const clock = () => now.getTime();
 // The cache off: every case reads its own fixture.
 const { handler: list } = buildListHandler({ config: testConfig({ LISTING_CACHE_TTL_SECONDS: '0' }), clock });
 const { handler: byId } = buildGetLegHandler({ clock });

@@ -13,7 +13,7 @@ import { storedLeg } from '../support/legs.js';
 /** GET /open/v1/empty-legs/{id}: the handler as functions/get-empty-leg/handler.ts builds it, DynamoDB mocked. */
 const ddb = mockClient(DynamoDBDocumentClient);
 let now = new Date('2026-11-21T12:00:00Z');
-const { handler, config } = buildGetLegHandler({ clock: () => now });
+const { handler, config } = buildGetLegHandler({ clock: () => now.getTime() });
 
 interface Body {
   code: string;

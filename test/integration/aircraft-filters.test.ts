@@ -1,3 +1,4 @@
+// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, utcDate } from '../../src/legs/dates.js';
@@ -11,13 +12,14 @@ import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { record } from '../support/import-records.js';
 import { storedLeg } from '../support/legs.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * `minSeats` and `aircraftType` against DynamoDB Local: legs loaded from import records in the
  * feeds' spellings by the loader, one leg written as a version before the aircraft field wrote it,
  * read through the functions' repository (the lean Query and the response text reader).
  */
-const now = new Date();
+const now = new Date(testNow());
 const today = utcDate(now);
 
 /** id, day of start from today, seats, aircraftType as the feed writes it, and the category it means. */

@@ -11,10 +11,11 @@ import type { FunctionName } from '../../src/routes.js';
 import { verifiedContext } from '../../src/auth/verdict.js';
 import { createKey } from '../../src/keys/store.js';
 import { writeLegs } from '../../src/legs/loader.js';
-import { addDays, utcDate } from '../../src/legs/dates.js';
+import { addDays } from '../../src/legs/dates.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { storedLeg } from '../support/legs.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
+import { clockEnv, testToday } from '../support/clock.js';
 
 /**
  * What the stack deploys, run: each function bundled with the stack's exact esbuild settings
@@ -23,7 +24,7 @@ import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';
  */
 let t: TestTables;
 let dir: string;
-const today = utcDate(new Date());
+const today = testToday();
 
 /** The function's bundle and, unless `withFiles` is false, the files the stack copies beside it. */
 async function bundle(name: FunctionName, withFiles = true): Promise<string> {
@@ -54,6 +55,7 @@ process.stdout.write(JSON.stringify(result));`;
       LEGS_TABLE_NAME: t.legsTableName,
       KEYS_TABLE_NAME: t.keysTableName,
       STAGE: 'sandbox',
+      ...clockEnv(),
       EVENT: JSON.stringify(event),
       CONTEXT: JSON.stringify({ awsRequestId: lambdaContext().awsRequestId }),
     },

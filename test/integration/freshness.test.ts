@@ -4,7 +4,7 @@ import { MAX_RATE_LIMIT } from '../../src/keys/rate-limit.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
 import { createKey, revokeKey, rotateKey } from '../../src/keys/store.js';
 import { withChangeAwareCache } from '../../src/legs/change-aware-cache.js';
-import { addDays, utcDate } from '../../src/legs/dates.js';
+import { addDays } from '../../src/legs/dates.js';
 import { appendChanges, createJournalSource } from '../../src/legs/journal.js';
 import { writeLegs } from '../../src/legs/loader.js';
 import { listEmptyLegs } from '../../src/legs/list-legs.js';
@@ -15,13 +15,14 @@ import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { storedLeg } from '../support/legs.js';
+import { testClock, testNow, testToday } from '../support/clock.js';
 
 /**
  * How fresh the caches are, measured against DynamoDB Local: a change made with the project's write
  * paths (writeLegs, the key store) is seen by every warm container within 2 s of real time; a write
  * that bypasses them is seen at the ceiling (controlled clock); the grace deadline is exact.
  */
-const today = utcDate(new Date());
+const today = testToday();
 const leg = (id: string, start: number, over: Partial<StoredLeg> = {}): StoredLeg =>
   storedLeg({ id, startDate: addDays(today, start), endDate: addDays(today, start + 1), ...over });
 
@@ -38,7 +39,7 @@ afterAll(async () => {
   await t.drop();
 });
 
-function container(clock: () => number = Date.now, ceilingMs = 900_000) {
+function container(clock: () => number = testClock, ceilingMs = 900_000) {
   const cache = withChangeAwareCache(createLegsRepository(t.client, t.legsTableName), createJournalSource(t.client, t.legsTableName), {
     ceilingMs,
     clock,
@@ -84,7 +85,7 @@ describe('listing cache: change-aware', () => {
   });
 
   it('reads the head at most once a second (controlled clock)', async () => {
-    let clock = Date.now();
+    let clock = testNow();
     const c = container(() => clock);
     await c.ids();
     await c.ids();
@@ -97,7 +98,7 @@ describe('listing cache: change-aware', () => {
   });
 
   it('a write that bypasses the journal is seen at the ceiling, not before (controlled clock)', async () => {
-    let clock = Date.now();
+    let clock = testNow();
     const c = container(() => clock, 60_000);
     await c.ids();
     await t.client.send(new PutCommand({ TableName: t.legsTableName, Item: toStorageItem(leg('bypass-1', 1)) }));
@@ -108,7 +109,7 @@ describe('listing cache: change-aware', () => {
   });
 
   it('a container that fell behind the journal re-reads everything and answers like a fresh one', async () => {
-    let clock = Date.now();
+    let clock = testNow();
     const c = container(() => clock);
     await c.ids();
     // More change sets than the head holds and than one slot read may fetch (100).
@@ -124,7 +125,7 @@ describe('listing cache: change-aware', () => {
   });
 
   it('a burst of change sets beyond the head is fetched from the slots, not re-read', async () => {
-    let clock = Date.now();
+    let clock = testNow();
     const c = container(() => clock);
     await c.ids();
     const burst = Array.from({ length: 200 }, (_, i) => leg(`burst-${i}`, i % 20));
@@ -167,7 +168,7 @@ describe('authorizer: keys version', () => {
   });
 
   it('the grace deadline is exact to the millisecond (controlled clock)', async () => {
-    let clock = Date.now();
+    let clock = testNow();
     const { key, record } = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], now: clock });
     const h = authorizer(() => clock);
     await rotateKey(t.client, t.keysTableName, record.keyId, { graceMs: 5_000, now: clock });

@@ -1,3 +1,4 @@
+// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addDays, utcDate } from '../../src/legs/dates.js';
 import { createLegReader, getEmptyLeg } from '../../src/legs/get-leg.js';
@@ -8,13 +9,14 @@ import { createLegsRepository } from '../../src/legs/repository.js';
 import type { StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { storedLeg } from '../support/legs.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * The by-id read against DynamoDB Local: legs written by the loader (the project's write path), read
  * back with the reader of the function (GetItem, strongly consistent), and compared with the listing
  * over the same table.
  */
-const now = new Date();
+const now = new Date(testNow());
 const today = utcDate(now);
 const leg = (id: string, start: number, span: number, over: Partial<StoredLeg> = {}): StoredLeg =>
   storedLeg({ id, startDate: addDays(today, start), endDate: addDays(today, start + span), price: 100, currency: 'EUR', ...over });

@@ -1,3 +1,4 @@
+// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -8,6 +9,7 @@ import type { FeedReport } from '../../src/feeds/ingest.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
 import { scanLegItems } from '../../src/legs/table-scan.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * The ingest function's handler (functions/ingest-feed/handler.ts) with S3 mocked
@@ -17,7 +19,7 @@ const BUCKET = 'empty-legs-sandbox-feeds-test';
 const s3 = mockClient(S3Client);
 let t: TestTables;
 let handler: (event: S3Event) => Promise<void>;
-const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const day = (n: number) => new Date(testNow() + n * 86_400_000).toISOString().slice(0, 10);
 
 function record(id: string, source = 'acme', extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { id, startDate: day(1 + (id.length % 9)), endDate: day(3 + (id.length % 9)), depCityName: 'Geneva', arrCityName: 'Nice', source, ...extra };
@@ -40,7 +42,7 @@ function event(key: string, bucket = BUCKET): S3Event {
         eventVersion: '2.1',
         eventSource: 'aws:s3',
         awsRegion: 'us-east-1',
-        eventTime: new Date().toISOString(),
+        eventTime: new Date(testNow()).toISOString(),
         eventName: 'ObjectCreated:Put',
         userIdentity: { principalId: 'AWS:operator' },
         requestParameters: { sourceIPAddress: '127.0.0.1' },

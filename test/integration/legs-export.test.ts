@@ -8,10 +8,11 @@ import { writeLegs } from '../../src/legs/loader.js';
 import { scanLegItems } from '../../src/legs/table-scan.js';
 import { runScript } from '../support/commands.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { testToday } from '../support/clock.js';
 
 /** `npm run legs:export`: the table in the import format; exported then loaded, the same table. */
 const TIMEOUT = 90_000;
-const today = () => new Date().toISOString().slice(0, 10);
+const today = testToday;
 const sortById = <T extends Record<string, unknown>>(items: T[]) => [...items].sort((a, b) => String(a.id).localeCompare(String(b.id)));
 
 describe('npm run legs:export', () => {

@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { scanLegItems } from '../../src/legs/table-scan.js';
 import { runScript, type CommandRun } from '../support/commands.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { testNow } from '../support/clock.js';
 
 /** `npm run legs:load -- FILE --sync ...` as a child process against the test DynamoDB Local. */
 const TIMEOUT = 90_000;
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
-const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const day = (n: number) => new Date(testNow() + n * 86_400_000).toISOString().slice(0, 10);
 
 function record(id: string, source?: string, n = 1): Record<string, unknown> {
   return { id, startDate: day(n), endDate: day(n + 1), depCityName: 'Paris', depCountryCode: 'FR', arrCityName: 'Nice', ...(source ? { source } : {}) };

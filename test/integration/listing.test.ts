@@ -1,16 +1,18 @@
+// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { addDays, utcDate } from '../../src/legs/dates.js';
+import { addDays, dateInZone, utcDate } from '../../src/legs/dates.js';
 import { listEmptyLegs } from '../../src/legs/list-legs.js';
 import { parseListQuery } from '../../src/legs/query.js';
 import { MatchMemo } from '../../src/legs/match-memo.js';
 import { createLegsRepository, withBucketCache } from '../../src/legs/repository.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { testNow } from '../support/clock.js';
 import { storedLeg } from '../support/legs.js';
 
 /** The repository and the list use case against DynamoDB Local: real index, real queries. */
-const now = new Date();
+const now = new Date(testNow());
 const today = utcDate(now);
 
 function leg(id: string, start: number, span: number, over: Partial<StoredLeg> = {}): StoredLeg {
@@ -48,7 +50,8 @@ const legs: StoredLeg[] = [
 
 const order = (a: StoredLeg, b: StoredLeg) =>
   a.startDate === b.startDate ? (a.id < b.id ? -1 : 1) : a.startDate < b.startDate ? -1 : 1;
-const visible = legs.filter((l) => l.listed && !l.blocked && l.endDate >= today).sort(order);
+/** Expired once endDate has passed in the departure's zone (not UTC's: Zurich's date runs ahead from 22:00 or 23:00 UTC). */
+const visible = legs.filter((l) => l.listed && !l.blocked && l.endDate >= dateInZone(now, l.depTimezone)).sort(order);
 
 let t: TestTables;
 

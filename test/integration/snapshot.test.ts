@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { demoLegs } from '../../local/demo/index.js';
-import { addDays, utcDate } from '../../src/legs/dates.js';
+import { addDays } from '../../src/legs/dates.js';
 import { JOURNAL_RESET_ABOVE, writeLegs } from '../../src/legs/loader.js';
 import { createLegsRepository, type LegsRepository, type StartDateRange } from '../../src/legs/repository.js';
 import { partId, partIds, SNAPSHOT_MANIFEST_ID, SNAPSHOT_PART_PREFIX, type SnapshotManifest } from '../../src/legs/snapshot.js';
@@ -9,6 +9,7 @@ import { buildSnapshot, markSnapshotStale, readManifest, snapshotMonths } from '
 import { withSnapshot } from '../../src/legs/snapshot-read.js';
 import { toStorageItem, type IndexEntry, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
+import { testToday } from '../support/clock.js';
 
 /**
  * The listing snapshot against DynamoDB Local (src/legs/snapshot*.ts): built at the end of a large
@@ -18,7 +19,7 @@ import { createTestTables, type TestTables } from '../support/dynamodb.js';
  *
  * The tests run in order on one table: each starts from the state the one before left.
  */
-const TODAY = utcDate(new Date());
+const TODAY = testToday();
 const LEGS = demoLegs(TODAY, { count: 1_300, months: 6 });
 const MONTHS = snapshotMonths(TODAY);
 /** A month no build reads (two years back): always read from the index. */

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { clockEnv } from './clock.js';
 
 /** Runs one of the project's npm scripts (`keys`, `legs:load`, `load`) as a user would, and collects its output. */
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -31,7 +32,8 @@ export function runScript(
   env: Record<string, string | undefined> = {},
   options: { inherit?: boolean; timeoutMs?: number } = {},
 ): Promise<CommandRun> {
-  const base = options.inherit ? { ...process.env, NODE_OPTIONS: undefined } : { PATH: process.env.PATH, HOME: process.env.HOME };
+  // The commands follow the tests' clock (`npm test -- --at`) like everything else.
+  const base = options.inherit ? { ...process.env, NODE_OPTIONS: undefined } : { PATH: process.env.PATH, HOME: process.env.HOME, ...clockEnv() };
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...env })) if (v !== undefined) childEnv[k] = v;
   return new Promise((done, fail) => {

@@ -4,6 +4,8 @@
 import { tsImport } from 'tsx/esm/api';
 
 export default async function globalSetup() {
+  // Several projects (integration, and the TEST_INSTANTS ones) share the first one started.
+  if (globalThis.__DYNAMODB_LOCAL__) return;
   const { startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
   const ddb = await startDynamoDbLocal();
   globalThis.__DYNAMODB_LOCAL__ = ddb;

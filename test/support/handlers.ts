@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient, GetCommand, type DynamoDBDocumentClientResolved
 import type { AwsStub } from 'aws-sdk-client-mock';
 import type { AirportIndex } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
+import type { Clock } from '../../src/clock.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
 import { createGetLegHandler, createLegReader } from '../../src/legs/get-leg.js';
@@ -15,6 +16,9 @@ import { createListHandler, createListRepository } from '../../src/legs/list-han
  * aws-sdk-client-mock (which answers for every instance); the repository is returned so a test can
  * clear the per-container cache between cases.
  */
+/** The instant jest's fake timers hold (resetListHandler sets it), or the real time without them. */
+const fakeTimersClock: Clock = () => Date.now();
+
 export function testConfig(env: Record<string, string> = {}): Config {
   return readConfig(env);
 }
@@ -24,24 +28,24 @@ export function testDocumentClient(): DynamoDBDocumentClient {
 }
 
 export function buildListHandler(
-  options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient; airports?: () => AirportIndex } = {},
+  options: { config?: Config; clock?: Clock; client?: DynamoDBDocumentClient; airports?: () => AirportIndex } = {},
 ) {
   const config = options.config ?? testConfig();
   const repository = createListRepository(options.client ?? testDocumentClient(), config);
   const handler = createListHandler({
     repository,
     config,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock: options.clock ?? fakeTimersClock,
     ...(options.airports ? { airports: options.airports } : {}),
   });
   return { handler, repository, config };
 }
 
 /** The by-id function as functions/get-empty-leg/handler.ts builds it. */
-export function buildGetLegHandler(options: { config?: Config; clock?: () => Date; client?: DynamoDBDocumentClient } = {}) {
+export function buildGetLegHandler(options: { config?: Config; clock?: Clock; client?: DynamoDBDocumentClient } = {}) {
   const config = options.config ?? testConfig();
   const readLeg = createLegReader(options.client ?? testDocumentClient(), config.legsTableName);
-  return { handler: createGetLegHandler({ readLeg, ...(options.clock ? { clock: options.clock } : {}) }), config };
+  return { handler: createGetLegHandler({ readLeg, clock: options.clock ?? fakeTimersClock }), config };
 }
 
 export function buildAuthorizerHandler(options: { config?: Config; client?: DynamoDBDocumentClient } = {}) {

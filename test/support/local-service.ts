@@ -36,6 +36,8 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** `--allow-unknown-categories` with the data file. */
   allowUnknownCategories?: boolean;
+  /** `--host`: the address the API and DynamoDB Local listen on (127.0.0.1 when absent). */
+  host?: string;
 }
 
 export async function startLocalServer(options: StartOptions = {}): Promise<RunningService> {
@@ -45,6 +47,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Runn
   if (options.dataFile) args.push('--data', options.dataFile);
   if (options.stage) args.push('--stage', options.stage);
   if (options.allowUnknownCategories) args.push('--allow-unknown-categories');
+  if (options.host !== undefined) args.push('--host', options.host);
   const legsTableName = 'empty-legs';
   const keysTableName = 'api-keys';
   const child: ChildProcess = spawn(process.execPath, args, {

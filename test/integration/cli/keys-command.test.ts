@@ -7,6 +7,7 @@ import { freePort } from '../../../local/dynamodb-local.js';
 import { getKeyByHash, getKeyById } from '../../../src/keys/store.js';
 import { addUsage } from '../../../src/keys/usage.js';
 import { utcDay } from '../../../src/keys/limiter.js';
+import { testNow } from '../../support/clock.js';
 
 /** `npm run keys` as a child process (tsx cli/keys.ts), on this file's own tables. */
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -85,7 +86,7 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
 
   it('rotate: new key printed, old key in grace for 7 days; rotating it again exits 1', async () => {
     const created = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--name', 'R', '--json']));
-    const before = Date.now();
+    const before = testNow();
     const r = await run(['rotate', created.keyId]);
     expect(r.code).toBe(0);
     const newKey = lines(r.stdout).find((l) => KEY.test(l))!;
@@ -96,7 +97,7 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
     expect(old?.status).toBe('rotated');
     const grace = Date.parse(old!.graceUntil!);
     expect(grace).toBeGreaterThanOrEqual(before + 7 * DAY);
-    expect(grace).toBeLessThanOrEqual(Date.now() + 7 * DAY);
+    expect(grace).toBeLessThanOrEqual(testNow() + 7 * DAY);
 
     const again = await run(['rotate', created.keyId]);
     expect(again.code).toBe(1);
@@ -112,14 +113,14 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
     expect(out.keyId).not.toBe(a.keyId);
     expect(out.scopes).toEqual(['empty_leg:read']);
     const old = await getKeyById(t.client, t.keysTableName, a.keyId);
-    expect(Date.parse(old!.graceUntil!)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse(old!.graceUntil!)).toBeLessThanOrEqual(testNow());
 
     const b = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--json']));
-    const before = Date.now();
+    const before = testNow();
     parseJsonKey(await run(['rotate', b.keyId, '--grace', '30m', '--json']));
     const grace = Date.parse((await getKeyById(t.client, t.keysTableName, b.keyId))!.graceUntil!);
     expect(grace).toBeGreaterThanOrEqual(before + 30 * 60_000);
-    expect(grace).toBeLessThanOrEqual(Date.now() + 30 * 60_000);
+    expect(grace).toBeLessThanOrEqual(testNow() + 30 * 60_000);
   });
 
   it('revoke: at once; revoking again or rotating a revoked key exits 1', async () => {
@@ -204,10 +205,10 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
     const listed = JSON.parse((await run(['list', '--json'])).stdout) as { keyId: string; rateLimit: unknown }[];
     expect(listed.find((k) => k.keyId === created.keyId)?.rateLimit).toEqual({ rate: 1, burst: 3, default: false });
     expect(listed.find((k) => k.keyId === other.keyId)?.rateLimit).toEqual({ rate: 10, burst: 20, default: true });
-    await addUsage(t.client, t.keysTableName, created.keyId, utcDay(Date.now()), { served: 41, refused: 7 });
+    await addUsage(t.client, t.keysTableName, created.keyId, utcDay(testNow()), { served: 41, refused: 7 });
     const usage = JSON.parse((await run(['usage', created.keyId, '--json'])).stdout) as { keyId: string; days: { day: string; served: number; refused: number }[] };
     expect(usage.days).toHaveLength(30);
-    expect(usage.days.at(-1)).toEqual({ day: utcDay(Date.now()), served: 41, refused: 7 });
+    expect(usage.days.at(-1)).toEqual({ day: utcDay(testNow()), served: 41, refused: 7 });
     const text = await run(['usage', created.keyId]);
     expect(lines(text.stdout).at(-1)).toMatch(/^total\s+41\s+7$/);
     const bad = await run(['limit', created.keyId, '--rate', '0']);
