@@ -7,14 +7,18 @@ import { addUsage, reserveUsage } from '../src/keys/usage.js';
 /**
  * The rate-limit simulation (docs/performance.md, "Rate limits across containers"): many authorizer
  * containers, each with its own limiter (src/keys/limiter.ts), serve one key on a simulated clock
- * (nothing waits), and write their counts to the usage counters of a keys table on DynamoDB Local
- * with the authorizer's own UpdateItem (src/keys/usage.ts). Two scenarios, each on a key of its own:
+ * (nothing waits), and write their counts and reservations to the usage items of a keys table on
+ * DynamoDB Local with the authorizer's own UpdateItems (src/keys/usage.ts), or to any store of the
+ * same semantics (the unit tests' test/support/usage-memory.ts). Four scenarios, each on a key of its own:
  *
  * - steady: requests arrive at random (Poisson) at several times the key's limit, each to a random
  *   container; the rate served is measured after a warm-up, over the whole steady span and per
  *   window, and the write units the counting consumed per request (DynamoDB Local's ConsumedCapacity);
  * - bursts: the key sends under its limit, pauses, then sends `burst` requests at one instant to
- *   random containers; a request of such a burst that is refused is counted.
+ *   random containers; a request of such a burst that is refused is counted;
+ * - cold start: new containers, the key at `coldDemandFactor` times its rate from the first instant;
+ * - pulses: `pulseSeconds` at `pulseDemandFactor` times the rate, then `pauseSeconds` of nothing.
+ * The last two are measured against one token bucket of the key's limit (`scenarioFigures`).
  */
 export interface RateLimitSimOptions {
   containers: number;
