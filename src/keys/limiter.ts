@@ -17,8 +17,13 @@ export interface UsageTotals {
   refused: number;
 }
 
+/** Counts to add, and the last time this container refused the key a request from its own bucket, if it did since its last write. */
+export interface UsageWrite extends UsageTotals {
+  busyAt?: number;
+}
+
 /** Adds `add` to the key's counter of `day`; answers the day's totals after the add (all containers). */
-export type UsageCounter = (keyId: string, day: string, add: UsageTotals) => Promise<UsageTotals>;
+export type UsageCounter = (keyId: string, day: string, add: UsageWrite) => Promise<UsageTotals>;
 
 /**
  * One reservation from a key's shared bucket, kept as GCRA's theoretical arrival time `tat` (epoch
@@ -31,6 +36,8 @@ export interface PoolRequest {
   costMs: number;
   /** The whole burst's worth: burst x costMs. */
   capacityMs: number;
+  /** No reservation while a container refused the key a request from its own bucket within this (ms). */
+  quietMs: number;
   /** The `tat` last seen, a hint for the form of the write. */
   tat?: number;
 }
@@ -38,6 +45,8 @@ export interface PoolRequest {
 export interface PoolAnswer {
   /** True when the request was reserved and `add` written; false: nothing was written. */
   granted: boolean;
+  /** Refused because the key is busy (over its limit on some container). */
+  busy: boolean;
   /** The day's totals (after the add when granted). */
   totals: UsageTotals;
   /** The bucket's `tat` (after the reservation when granted). */
@@ -155,6 +164,8 @@ interface KeyState {
   ended?: PoolEpisode;
   /** The shared bucket's `tat` as last seen. */
   tat?: number;
+  /** The last time this container refused the key a request from its own bucket. */
+  refusedAt?: number;
   /** Counts not written yet, by UTC day. */
   pending: Map<string, UsageTotals>;
   lastSyncAt: number;
@@ -203,6 +214,8 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
 
   function sync(keyId: string, s: KeyState): Promise<void> {
     if (s.syncing) return s.syncing;
+    // A refusal on a share still being learned (the first interval after the shared bucket) says little.
+    const busyAt = !s.baselineOnly && s.refusedAt !== undefined && s.refusedAt >= s.lastSyncAt ? s.refusedAt : undefined;
     s.lastSyncAt = now();
     const batch = [...s.pending];
     s.pending = new Map();
@@ -210,7 +223,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       for (let i = 0; i < batch.length; i++) {
         const [day, add] = batch[i]!;
         try {
-          const totals = await options.counter(keyId, day, add);
+          const totals = await options.counter(keyId, day, busyAt !== undefined && day === utcDay(busyAt) ? { ...add, busyAt } : add);
           learn(s, day, add.served + add.refused, totals.served + totals.refused);
         } catch (err) {
           // Keep what was not written for the next write; go on with the share last learned.
@@ -236,10 +249,10 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
    * full (all containers that started or came back at once drew from it alike); its bucket starts
    * with that share of what the shared bucket holds.
    */
-  function endEpisode(s: KeyState, at: number, limit: RateLimit): void {
+  function endEpisode(s: KeyState, at: number, available: number): void {
     const e = s.pool!;
     s.share = (e.since !== undefined ? shareOf(e.own, e.since) : undefined) ?? s.share ?? MIN_SHARE;
-    s.tokens = s.tat === undefined ? 0 : poolAvailable(s.tat, at, limit) * s.share;
+    s.tokens = available * s.share;
     s.at = at;
     s.pool = undefined;
     s.ended = e;
@@ -263,7 +276,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const e = s.pool!;
     const day = utcDay(at);
     if (e.since !== undefined && at - e.startedAt >= idleMs(limit)) {
-      endEpisode(s, at, limit);
+      endEpisode(s, at, s.tat === undefined ? 0 : poolAvailable(s.tat, at, limit));
       return fromBucket(keyId, s, limit, at);
     }
     if (at < e.waitUntil) {
@@ -278,7 +291,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     const costMs = poolCostMs(limit);
     let answer: PoolAnswer;
     try {
-      const pool = { now: Math.floor(at), costMs, capacityMs: limit.burst * costMs };
+      const pool = { now: Math.floor(at), costMs, capacityMs: limit.burst * costMs, quietMs: idleMs(limit) };
       answer = await options.reserve(keyId, day, add, { ...pool, ...(s.tat !== undefined ? { tat: s.tat } : {}) });
     } catch (err) {
       // Fail open: serve from the local bucket, on the share last learned (a new container: all of it).
@@ -308,11 +321,13 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       // A `tat` further than a burst ahead is another clock's: wait a burst's worth at most.
       e.waitUntil = Math.min(answer.tat - (limit.burst - 1) * costMs, at + limit.burst * costMs);
     }
-    const available = poolAvailable(answer.tat, at, limit);
+    // The key is over its limit somewhere: it has no burst to draw; on with the share last learned.
+    const available = answer.busy ? 0 : poolAvailable(answer.tat, at, limit);
+    if (answer.busy && s.pool === e) e.since = undefined;
     // The bucket is empty, or has served a burst since it was full: the burst is over.
-    if (s.pool === e && (available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit))) endEpisode(s, at, limit);
+    if (s.pool === e && (available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit))) endEpisode(s, at, available);
     // An answer to a request decided at the same time, after the episode ended: the share with it.
-    else if (s.ended === e && !s.pool) s.share = shareOf(e.own, e.since) ?? s.share;
+    else if (s.ended === e && !s.pool && e.since !== undefined) s.share = shareOf(e.own, e.since) ?? s.share;
     if (answer.granted) return decision(true, limit, available, 1);
     // Refused: when the container's own bucket has the next request's worth, if the episode ended.
     return s.pool ? decision(false, limit, available - Math.floor(available), 1) : decision(false, limit, s.tokens, s.share ?? MIN_SHARE);
@@ -325,6 +340,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     s.at = at;
     const allowed = s.tokens >= 1;
     if (allowed) s.tokens -= 1;
+    else s.refusedAt = at;
     addTo(s.pending, utcDay(at), { served: allowed ? 1 : 0, refused: allowed ? 0 : 1 });
     const result = decision(allowed, limit, s.tokens, share);
     if (due(s, at)) await sync(keyId, s);

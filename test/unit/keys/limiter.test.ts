@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { createRateLimiter, MIN_SHARE, shareOf, utcDay } from '../../../src/keys/limiter.js';
 import { memoryUsage } from '../../support/usage-memory.js';
+import { mulberry32 } from '../../../local/demo/generator.js';
 import { DEFAULT_RATE_LIMIT_SIM, referenceBucket, runRateLimitSim, worstWindow } from '../../../bench/rate-limit.js';
 import { parseBurst, parseRate, policyWindowSeconds, rateLimitField, rateLimitPolicyField, type RateLimit } from '../../../src/keys/rate-limit.js';
 import { fcParams } from '../../support/fast-check.js';
@@ -248,6 +249,30 @@ describe('rate limiter, containers that start or come back at once (one shared b
       }
     },
   );
+});
+
+describe('rate limiter, containers that start while the key is over its limit', () => {
+  it.each([11, 12, 13])('get no burst of their own: 10 new containers joining 20 busy ones keep every 10 s window within 25 %% (seed %i)', async (seed) => {
+    const random = mulberry32(seed);
+    const usage = memoryUsage();
+    let now = T0;
+    const limit = { rate: 10, burst: 20 };
+    const make = () => createRateLimiter({ ...usage, now: () => now });
+    const fleet = Array.from({ length: 20 }, make);
+    const served: number[] = [];
+    let joined = 0;
+    // 200 requests/s for 120 s; from 60 s on, a new container every 2 s, ten in all.
+    for (let t = 0; t < 120_000; t += (-Math.log(1 - random()) / 200) * 1000) {
+      while (t >= 60_000 + joined * 2000 && joined < 10) {
+        fleet.push(make());
+        joined++;
+      }
+      now = T0 + t;
+      if ((await fleet[Math.floor(random() * fleet.length)]!.check('key_j', limit)).allowed) served.push(t);
+    }
+    expect(worstWindow(served.filter((t) => t >= 40_000), 10_000).served).toBeLessThanOrEqual(1.25 * (limit.burst + 10 * limit.rate));
+    expect(served.filter((t) => t >= 60_000).length / 60).toBeGreaterThan(limit.rate * 0.9);
+  });
 });
 
 describe('the simulation\'s measures', () => {
