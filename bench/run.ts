@@ -31,7 +31,7 @@ import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js
 import { summarize, type LatencySummary } from './stats.js';
 import { coldCpuTarget, coldGrowthTarget, evaluateTargets, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
-import { runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
+import { rateLimitScenarios, runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
 import { MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
 import { compressResponse } from '../src/http/compression.js';
 import { runTraffic, type TrafficOptions, type TrafficResult } from './traffic.js';
@@ -702,6 +702,12 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         `  ${st.servedPerSecond.toFixed(2)} req/s served of a limit of ${rateLimits.options.limit.rate} (windows ${st.windows.map((w) => w.toFixed(1)).join(', ')}); ` +
           `${st.writeUnitsPerRequest.toFixed(4)} WU/request; bursts: ${rateLimits.bursts.refused} of ${rateLimits.bursts.sent} refused`,
       );
+      for (const [name, f] of rateLimitScenarios(rateLimits)) {
+        log(
+          `  ${name}: worst 10 s window ${f.worstWindow.served} served of ${f.windowLimit} (burst + 10 x rate; ${(f.worstWindowExcess * 100).toFixed(1)}%), ` +
+            `${f.served} served of ${f.requests} where one token bucket serves ${f.reference} (${(f.longRunDeviation * 100).toFixed(1)}%); ${f.writeUnits} WU`,
+        );
+      }
     }
 
     log(`bundling the functions with lib/bundling.ts and timing ${options.importRuns} imports of each`);
@@ -755,6 +761,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         worstWindowDeviation: rateLimits.steady.worstWindowDeviation,
         burstRefused: rateLimits.bursts.refused,
         writeUnitsPerRequest: rateLimits.steady.writeUnitsPerRequest,
+        bursty: rateLimitScenarios(rateLimits).map(([label, f]) => ({ label, worstWindowExcess: f.worstWindowExcess, longRunDeviation: f.longRunDeviation })),
       }),
     );
     const zipped = compressResponse('gzip', { statusCode: 200, body: lastPage100 });

@@ -181,6 +181,17 @@ export interface RateLimitTargetInputs {
   worstWindowDeviation: number;
   burstRefused: number;
   writeUnitsPerRequest: number;
+  /** The scenarios of keys starting at once (cold start, pulses), against one token bucket. */
+  bursty?: readonly BurstyScenarioFigures[];
+}
+
+export interface BurstyScenarioFigures {
+  /** What the scenario is, as the target names it. */
+  label: string;
+  /** Served in the worst 10 s window / (burst + 10 x rate) - 1. */
+  worstWindowExcess: number;
+  /** Served / served by one token bucket on the same arrivals - 1. */
+  longRunDeviation: number;
 }
 
 /** Served rate at steady state within 10% of the limit, each 10 s window within 25%. */
@@ -201,6 +212,20 @@ export function rateLimitTargets(input: RateLimitTargetInputs): Target[] {
     { name: 'rate limit: the same, worst 10 s window', value: round(input.worstWindowDeviation, 4), limit: RATE_LIMIT_MAX_WINDOW_DEVIATION, unit: 'ratio' },
     { name: 'rate limit: requests of a burst within the limit refused', value: input.burstRefused, limit: 0, unit: 'requests' },
     { name: `rate limit: write units per request, one key at ${at}`, value: round(input.writeUnitsPerRequest, 4), limit: RATE_LIMIT_MAX_WRITE_UNITS, unit: 'WU' },
+    ...(input.bursty ?? []).flatMap((b) => [
+      {
+        name: `rate limit: ${b.label}: worst 10 s window / (burst + 10 x rate) - 1`,
+        value: round(b.worstWindowExcess, 4),
+        limit: RATE_LIMIT_MAX_WINDOW_DEVIATION,
+        unit: 'ratio',
+      },
+      {
+        name: `rate limit: ${b.label}: |served / one token bucket's on the same requests - 1|`,
+        value: round(Math.abs(b.longRunDeviation), 4),
+        limit: RATE_LIMIT_MAX_DEVIATION,
+        unit: 'ratio',
+      },
+    ]),
   ];
   return targets.map((t) => ({ ...t, holds: t.value <= t.limit }));
 }

@@ -22,7 +22,7 @@ import { readKeysVersion } from './version.js';
 import { createRateLimiter, type LimitDecision, type RateLimiter } from './limiter.js';
 import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField, type RateLimit } from './rate-limit.js';
 import { createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from './address-limit.js';
-import { addUsage } from './usage.js';
+import { addUsage, reserveUsage } from './usage.js';
 import { emfLine, RATE_LIMIT_METRICS } from '../metrics.js';
 import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../auth/edge.js';
 
@@ -424,6 +424,7 @@ export function createAuthorizerHandler(options: AuthorizerHandlerOptions): Auth
       ...(usageSyncIntervalMs !== undefined ? { syncIntervalMs: usageSyncIntervalMs } : {}),
       // Its own short deadline: a slow or failed write never fails the request (fail open).
       counter: (keyId, day, add) => withDeadline(USAGE_WRITE_BUDGET_MS, () => addUsage(client, tableName, keyId, day, add)),
+      reserve: (keyId, day, add, pool) => withDeadline(USAGE_WRITE_BUDGET_MS, () => reserveUsage(client, tableName, keyId, day, add, pool)),
       onSyncError: (keyId, error) => {
         logger.error('usage counter write failed; enforcing this container\'s share of the limit', { keyId, error: error as Error });
         process.stdout.write(`${emfLine(RATE_LIMIT_METRICS.namespace, { [RATE_LIMIT_METRICS.dimension]: options.stage }, { [RATE_LIMIT_METRICS.writeFailures]: 1 }, new Date((options.now ?? processClock)()))}\n`);

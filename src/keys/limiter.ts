@@ -2,43 +2,62 @@ import { processClock } from '../clock.js';
 import { policyWindowSeconds, type RateLimit } from './rate-limit.js';
 
 /**
- * The per-key rate limiter of the authorizer (docs/api.md, "Rate limits"; the design and its figures:
- * docs/performance.md, "Rate limits across containers").
+ * The per-key rate limiter of the authorizer; what it promises: docs/api.md, "Rate limits"; the
+ * design: docs/api-keys.md, "How the limit holds across containers"; figures: docs/performance.md.
  *
- * Each container keeps, per key, a token bucket of `burst` tokens that refills at `rate x share`
- * per second, where `share` is the part of the key's traffic this container saw lately: the
- * containers serving one key together refill at `rate`, so a limit holds across containers instead
- * of each container letting `rate` through on its own.
- *
- * The shared state is one counter item per key and UTC day (src/keys/usage.ts). A container does
- * not write per request: it adds what it counted (served and refused) at most once per
- * `syncIntervalMs` (10 s), on its first request for a key, and when the day changes, with one
- * UpdateItem ADD whose answer is the day's totals of all containers. Between two of its writes the
- * day's total grew by `global` requests, of which `own` were its own: `share = own / global`.
- * Refused requests count as demand, so the shares follow where a runaway key's requests land, not
- * what each container let through.
- *
- * - A burst within the limit is never refused: a key that sent nothing to a container for
- *   `idleMs` (the longer of the sync interval and the policy window, burst / rate) has that
- *   container's share reset to 1 and its bucket refilled at the whole rate, so after such a pause
- *   every container holds `burst` tokens and any `burst` requests, however spread, are served.
- *   (The price: when a key's traffic is so thin on each container that each sees a request less
- *   often than `idleMs`, N containers can serve it up to N requests per `idleMs`.)
- * - A key that bursts on N containers at once after being idle may be served up to N x `burst`
- *   once; at steady state the total is `rate` within the figures of the simulation.
- * - The first interval of a key in a container has share 1 (nothing known yet).
- * - When the counter cannot be written (`counter` throws), the container keeps its counts for the
- *   next write and goes on with the share it last learned: each container enforces its local
- *   share, fail open, never refusing because the store is down (`onSyncError` reports it).
- * The clock is injected (`now`): tests and the benchmark's simulation run it on simulated time.
+ * A container new to a key, or one the key sent nothing for `idleMs` (the longer of the sync
+ * interval and the policy window), reserves each request from the key's shared bucket (`reserve`)
+ * until the bucket is empty or has served a burst since it was full, or for `idleMs`; then it serves
+ * from its own bucket refilled at `rate x share`, adding its counts (`counter`) at most once per
+ * `syncIntervalMs`. A failed write: served all the same from its own bucket (fail open),
+ * `onSyncError`. The clock is injected (`now`).
  */
 export interface UsageTotals {
   served: number;
   refused: number;
 }
 
+/** Counts to add, and the last time this container refused the key a request from its own bucket, if it did since its last write. */
+export interface UsageWrite extends UsageTotals {
+  busyAt?: number;
+}
+
 /** Adds `add` to the key's counter of `day`; answers the day's totals after the add (all containers). */
-export type UsageCounter = (keyId: string, day: string, add: UsageTotals) => Promise<UsageTotals>;
+export type UsageCounter = (keyId: string, day: string, add: UsageWrite) => Promise<UsageTotals>;
+
+/**
+ * One reservation from a key's shared bucket, kept as GCRA's theoretical arrival time `tat` (epoch
+ * ms): the bucket holds `(now + capacityMs - max(tat, now)) / costMs` requests.
+ */
+export interface PoolRequest {
+  /** Whole ms (epoch). */
+  now: number;
+  /** One request's worth, poolCostMs(limit). */
+  costMs: number;
+  /** The whole burst's worth: burst x costMs. */
+  capacityMs: number;
+  /** No reservation while a container refused the key a request from its own bucket within this (ms). */
+  quietMs: number;
+  /** The `tat` last seen, a hint for the form of the write. */
+  tat?: number;
+}
+
+export interface PoolAnswer {
+  /** True when the request was reserved and `add` written; false: nothing was written. */
+  granted: boolean;
+  /** Refused because the key is busy (over its limit on some container). */
+  busy: boolean;
+  /** The day's totals (after the add when granted). */
+  totals: UsageTotals;
+  /** The bucket's `tat` (after the reservation when granted). */
+  tat: number;
+  /** Requests served (all containers) since the bucket was last found full, and when that was. */
+  servedSinceFull: number;
+  fullAt: number;
+}
+
+/** Reserves one request from the key's bucket of `day` and adds `add` when it fits; writes nothing otherwise. */
+export type UsageReserver = (keyId: string, day: string, add: UsageTotals, pool: PoolRequest) => Promise<PoolAnswer>;
 
 export interface LimitDecision {
   allowed: boolean;
@@ -53,6 +72,7 @@ export interface LimitDecision {
 
 export interface RateLimiterOptions {
   counter: UsageCounter;
+  reserve: UsageReserver;
   /** Clock, epoch ms. */
   now?: () => number;
   /** Least time between two writes of one key's counts by one container. Default 10,000 ms. */
@@ -76,6 +96,11 @@ export const DEFAULT_SYNC_INTERVAL_MS = 10_000;
 export const DEFAULT_MAX_KEYS = 10_000;
 /** The least share: a container that saw almost none of a key's traffic still refills a little. */
 export const MIN_SHARE = 0.01;
+/**
+ * Intervals a share is learned over: the others' counts land in this container's intervals up to
+ * one interval late, so one interval alone can see from none to twice their share of the traffic.
+ */
+export const SHARE_INTERVALS = 3;
 
 /** The UTC day (yyyy-MM-dd) of an instant. */
 export function utcDay(ms: number): string {
@@ -99,15 +124,57 @@ export function secondsUntil(tokens: number, wanted: number, limit: RateLimit, s
   return Math.min(policyWindowSeconds(limit), Math.max(1, Number.isFinite(seconds) ? seconds : 1));
 }
 
+/** Slack for instants in epoch ms, exact to about a ten-thousandth of a millisecond (float64). */
+export const TAT_SLACK_MS = 0.001;
+
+/**
+ * One request's worth in the shared bucket, ms: 1000 / rate rounded down to a 1024th of a ms, so that
+ * sums of it on whole-ms instants are exact in float64 (epoch ms are about 2^41).
+ */
+export function poolCostMs(limit: RateLimit): number {
+  return Math.floor((1000 / limit.rate) * 1024) / 1024;
+}
+
+/** What the shared bucket holds at `at`, in requests, from its `tat` (0..burst). */
+export function poolAvailable(tat: number, at: number, limit: RateLimit): number {
+  const costMs = poolCostMs(limit);
+  return Math.min(limit.burst, Math.max(0, (at + limit.burst * costMs - Math.max(tat, at) + TAT_SLACK_MS) / costMs));
+}
+
+/** A pool episode: the container reserves each request from the key's shared bucket. */
+interface PoolEpisode {
+  startedAt: number;
+  /** No reservation before this instant (the bucket said when its next request's worth comes back). */
+  waitUntil: number;
+  /** Of the requests served since the bucket was last full (`since`, as last answered), this container's. */
+  own: number;
+  since?: number;
+  /** The instant the bucket was last found full (the answers' `fullAt`), and its day. */
+  fullAt?: number;
+  day?: string;
+}
+
 interface KeyState {
   tokens: number;
   at: number;
-  share: number;
+  /** Undefined until learned (a new container). */
+  share: number | undefined;
+  /** Set while the container serves the key from the shared bucket; the last one, once it ended. */
+  pool?: PoolEpisode;
+  ended?: PoolEpisode;
+  /** The shared bucket's `tat` as last seen. */
+  tat?: number;
+  /** The last time this container refused the key a request from its own bucket. */
+  refusedAt?: number;
   /** Counts not written yet, by UTC day. */
   pending: Map<string, UsageTotals>;
   lastSyncAt: number;
   /** The day's total (served + refused, all containers) at this container's last write. */
   seen?: { day: string; total: number };
+  /** The last SHARE_INTERVALS intervals between two writes: own requests written, the total's growth. */
+  intervals: { own: number; global: number }[];
+  /** The next write only sets `seen` (the first after a pool episode: the others' counts of it land later). */
+  baselineOnly: boolean;
   syncing?: Promise<void>;
 }
 
@@ -116,29 +183,39 @@ function addTo(pending: Map<string, UsageTotals>, day: string, add: UsageTotals)
   pending.set(day, { served: p.served + add.served, refused: p.refused + add.refused });
 }
 
+const newEpisode = (at: number): PoolEpisode => ({ startedAt: at, waitUntil: Number.NEGATIVE_INFINITY, own: 0 });
+
 export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   const now = options.now ?? processClock;
   const syncIntervalMs = options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
   const maxKeys = options.maxKeys ?? DEFAULT_MAX_KEYS;
   const keys = new Map<string, KeyState>();
 
-  function stateOf(keyId: string, limit: RateLimit, at: number): KeyState {
+  function stateOf(keyId: string, at: number): KeyState {
     let s = keys.get(keyId);
     if (!s) {
       if (keys.size >= maxKeys) keys.delete(keys.keys().next().value as string);
-      s = { tokens: limit.burst, at, share: 1, pending: new Map(), lastSyncAt: Number.NEGATIVE_INFINITY };
+      s = { tokens: 0, at, share: undefined, pool: newEpisode(at), pending: new Map(), lastSyncAt: Number.NEGATIVE_INFINITY, intervals: [], baselineOnly: false };
       keys.set(keyId, s);
     }
     return s;
   }
 
   function learn(s: KeyState, day: string, own: number, total: number): void {
-    if (s.seen?.day === day) s.share = shareOf(own, total - s.seen.total) ?? s.share;
+    if (s.seen?.day !== day) s.intervals = [];
+    else if (s.baselineOnly) s.baselineOnly = false;
+    else if (total - s.seen.total >= own) {
+      s.intervals = [...s.intervals.slice(1 - SHARE_INTERVALS), { own, global: total - s.seen.total }];
+      const sum = s.intervals.reduce((a, i) => ({ own: a.own + i.own, global: a.global + i.global }), { own: 0, global: 0 });
+      s.share = shareOf(sum.own, sum.global) ?? s.share;
+    }
     s.seen = { day, total };
   }
 
   function sync(keyId: string, s: KeyState): Promise<void> {
     if (s.syncing) return s.syncing;
+    // A refusal on a share still being learned (the first interval after the shared bucket) says little.
+    const busyAt = !s.baselineOnly && s.refusedAt !== undefined && s.refusedAt >= s.lastSyncAt ? s.refusedAt : undefined;
     s.lastSyncAt = now();
     const batch = [...s.pending];
     s.pending = new Map();
@@ -146,7 +223,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
       for (let i = 0; i < batch.length; i++) {
         const [day, add] = batch[i]!;
         try {
-          const totals = await options.counter(keyId, day, add);
+          const totals = await options.counter(keyId, day, busyAt !== undefined && day === utcDay(busyAt) ? { ...add, busyAt } : add);
           learn(s, day, add.served + add.refused, totals.served + totals.refused);
         } catch (err) {
           // Keep what was not written for the next write; go on with the share last learned.
@@ -167,27 +244,116 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
     return s.pending.size > 0 && s.syncing === undefined && (at - s.lastSyncAt >= syncIntervalMs || s.pending.size > 1);
   }
 
+  /**
+   * Ends the pool episode. Its share: what it was served of what the bucket served since it was last
+   * full (all containers that started or came back at once drew from it alike); its bucket starts
+   * with that share of what the shared bucket holds.
+   */
+  function endEpisode(s: KeyState, at: number, available: number): void {
+    const e = s.pool!;
+    s.share = (e.since !== undefined ? shareOf(e.own, e.since) : undefined) ?? s.share ?? MIN_SHARE;
+    s.tokens = available * s.share;
+    s.at = at;
+    s.pool = undefined;
+    s.ended = e;
+    s.intervals = [];
+    s.baselineOnly = true;
+  }
+
+  function decision(allowed: boolean, limit: RateLimit, tokens: number, share: number): LimitDecision {
+    const retryAfterSeconds = allowed ? 0 : secondsUntil(tokens, 1, limit, share);
+    return {
+      allowed,
+      limit,
+      remaining: allowed ? Math.floor(tokens) : 0,
+      resetSeconds: allowed ? secondsUntil(tokens, Math.floor(tokens) + 1, limit, share) : retryAfterSeconds,
+      retryAfterSeconds,
+    };
+  }
+
+  /** One request in a pool episode. */
+  async function fromPool(keyId: string, s: KeyState, limit: RateLimit, at: number): Promise<LimitDecision> {
+    const e = s.pool!;
+    const day = utcDay(at);
+    if (e.since !== undefined && at - e.startedAt >= idleMs(limit)) {
+      endEpisode(s, at, s.tat === undefined ? 0 : poolAvailable(s.tat, at, limit));
+      return fromBucket(keyId, s, limit, at);
+    }
+    if (at < e.waitUntil) {
+      s.at = at;
+      addTo(s.pending, day, { served: 0, refused: 1 });
+      return decision(false, limit, 1 - (e.waitUntil - at) / poolCostMs(limit), 1);
+    }
+    if (s.syncing) await s.syncing;
+    const add = { ...(s.pending.get(day) ?? { served: 0, refused: 0 }) };
+    add.served += 1;
+    s.pending.delete(day);
+    const costMs = poolCostMs(limit);
+    let answer: PoolAnswer;
+    try {
+      const pool = { now: Math.floor(at), costMs, capacityMs: limit.burst * costMs, quietMs: idleMs(limit) };
+      answer = await options.reserve(keyId, day, add, { ...pool, ...(s.tat !== undefined ? { tat: s.tat } : {}) });
+    } catch (err) {
+      // Fail open: serve from the local bucket, on the share last learned (a new container: all of it).
+      addTo(s.pending, day, { served: add.served - 1, refused: add.refused });
+      options.onSyncError?.(keyId, err);
+      if (s.pool === e) {
+        s.pool = undefined;
+        s.share ??= 1;
+        s.tokens = limit.burst;
+        s.at = at;
+      }
+      return fromBucket(keyId, s, limit, at);
+    }
+    s.at = at;
+    s.tat = answer.tat;
+    // The bucket was found full again since the last answer (or a new day): count afresh.
+    if (e.day !== day || e.fullAt !== answer.fullAt) e.own = 0;
+    e.day = day;
+    e.fullAt = answer.fullAt;
+    e.since = answer.servedSinceFull;
+    if (answer.granted) {
+      e.own++;
+      s.lastSyncAt = at;
+      s.seen = { day, total: answer.totals.served + answer.totals.refused };
+    } else {
+      addTo(s.pending, day, { served: add.served - 1, refused: add.refused + 1 });
+      // A `tat` further than a burst ahead is another clock's: wait a burst's worth at most.
+      e.waitUntil = Math.min(answer.tat - (limit.burst - 1) * costMs, at + limit.burst * costMs);
+    }
+    // The key is over its limit somewhere: it has no burst to draw; on with the share last learned.
+    const available = answer.busy ? 0 : poolAvailable(answer.tat, at, limit);
+    if (answer.busy && s.pool === e) e.since = undefined;
+    // The bucket is empty, or has served a burst since it was full: the burst is over.
+    if (s.pool === e && (available < 1 || answer.servedSinceFull >= limit.burst || at - e.startedAt >= idleMs(limit))) endEpisode(s, at, available);
+    // An answer to a request decided at the same time, after the episode ended: the share with it.
+    else if (s.ended === e && !s.pool && e.since !== undefined) s.share = shareOf(e.own, e.since) ?? s.share;
+    if (answer.granted) return decision(true, limit, available, 1);
+    // Refused: when the container's own bucket has the next request's worth, if the episode ended.
+    return s.pool ? decision(false, limit, available - Math.floor(available), 1) : decision(false, limit, s.tokens, s.share ?? MIN_SHARE);
+  }
+
+  /** One request from the local bucket (share mode). */
+  async function fromBucket(keyId: string, s: KeyState, limit: RateLimit, at: number): Promise<LimitDecision> {
+    const share = s.share ?? MIN_SHARE;
+    s.tokens = refilled(Math.min(s.tokens, limit.burst), limit, share, at - s.at);
+    s.at = at;
+    const allowed = s.tokens >= 1;
+    if (allowed) s.tokens -= 1;
+    else s.refusedAt = at;
+    addTo(s.pending, utcDay(at), { served: allowed ? 1 : 0, refused: allowed ? 0 : 1 });
+    const result = decision(allowed, limit, s.tokens, share);
+    if (due(s, at)) await sync(keyId, s);
+    return result;
+  }
+
   return {
     async check(keyId, limit) {
       const at = now();
-      const s = stateOf(keyId, limit, at);
-      // After a pause on this container the share it learned says nothing of what comes next.
-      if (at - s.at >= idleMs(limit)) s.share = 1;
-      s.tokens = refilled(Math.min(s.tokens, limit.burst), limit, s.share, at - s.at);
-      s.at = at;
-      const allowed = s.tokens >= 1;
-      if (allowed) s.tokens -= 1;
-      addTo(s.pending, utcDay(at), { served: allowed ? 1 : 0, refused: allowed ? 0 : 1 });
-      const retryAfterSeconds = allowed ? 0 : secondsUntil(s.tokens, 1, limit, s.share);
-      const decision: LimitDecision = {
-        allowed,
-        limit,
-        remaining: allowed ? Math.floor(s.tokens) : 0,
-        resetSeconds: allowed ? secondsUntil(s.tokens, Math.floor(s.tokens) + 1, limit, s.share) : retryAfterSeconds,
-        retryAfterSeconds,
-      };
-      if (due(s, at)) await sync(keyId, s);
-      return decision;
+      const s = stateOf(keyId, at);
+      // After a pause on this container, its bucket says nothing of the key: back to the shared one.
+      if (at - s.at >= idleMs(limit)) s.pool = newEpisode(at);
+      return s.pool ? fromPool(keyId, s, limit, at) : fromBucket(keyId, s, limit, at);
     },
     async flush() {
       // Twice: counts made while a write was in flight are written by the second pass.

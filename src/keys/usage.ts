@@ -1,14 +1,17 @@
 import { processClock } from '../clock.js';
 import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DAY_MS } from './grace.js';
-import { utcDay, type UsageTotals } from './limiter.js';
+import { TAT_SLACK_MS, utcDay, type PoolAnswer, type PoolRequest, type UsageTotals, type UsageWrite } from './limiter.js';
 import { USAGE_KEY_PREFIX } from '../tables.js';
 
 /**
  * Per-key usage counters, items of the keys table (src/tables.ts KEYS_TABLE): one item per key and
  * UTC day, keyHash `usage#<keyId>#<yyyy-MM-dd>` (no SHA-256 hex hash starts so, and no `keyId`
  * attribute, so the `byKeyId` index and `list` never see them), with `served` and `refused` (the
- * requests answered RATE_LIMITED), and `ttl` so DynamoDB removes a day RETENTION_DAYS after it.
+ * requests answered RATE_LIMITED), `tat` (the key's shared token bucket, src/keys/limiter.ts), and
+ * `ttl` so DynamoDB removes a day RETENTION_DAYS after it.
  * The authorizer adds to them (src/keys/limiter.ts), with IAM allowing it UpdateItem on `usage#`
  * items only; `npm run keys -- usage KEY_ID` reads them.
  */
@@ -22,13 +25,16 @@ export function usageItemKey(keyId: string, day: string): string {
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
-/** Adds to a key's day; answers the day's totals after the add (one UpdateItem, one write unit). */
+/**
+ * Adds to a key's day, and sets `busyAt` when given (the last time a container refused the key a
+ * request from its own bucket); answers the day's totals after the add (one UpdateItem, one write unit).
+ */
 export async function addUsage(
   client: DynamoDBDocumentClient,
   tableName: string,
   keyId: string,
   day: string,
-  add: UsageTotals,
+  add: UsageWrite,
   /** Asks DynamoDB for the write units consumed and hands them here (the benchmark). */
   onConsumed?: (writeUnits: number) => void,
 ): Promise<UsageTotals> {
@@ -36,12 +42,13 @@ export async function addUsage(
     new UpdateCommand({
       TableName: tableName,
       Key: { keyHash: usageItemKey(keyId, day) },
-      UpdateExpression: 'ADD served :s, refused :r SET #ttl = if_not_exists(#ttl, :ttl)',
+      UpdateExpression: `ADD served :s, refused :r SET #ttl = if_not_exists(#ttl, :ttl)${add.busyAt !== undefined ? ', busyAt = :busy' : ''}`,
       ExpressionAttributeNames: { '#ttl': 'ttl' },
       ExpressionAttributeValues: {
         ':s': add.served,
         ':r': add.refused,
-        ':ttl': Math.ceil((Date.parse(`${day}T00:00:00Z`) + RETENTION_DAYS * DAY_MS) / 1000),
+        ':ttl': ttlOf(day),
+        ...(add.busyAt !== undefined ? { ':busy': add.busyAt } : {}),
       },
       ReturnValues: 'UPDATED_NEW',
       ...(onConsumed ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
@@ -49,6 +56,100 @@ export async function addUsage(
   );
   onConsumed?.(out.ConsumedCapacity?.CapacityUnits ?? 0);
   return { served: num(out.Attributes?.served), refused: num(out.Attributes?.refused) };
+}
+
+const ttlOf = (day: string): number => Math.ceil((Date.parse(`${day}T00:00:00Z`) + RETENTION_DAYS * DAY_MS) / 1000);
+
+/** No container refused the key a request from its own bucket within `quietMs` (it is not over its limit). */
+const QUIET = '(attribute_not_exists(busyAt) OR busyAt <= :quiet)';
+
+/** The most two containers' clocks may differ by. */
+const CLOCK_SKEW_MS = 1000;
+
+/**
+ * Reserves one request from the key's shared bucket of `day` and adds `add` in the same write, when
+ * the bucket holds a request: one conditional UpdateItem (one write unit), two when the form guessed
+ * from `pool.tat` was wrong (the bucket full: `tat` before now, set to now + cost, `poolFrom` to now
+ * and `poolBase` to
+ * the day's served count before the write; `poolBase` grows by the served counts written with the
+ * reservation other than its own request, so `served - poolBase` counts the bucket's requests and the
+ * other containers' counts as they land; otherwise `tat` moved by the cost, if it stays within
+ * `capacityMs` of now). Refused, also while the key is busy (`busyAt` within `quietMs`: a container
+ * refused it a request from its own bucket): nothing written, the item as it is.
+ */
+export async function reserveUsage(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keyId: string,
+  day: string,
+  add: UsageTotals,
+  pool: PoolRequest,
+  onConsumed?: (writeUnits: number) => void,
+): Promise<PoolAnswer> {
+  // Unknown: a container new to the key; others are likely drawing from the bucket now.
+  // A `tat` further ahead than any reservation puts it is another clock's: the bucket counts as full.
+  const far = pool.now + 2 * pool.capacityMs + CLOCK_SKEW_MS;
+  const isFull = (tat: number | undefined) => tat === undefined || tat < pool.now || tat > far;
+  let full = pool.tat !== undefined && isFull(pool.tat);
+  let old: Record<string, unknown> = {};
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const out = await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { keyHash: usageItemKey(keyId, day) },
+          UpdateExpression: full
+            ? 'ADD served :s, refused :r SET #ttl = if_not_exists(#ttl, :ttl), tat = :start, poolFrom = :now, poolBase = if_not_exists(served, :zero) + :older'
+            : 'ADD served :s, refused :r, tat :cost, poolBase :older SET #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: `${full ? '(attribute_not_exists(tat) OR tat < :now OR tat > :far)' : 'tat BETWEEN :now AND :last'} AND ${QUIET}`,
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: {
+            ':s': add.served,
+            ':r': add.refused,
+            ':ttl': ttlOf(day),
+            ':now': pool.now,
+            ':quiet': pool.now - pool.quietMs,
+            // Served counts written with the reservation that are not its own request.
+            ':older': add.served - 1,
+            ...(full ? { ':start': pool.now + pool.costMs, ':zero': 0, ':far': far } : { ':cost': pool.costMs, ':last': pool.now + pool.capacityMs - pool.costMs + TAT_SLACK_MS }),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          ...(onConsumed ? { ReturnConsumedCapacity: 'TOTAL' as const } : {}),
+        }),
+      );
+      onConsumed?.(out.ConsumedCapacity?.CapacityUnits ?? 0);
+      return answerOf(true, out.Attributes ?? {}, pool.now, pool.quietMs);
+    } catch (err) {
+      if ((err as { name?: unknown }).name !== 'ConditionalCheckFailedException') throw err;
+      // A refused condition is charged like a write.
+      onConsumed?.(1);
+      const item = (err as { Item?: Record<string, AttributeValue> }).Item;
+      old = item ? unmarshall(item) : {};
+      const tat = typeof old.tat === 'number' ? old.tat : undefined;
+      if (typeof old.busyAt === 'number' && old.busyAt > pool.now - pool.quietMs) break;
+      const fullNow = isFull(tat);
+      // The other form fits: the guess was wrong, or another container wrote in between.
+      if (fullNow !== full && (fullNow || tat! <= pool.now + pool.capacityMs - pool.costMs + TAT_SLACK_MS)) {
+        full = fullNow;
+        continue;
+      }
+      break;
+    }
+  }
+  return answerOf(false, old, pool.now, pool.quietMs);
+}
+
+function answerOf(granted: boolean, item: Record<string, unknown>, now: number, quietMs: number): PoolAnswer {
+  const served = num(item.served);
+  return {
+    granted,
+    busy: !granted && typeof item.busyAt === 'number' && item.busyAt > now - quietMs,
+    totals: { served, refused: num(item.refused) },
+    tat: typeof item.tat === 'number' ? item.tat : now,
+    servedSinceFull: served - num(item.poolBase),
+    fullAt: num(item.poolFrom),
+  };
 }
 
 export interface DayUsage extends UsageTotals {

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
@@ -67,16 +69,29 @@ function fixture(env: 'test' | 'live', extra: Record<string, unknown> = {}, keyI
   };
 }
 
-/** The usage counters' totals as the table would answer them: one counter per key and day. */
+/** The usage counters' totals and shared buckets as the table would answer them: one item per key and day. */
 const totals = new Map<string, { served: number; refused: number }>();
+const tats = new Map<string, number>();
 
 function store(...fixtures: Fixture[]): void {
   ddb.on(GetCommand).resolves({});
   ddb.on(UpdateCommand).callsFake((input: { Key: { keyHash: string }; ExpressionAttributeValues: Record<string, number> }) => {
-    const t = totals.get(input.Key.keyHash) ?? { served: 0, refused: 0 };
-    const next = { served: t.served + input.ExpressionAttributeValues[':s']!, refused: t.refused + input.ExpressionAttributeValues[':r']! };
-    totals.set(input.Key.keyHash, next);
-    return { Attributes: next };
+    const v = input.ExpressionAttributeValues;
+    const key = input.Key.keyHash;
+    const t = totals.get(key) ?? { served: 0, refused: 0 };
+    const tat = tats.get(key);
+    if (v[':now'] !== undefined) {
+      // A reservation from the shared bucket (reserveUsage): its two conditional forms.
+      const full = v[':start'] !== undefined;
+      const fits = full ? tat === undefined || tat < v[':now'] || tat > v[':far']! : tat !== undefined && tat >= v[':now'] && tat <= v[':last']!;
+      if (!fits) {
+        throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: marshall({ ...t, ...(tat !== undefined ? { tat } : {}) }) });
+      }
+      tats.set(key, full ? v[':start']! : tat! + v[':cost']!);
+    }
+    const next = { served: t.served + v[':s']!, refused: t.refused + v[':r']! };
+    totals.set(key, next);
+    return { Attributes: { ...next, ...(tats.has(key) ? { tat: tats.get(key) } : {}) } };
   });
   for (const f of fixtures) ddb.on(GetCommand, { Key: { keyHash: f.item.keyHash } }).resolves({ Item: f.item });
 }
@@ -99,6 +114,7 @@ function make(stage: Stage = 'sandbox', extra: { maxEntries?: number } = {}) {
 beforeEach(() => {
   ddb.reset();
   totals.clear();
+  tats.clear();
   clock = T0;
 });
 
@@ -395,7 +411,7 @@ describe('authorizer handler: rate limits', () => {
     for (let i = 0; i < 20; i++) expect((await h(withKey(b.key))).context).toMatchObject({ verdict: 'ok' });
   });
 
-  it("counts served and refused requests in the key's day item, at most once per 10 s", async () => {
+  it("counts served and refused requests in the key's day item: a reservation per request of a burst, then at most once per 10 s", async () => {
     const f = limited();
     store(f);
     const h = make();
@@ -404,9 +420,14 @@ describe('authorizer handler: rate limits', () => {
     await h(withKey(f.key));
     const writes = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
     const values = (w: (typeof writes)[number]) => w.ExpressionAttributeValues as Record<string, number>;
+    // The burst: each request reserved from the key's shared bucket (one write each; the first
+    // tries the form of a bucket in use, and then, there being none yet, the other); then the
+    // container's own bucket, its refusals written with its next write.
     expect(writes.map((w): unknown[] => [w.Key?.keyHash, values(w)[':s'], values(w)[':r']])).toEqual([
       ['usage#key_LimitedLimited0000#2026-03-01', 1, 0],
-      ['usage#key_LimitedLimited0000#2026-03-01', 2, 2],
+      ['usage#key_LimitedLimited0000#2026-03-01', 1, 0],
+      ['usage#key_LimitedLimited0000#2026-03-01', 1, 0],
+      ['usage#key_LimitedLimited0000#2026-03-01', 1, 2],
     ]);
     expect(writes[0]!.TableName).toBe(TABLE);
   });

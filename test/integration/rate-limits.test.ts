@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
-import { createRateLimiter } from '../../src/keys/limiter.js';
+import { createRateLimiter, type PoolRequest } from '../../src/keys/limiter.js';
 import { createKey, getKeyById, listKeys, rotateKey, setKeyRateLimit } from '../../src/keys/store.js';
-import { addUsage, readUsage, usageItemKey } from '../../src/keys/usage.js';
+import { addUsage, readUsage, reserveUsage, usageItemKey } from '../../src/keys/usage.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 /** The rate limiter's counters and the per-key limits on DynamoDB Local (src/keys/usage.ts, store.ts). */
@@ -27,7 +27,8 @@ describe('rate limits on DynamoDB Local', () => {
   it('holds the limit across containers that share the counters, and the usage reads back per day', async () => {
     let now = T0;
     const counter = (keyId: string, day: string, add: { served: number; refused: number }) => addUsage(t.client, t.keysTableName, keyId, day, add);
-    const containers = Array.from({ length: 4 }, () => createRateLimiter({ counter, now: () => now }));
+    const reserve = (keyId: string, day: string, add: { served: number; refused: number }, pool: PoolRequest) => reserveUsage(t.client, t.keysTableName, keyId, day, add, pool);
+    const containers = Array.from({ length: 4 }, () => createRateLimiter({ counter, reserve, now: () => now }));
     const limit = { rate: 5, burst: 10 };
     let served = 0;
     let refused = 0;

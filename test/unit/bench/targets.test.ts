@@ -111,4 +111,18 @@ describe('rateLimitTargets', () => {
   ] as const)('fails when %s is %s', (field, value) => {
     expect(rateLimitTargets({ ...good, [field]: value }).filter((t) => !t.holds)).toHaveLength(1);
   });
+  it('adds two targets per bursty scenario: the worst window at most 25 % over burst + 10 x rate, the long run within 10 % either way', () => {
+    const cold = { label: 'cold', worstWindowExcess: 0.05, longRunDeviation: -0.04 };
+    const targets = rateLimitTargets({ ...good, bursty: [cold] });
+    expect(targets).toHaveLength(6);
+    expect(targets.slice(4).map((t) => [t.name.startsWith('rate limit: cold: '), t.value, t.limit, t.holds])).toEqual([
+      [true, 0.05, 0.25, true],
+      [true, 0.04, 0.1, true],
+    ]);
+    const failing = (b: Partial<typeof cold>) => rateLimitTargets({ ...good, bursty: [{ ...cold, ...b }] }).filter((t) => !t.holds).length;
+    expect(failing({ worstWindowExcess: 0.26 })).toBe(1);
+    expect(failing({ worstWindowExcess: -0.5 })).toBe(0);
+    expect(failing({ longRunDeviation: 0.11 })).toBe(1);
+    expect(failing({ longRunDeviation: -0.11 })).toBe(1);
+  });
 });
