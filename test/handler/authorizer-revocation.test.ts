@@ -49,6 +49,12 @@ function make() {
     tableName: TABLE,
     stage: 'sandbox',
     now: () => clock,
+    // This file is about keys, not rate limits (test/handler/authorizer.test.ts): every request is allowed.
+    limiter: {
+      check: (_keyId, limit) => Promise.resolve({ allowed: true, limit, remaining: limit.burst - 1, resetSeconds: 1, retryAfterSeconds: 0 }),
+      flush: () => Promise.resolve(),
+      shareOf: () => 1,
+    },
   });
 }
 
