@@ -47,9 +47,9 @@ describe('npm run legs:load -- FILE --sync', () => {
     'syncs a feed, refuses its truncated copy (dry run and real), and unlists with --force',
     async () => {
       const full = file('full.ndjson', [...acme, ...jetco]);
-      const ranFrom = Date.now();
+      const ranFrom = testNow();
       const first = await run([full, '--sync']);
-      const ranTo = Date.now();
+      const ranTo = testNow();
       expect([first.code, lines(first.stderr)]).toEqual([0, []]);
       // Each source's last applied sync is now this one, as stored when it ran (src/feeds/sync-order.ts).
       for (const source of ['acme', 'jetco']) {
