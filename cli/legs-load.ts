@@ -112,9 +112,9 @@ async function main(): Promise<void> {
     if (parsed.uncategorized > 0) process.stderr.write(`note: ${uncategorizedLine(parsed.uncategorized)}\n`);
   };
 
+  if (values.aws) refuseShiftedClock('--aws');
   let tables: CommandTables;
   try {
-    if (values.aws) refuseShiftedClock('--aws');
     tables = values.aws ? await openStageTables(stage, config.aws) : await openLocalTables(config);
   } catch (err) {
     throw CommandError.failure(oneLine(err), err);

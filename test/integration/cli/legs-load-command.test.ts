@@ -225,6 +225,8 @@ describe('npm run legs:load', () => {
       const r = await run([fixture('legs-valid.json')], { ...envFor(t), DYNAMODB_ENDPOINT: endpoint });
       expect(lines(r.stderr)).toEqual([`DynamoDB Local is not reachable at ${endpoint}: start it with \`npm start\` (or set DYNAMODB_ENDPOINT)`]);
       expect(r.code).toBe(1);
+      const shifted = await run([fixture('legs-valid.json'), '--aws', '--stage', 'sandbox'], { CLOCK_AT: '2026-12-31T23:30:00Z' });
+      expect([shifted.code, lines(shifted.stderr)]).toEqual([2, ['Invalid setting CLOCK_AT: cannot go with --aws: a deployed stage keeps the real clock']]);
     },
     TIMEOUT,
   );
@@ -242,6 +244,9 @@ describe('npm run legs:load', () => {
         AWS_CONFIG_FILE: join(dir, 'no-config'),
         AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-credentials'),
         DYNAMODB_ENDPOINT: undefined,
+        // A deployed stage keeps the real clock: the command refuses CLOCK_AT with --aws (below).
+        CLOCK_AT: undefined,
+        CLOCK_AT_ANCHOR: undefined,
       });
       const err = lines(r.stderr);
       expect(err).toHaveLength(1);
