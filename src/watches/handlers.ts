@@ -66,7 +66,7 @@ export function createWatchHandlers(deps: WatchDependencies): Record<string, Htt
       if (!scopesOf(event).includes(ROUTES.listEmptyLegs.scope)) {
         throw new AppError('PERMISSION_DENIED', `This API key lacks the scope '${ROUTES.listEmptyLegs.scope}' that a watch also requires`);
       }
-      const watch = await createWatch(clientOf(event), event.body as unknown, deps);
+      const watch = await createWatch(clientOf(event), event.body, deps);
       return respond(201, { code: 'OK', message: 'success', data: watch, traceId: traceIdOf({ context }) });
     });
   const list = httpFunction()
@@ -89,7 +89,7 @@ export function createWatchHandlers(deps: WatchDependencies): Record<string, Htt
       successResponse({ records: await readDeliveries(clientOf(event), parseWatchId(event.pathParameters?.id), deps) }, traceIdOf({ context })),
     );
   return {
-    [routeKeyOf(ROUTES.createWatch)]: create as unknown as HttpHandler,
+    [routeKeyOf(ROUTES.createWatch)]: create,
     [routeKeyOf(ROUTES.listWatches)]: list,
     [routeKeyOf(ROUTES.getWatch)]: get,
     [routeKeyOf(ROUTES.deleteWatch)]: remove,
