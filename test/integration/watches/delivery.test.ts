@@ -117,7 +117,7 @@ describe('processDelivery', () => {
     r = await rig();
   });
 
-  it('a 2xx: delivered once, signed as standardwebhooks signs the id, the attempt's timestamp and the body', async () => {
+  it('a 2xx: delivered once, signed as standardwebhooks signs the id, the attempt timestamp and the body', async () => {
     expect(await processDelivery(r.message, r.deps())).toBe('delivered');
     expect(r.posts).toHaveLength(1);
     const p = r.posts[0]!;
