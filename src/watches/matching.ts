@@ -155,9 +155,12 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
     const before = this.matching(transition.before, nowMs);
     const after = this.matching(transition.after, nowMs);
     const events: WatchEvent<W>[] = [];
+    let changed: boolean | undefined;
     for (const w of after) {
       if (!before.has(w)) events.push({ watch: w, type: 'empty_leg.listed', transition });
-      else if (JSON.stringify(transition.before) !== JSON.stringify(transition.after)) events.push({ watch: w, type: 'empty_leg.updated', transition });
+      else if ((changed ??= JSON.stringify(transition.before) !== JSON.stringify(transition.after))) {
+        events.push({ watch: w, type: 'empty_leg.updated', transition });
+      }
     }
     for (const w of before) if (!after.has(w)) events.push({ watch: w, type: 'empty_leg.withdrawn', transition });
     return events;
