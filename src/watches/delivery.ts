@@ -46,11 +46,14 @@ export function payloadOf(watchId: string, transition: LegTransition, type: Watc
   return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg: type === 'empty_leg.withdrawn' ? null : transition.after } };
 }
 
-/** The delay before retry number `attempts` (1 = the first retry), with ±20 % jitter; undefined after the last. */
+/**
+ * The delay before retry number `attempts` (1 = the first retry), lengthened by up to 20 % of jitter
+ * (never shortened: the schedule's whole span is a floor); undefined after the last.
+ */
 export function retryDelaySeconds(schedule: readonly number[], attempts: number, random: () => number): number | undefined {
   const base = schedule[attempts - 1];
   if (base === undefined) return undefined;
-  return Math.max(0, Math.round(base * (0.8 + 0.4 * random())));
+  return Math.max(0, Math.round(base * (1 + 0.2 * random())));
 }
 
 export interface DeliveryDependencies {

@@ -104,7 +104,7 @@ async function rig(url = 'https://hooks.example.com/x', over: Partial<WatchRecor
         retryScheduleSeconds: SCHEDULE,
         disableAfterSeconds: 86_400,
         post,
-        random: () => 0.5,
+        random: () => 0,
         ...over,
       };
     },
@@ -154,6 +154,12 @@ describe('processDelivery', () => {
     expect(r.sent).toHaveLength(SCHEDULE.length);
     expect(await getDelivery(tables, r.watch.watchId, m.deliveryKey)).toMatchObject({ status: 'failed', attempts: 4, nextAttemptAt: null });
     expect(new Set(r.posts.map((p) => p.headers['webhook-id']))).toEqual(new Set([r.message.deliveryId]));
+  });
+
+  it('jitter lengthens a delay by up to 20 %, never shortens it', async () => {
+    expect(await processDelivery(r.message, r.deps({ status: 503, random: () => 0.999 }))).toBe('retry');
+    const next = JSON.parse(r.sent[0]!.body) as DeliveryMessage;
+    expect(next.dueAt - T0).toBe(Math.round(SCHEDULE[0]! * 1.1998) * 1000);
   });
 
   it('a message that comes before it is due goes back to the queue, with no attempt', async () => {
