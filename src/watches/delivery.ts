@@ -36,9 +36,10 @@ const MessageSchema = v.object({
 });
 export type DeliveryMessage = v.InferOutput<typeof MessageSchema>;
 
-/** The delivery id of an event: the same for the same watch, leg, change and type (a batch read twice). */
+/** The delivery id of an event: the same for the same watch, leg, change (`changeId`, else `changedAt`) and type (a batch read twice). */
 export function deliveryIdOf(watchId: string, transition: LegTransition, type: WatchEventType): string {
-  const digest = createHash('sha256').update(`${watchId}\n${transition.id}\n${transition.changedAt}\n${type}`).digest('base64url');
+  const change = transition.changeId ?? transition.changedAt;
+  const digest = createHash('sha256').update(`${watchId}\n${transition.id}\n${change}\n${type}`).digest('base64url');
   return `msg_${digest.slice(0, 27)}`;
 }
 

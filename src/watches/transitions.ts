@@ -8,6 +8,11 @@ export interface LegTransition {
   id: string;
   /** ISO 8601 instant of the change. */
   changedAt: string;
+  /**
+   * What identifies the change across retries of its batch (the stream record's sequence number);
+   * without it `changedAt` must be stable across retries, or a retried batch makes new delivery ids.
+   */
+  changeId?: string;
   before: EmptyLeg | null;
   after: EmptyLeg | null;
 }
