@@ -77,7 +77,7 @@ describe('POST /open/v1/watches', () => {
     expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
   });
 
-  it.each([
+  it.each(([
     ['{"url":', 'application/json', "Invalid parameter 'body': must be JSON"],
     ['{"url":"https://hooks.example.com/x"}', 'text/plain', "Invalid parameter 'body': must be sent as JSON (Content-Type: application/json)"],
     ['[1]', 'application/json', "Invalid parameter 'body': must be a JSON object"],
@@ -86,7 +86,7 @@ describe('POST /open/v1/watches', () => {
     ['{"url":"https://[::1]/x"}', 'application/json', "Invalid parameter 'url': must be a public address"],
     ['{"url":"https://hooks.example.com/x","filters":{"offsetDays":3}}', 'application/json', "Invalid parameter 'offsetDays': a non-zero value requires depDate"],
     [JSON.stringify({ url: 'https://hooks.example.com/x', description: 'é'.repeat(9000) }), 'application/json', "Invalid parameter 'body': must be at most 16384 bytes"],
-  ].map(([body, type, message]) => [message, body, type] as const))('400: %s', async (message, body, type) => {
+  ] as [string, string, string][]).map(([body, type, message]) => [message, body, type] as const))('400: %s', async (message, body, type) => {
     const r = await call(post(body, { type }));
     expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
   });
