@@ -27,6 +27,7 @@ import { airportReference } from '../src/airports/reference.js';
 import { readWatchesConfig } from '../src/config.js';
 import { createTransitionMatcher } from '../src/watches/match-transitions.js';
 import { createTableQueue } from '../src/watches/queue.js';
+import { readWatchesVersion } from '../src/watches/store.js';
 import { startQueueWorker } from './watches/queue-worker.js';
 import { startTransitionsPoller } from './watches/transitions-poller.js';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
@@ -209,7 +210,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       airports: airportReference,
       clock: watchesConfig.clock,
     });
-    const poller = startTransitionsPoller({ client: ddb.client, legsTableName: options.legsTableName, subscriber: matcher, clock: watchesConfig.clock, say: options.say });
+    const poller = startTransitionsPoller({
+      client: ddb.client,
+      legsTableName: options.legsTableName,
+      subscriber: matcher,
+      clock: watchesConfig.clock,
+      // No scan of the legs before the first watch: its baseline is the table when it is made.
+      active: async () => (await readWatchesVersion(watchTables)) > 0,
+      say: options.say,
+    });
     const worker = startQueueWorker({
       client: ddb.client,
       tableName: watchesConfig.localQueueTableName,

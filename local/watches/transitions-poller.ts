@@ -20,6 +20,8 @@ export function startTransitionsPoller(o: {
   subscriber: TransitionSubscriber;
   clock: Clock;
   pollMs?: number;
+  /** Whether there is anything to feed (a watch was ever made): until then the table is not read. */
+  active?: () => Promise<boolean>;
   say?: (line: string) => void;
 }): TransitionsPoller {
   let shown: Map<string, { leg: EmptyLeg; json: string }> | undefined;
@@ -42,6 +44,10 @@ export function startTransitionsPoller(o: {
   }
 
   async function once(): Promise<void> {
+    if (o.active !== undefined && !(await o.active())) {
+      shown = undefined;
+      return;
+    }
     const next = await read();
     if (shown === undefined) {
       shown = next;

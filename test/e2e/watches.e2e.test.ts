@@ -62,6 +62,9 @@ const leg = (id: string, dep: string, over: Record<string, unknown> = {}) => ({
 beforeAll(async () => {
   receiver = await startReceiver();
   service = await startLocalServer();
+  // The local changes adapter reads the legs from the first watch on (its baseline): let it.
+  await createWatch('first', { depAirportCode: 'ZZZZ' });
+  await new Promise((r) => setTimeout(r, 1_500));
 });
 afterAll(async () => {
   await service?.stop();
