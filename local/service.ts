@@ -24,6 +24,14 @@ import {
   type FunctionName,
 } from '../src/routes.js';
 import { serveDocs } from './docs-page.js';
+import { airportReference } from '../src/airports/reference.js';
+import { readWatchesConfig } from '../src/config.js';
+import { createTransitionMatcher } from '../src/watches/match-transitions.js';
+import { createTableQueue } from '../src/watches/queue.js';
+import { readWatchesVersion } from '../src/watches/store.js';
+import { startQueueWorker } from './watches/queue-worker.js';
+import { startTransitionsPoller } from './watches/transitions-poller.js';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } from './gateway.js';
 
 /**
@@ -36,6 +44,10 @@ import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } f
  */
 export const LIST_PATH = ROUTES.listEmptyLegs.path;
 export const LIST_SCOPE = ROUTES.listEmptyLegs.scope;
+/** The local key's scopes: the listing and the watches. */
+export const LOCAL_KEY_SCOPES = [LIST_SCOPE, ROUTES.listWatches.scope, ROUTES.createWatch.scope];
+/** The local retry schedule (docs/watches.md, "Running locally"): first retries within seconds. */
+export const LOCAL_RETRY_SCHEDULE = '1,2,5,10,30,60';
 
 export interface LocalServiceOptions {
   port: number;
@@ -150,7 +162,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.STAGE = options.stage;
     process.env.LEGS_TABLE_NAME = options.legsTableName;
     process.env.KEYS_TABLE_NAME = options.keysTableName;
-    await ensureTables(ddb.client, options);
+    // Webhooks to this machine (http on 127.0.0.1 and localhost), retried within seconds.
+    process.env.WEBHOOK_TARGETS = 'local';
+    process.env.WEBHOOK_RETRY_SCHEDULE ??= LOCAL_RETRY_SCHEDULE;
+    const watchesConfig = readWatchesConfig(process.env);
+    await ensureTables(ddb.client, { ...options, watches: watchesConfig });
 
     await writeLegs(ddb.client, options.legsTableName, legs, { clock: options.clock });
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
@@ -159,7 +175,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
 
     const created = await createKey(ddb.client, options.keysTableName, {
       environment: environmentForStage(options.stage),
-      scopes: [LIST_SCOPE],
+      scopes: LOCAL_KEY_SCOPES,
       name: 'local npm start',
       // The highest limit, so that trying the API is never refused; `npm run keys -- create ... --rate`
       // makes a key with a lower one (the same limiter, docs/api-keys.md).
@@ -193,6 +209,35 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       });
     }, buildEvery);
     snapshotTimer.unref();
+    // The watches: the legs' transitions matched (the change log's port, fed by a local adapter),
+    // the deliveries queued in the local queue and delivered by the queue's function.
+    const watchTables = {
+      client: ddb.client,
+      watchesTableName: watchesConfig.watchesTableName,
+      deliveriesTableName: watchesConfig.deliveriesTableName,
+    };
+    const matcher = createTransitionMatcher({
+      tables: watchTables,
+      queue: createTableQueue(ddb.client, watchesConfig.localQueueTableName, watchesConfig.clock),
+      airports: airportReference,
+      clock: watchesConfig.clock,
+    });
+    const poller = startTransitionsPoller({
+      client: ddb.client,
+      legsTableName: options.legsTableName,
+      subscriber: matcher,
+      clock: watchesConfig.clock,
+      // No scan of the legs before the first watch: its baseline is the table when it is made.
+      active: async () => (await readWatchesVersion(watchTables)) > 0,
+      say: options.say,
+    });
+    const worker = startQueueWorker({
+      client: ddb.client,
+      tableName: watchesConfig.localQueueTableName,
+      handler: await importHandler<(event: SQSEvent) => Promise<SQSBatchResponse>>('deliverWebhooks'),
+      clock: watchesConfig.clock,
+      say: options.say,
+    });
     return {
       url: serviceUrl(options.host, options.port),
       dynamodbEndpoint: ddb.endpoint,
@@ -200,6 +245,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       apiKey: created.key,
       async stop() {
         clearInterval(snapshotTimer);
+        await Promise.all([poller.stop(), worker.stop()]);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { parseIntegerSetting, parseStage, readConfig } from '../src/config.js';
 import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { applyAtFlag } from '../cli/clock-flag.js';
-import { LIST_PATH, startLocalService, type LocalService } from './service.js';
+import { LIST_PATH, LOCAL_KEY_SCOPES, startLocalService, type LocalService } from './service.js';
 import { describeRateLimit, MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
 import { isWildcardHost, LOOPBACK_HOST } from './dynamodb-local.js';
 
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
 
   const env = stage === 'prod' ? 'live' : 'test';
   console.log(`Stage ${stage}: accepts only elk_${env}_ keys.`);
-  console.log(`API key (${env}, scope empty_leg:read, rate limit ${describeRateLimit(MAX_RATE_LIMIT)}), shown once:\n  ${service.apiKey}`);
+  console.log(`API key (${env}, scopes ${LOCAL_KEY_SCOPES.join(',')}, rate limit ${describeRateLimit(MAX_RATE_LIMIT)}), shown once:\n  ${service.apiKey}`);
   console.log(`Try:\n  curl -s -H "X-API-Key: ${service.apiKey}" "${service.url}${LIST_PATH}?size=2"`);
   console.log(`Reference page: ${service.url}/docs (the contract as JSON: ${service.url}/open/v1/openapi.json)`);
   console.log(

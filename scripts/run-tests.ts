@@ -95,6 +95,12 @@ const steps: Step[] = [
     needsScript: 'bench',
     stdout: (text) => formatReport(parseJsonReport(text)),
   },
+  {
+    name: 'watch matching benchmark (10,000 watches, 20,000 legs; --check: its targets must hold)',
+    command: 'npm',
+    args: ['run', '--silent', 'bench:watches', '--', '--changes', '4000', '--check'],
+    needsScript: 'bench:watches',
+  },
 ];
 
 let passed = 0;

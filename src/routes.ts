@@ -46,6 +46,16 @@ export type TableAccess =
    * DeleteItem, no write to a leg.
    */
   | 'legs:snapshot'
+  /**
+   * Watches table: Query, GetItem, PutItem, DeleteItem, UpdateItem (a client's watches, the version);
+   * deliveries table: Query (a watch's recent deliveries).
+   */
+  | 'watches:manage'
+  /**
+   * Watches table: GetItem and UpdateItem (a watch's failing state); deliveries table: GetItem,
+   * UpdateItem (an attempt's outcome). The delivery worker.
+   */
+  | 'watches:deliver'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read'
   /**
@@ -59,7 +69,7 @@ export type TableAccess =
  * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
  * bucket's name).
  */
-export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST';
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST' | 'WEBHOOK_QUEUE_URL';
 
 /** A file copied beside a function's bundle: `from` the repository root, `to` the bundle's folder. */
 export interface BundledFile {
@@ -74,7 +84,7 @@ export interface FunctionSpec {
    * creates it with the bucket, its notification and its alarms) or `schedule` (an EventBridge rule
    * at `schedule`; lib/constructs/scheduled-functions.ts creates it, its rule and its alarms).
    */
-  readonly invokedBy: 'api' | 'feeds' | 'schedule';
+  readonly invokedBy: 'api' | 'feeds' | 'schedule' | 'queue';
   /** A `schedule` function's rate, in minutes. */
   readonly scheduleMinutes?: number;
   /** The handler file, relative to the repository root (its folder names the function locally). */
@@ -196,12 +206,36 @@ export const FUNCTIONS = {
     environment: [],
     alarm: { name: 'SnapshotFunction' },
   },
+  watches: {
+    invokedBy: 'api',
+    entry: 'functions/watches/handler.ts',
+    logicalId: 'WatchesFunction',
+    description: '/open/v1/watches: create, list, read and delete watches, list their deliveries',
+    memorySize: 512,
+    timeoutSeconds: 10,
+    access: ['watches:manage'],
+    environment: [],
+    // Read when a watch names depNear or arrNear (src/legs/nearby.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+    alarm: { name: 'WatchesFunction' },
+  },
+  deliverWebhooks: {
+    invokedBy: 'queue',
+    entry: 'functions/deliver-webhooks/handler.ts',
+    logicalId: 'DeliverWebhooksFunction',
+    description: 'Webhook queue: POSTs each delivery, signed, and schedules its retries',
+    memorySize: 512,
+    // Ten deliveries of at most 10 s each, one after the other in the worst case, and their writes.
+    timeoutSeconds: 120,
+    access: ['watches:deliver'],
+    environment: ['WEBHOOK_QUEUE_URL'],
+  },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
 
 interface RouteBase {
-  readonly method: 'GET';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** API Gateway path template: `{name}` is a path parameter (one whole segment). */
   readonly path: string;
   readonly function: FunctionName;
@@ -236,6 +270,41 @@ export const ROUTES = {
     path: '/open/v1/empty-legs/{id}',
     scope: 'empty_leg:read',
     function: 'getEmptyLeg',
+    authorizer: true,
+  },
+  createWatch: {
+    method: 'POST',
+    path: '/open/v1/watches',
+    scope: 'watch:write',
+    function: 'watches',
+    authorizer: true,
+  },
+  listWatches: {
+    method: 'GET',
+    path: '/open/v1/watches',
+    scope: 'watch:read',
+    function: 'watches',
+    authorizer: true,
+  },
+  getWatch: {
+    method: 'GET',
+    path: '/open/v1/watches/{id}',
+    scope: 'watch:read',
+    function: 'watches',
+    authorizer: true,
+  },
+  deleteWatch: {
+    method: 'DELETE',
+    path: '/open/v1/watches/{id}',
+    scope: 'watch:write',
+    function: 'watches',
+    authorizer: true,
+  },
+  listWatchDeliveries: {
+    method: 'GET',
+    path: '/open/v1/watches/{id}/deliveries',
+    scope: 'watch:read',
+    function: 'watches',
     authorizer: true,
   },
   openApiDocument: {

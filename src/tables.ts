@@ -86,6 +86,29 @@ export const KEYS_BY_ID_INDEX = KEYS_TABLE.indexes[0];
  */
 export const USAGE_KEY_PREFIX = 'usage#';
 
+/**
+ * Watches table (src/watches/store.ts): one item per watch, keyed by its client and its id, so a
+ * client's watches are one Query and another client's key never reads them. The watches version
+ * (`clientId` `~version`) tells the matchers to reload.
+ */
+export const WATCHES_TABLE = {
+  partitionKey: 'clientId',
+  sortKey: 'watchId',
+  indexes: [],
+} as const satisfies TableDefinition;
+
+/**
+ * Watch deliveries table: one item per delivery (an event for one watch), keyed by the watch and
+ * `deliveryKey` (creation instant, then the delivery id), so a watch's recent deliveries are one
+ * Query, newest first. DynamoDB TTL removes an item 30 days after it was made.
+ */
+export const WATCH_DELIVERIES_TABLE = {
+  partitionKey: 'watchId',
+  sortKey: 'deliveryKey',
+  indexes: [],
+  timeToLiveAttribute: 'ttl',
+} as const satisfies TableDefinition;
+
 /** CreateTable input (on-demand) for DynamoDB Local and the tests. */
 export function createTableInput(tableName: string, def: TableDefinition): CreateTableCommandInput {
   const names = new Set<string>([def.partitionKey]);

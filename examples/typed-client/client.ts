@@ -9,11 +9,35 @@
  * type-checks this file with tsc and runs it against the local server.
  */
 import createClient from 'openapi-fetch';
+import { Webhook } from 'standardwebhooks';
 import type { components, paths } from './schema.js';
 
 export type EmptyLeg = components['schemas']['EmptyLeg'];
 export type ListQuery = NonNullable<paths['/open/v1/empty-legs']['get']['parameters']['query']>;
 export type ErrorCode = components['schemas']['ErrorCode'];
+
+export type Watch = components['schemas']['Watch'];
+export type WatchInput = components['schemas']['WatchInput'];
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+
+/**
+ * A delivery of a watch, verified (docs/api.md, "Deliveries"): the raw body as received and its
+ * headers, checked with the watch's `whsec_` secret by the Standard Webhooks library (signature and
+ * a timestamp within 5 minutes). Throws when it does not verify; deduplicate by `webhook-id`.
+ */
+export function verifyDelivery(secret: string, rawBody: string, headers: Record<string, string>): WebhookEvent {
+  return new Webhook(secret).verify(rawBody, headers) as WebhookEvent;
+}
+
+/** Creates a watch; its `secret` is in this answer only. */
+export async function createWatch(
+  client: ReturnType<typeof emptyLegsClient>,
+  body: WatchInput,
+): Promise<(Watch & { secret: string }) | { error: ErrorCode | 'GATEWAY'; message: string; status: number }> {
+  const { data, error, response } = await client.POST('/open/v1/watches', { body });
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return data.data;
+}
 
 export function emptyLegsClient(baseUrl: string, apiKey: string) {
   return createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
@@ -74,6 +98,17 @@ async function main(): Promise<void> {
   const first = firstId === undefined ? undefined : await pollLeg(client, firstId);
   const second = firstId !== undefined && first && 'leg' in first ? await pollLeg(client, firstId, first.etag) : undefined;
   const missing = await pollLeg(client, 'no-such-leg');
+  // A watch (port 9 on this machine: nothing listens), a delivery signed as the service signs it, verified, then deleted.
+  const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'LFPB', minSeats: 4 } });
+  let watchOut: unknown = watch;
+  if ('id' in watch) {
+    const body = JSON.stringify({ type: 'empty_leg.listed', timestamp: new Date().toISOString(), data: { watchId: watch.id, id: 'EL-1', leg: null } });
+    const now = new Date();
+    const headers = { 'webhook-id': 'msg_example', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(watch.secret).sign('msg_example', now, body) };
+    const verified = verifyDelivery(watch.secret, body, headers);
+    const deleted = await client.DELETE('/open/v1/watches/{id}', { params: { path: { id: watch.id } } });
+    watchOut = { id: watch.id, filters: watch.filters, verified: verified.type, deleted: deleted.response.status === 200 };
+  }
   console.log(
     JSON.stringify({
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
@@ -83,6 +118,7 @@ async function main(): Promise<void> {
       leg: first && 'leg' in first ? { id: first.leg.id, etag: first.etag } : first,
       again: second,
       missing,
+      watch: watchOut,
     }),
   );
 }

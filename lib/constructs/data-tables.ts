@@ -8,7 +8,7 @@ import {
   type GlobalSecondaryIndexProps,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { KEYS_TABLE, LEGS_TABLE, type IndexDefinition, type TableDefinition } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type IndexDefinition, type TableDefinition } from '../../src/tables.js';
 
 export interface DataTablesProps {
   readonly removalPolicy: RemovalPolicy;
@@ -30,11 +30,16 @@ export interface DataTablesProps {
 export class DataTables extends Construct {
   readonly legs: Table;
   readonly keys: Table;
+  /** The watches (and their signing secrets, encrypted at rest like every table) and their deliveries. */
+  readonly watches: Table;
+  readonly deliveries: Table;
 
   constructor(scope: Construct, id: string, props: DataTablesProps) {
     super(scope, id);
     this.legs = buildTable(this, 'LegsTable', LEGS_TABLE, props);
     this.keys = buildTable(this, 'KeysTable', KEYS_TABLE, props);
+    this.watches = buildTable(this, 'WatchesTable', WATCHES_TABLE, props);
+    this.deliveries = buildTable(this, 'WatchDeliveriesTable', WATCH_DELIVERIES_TABLE, props);
   }
 }
 

@@ -19,6 +19,9 @@ export const ENV = {
   stage: 'STAGE',
   legsTableName: 'LEGS_TABLE_NAME',
   keysTableName: 'KEYS_TABLE_NAME',
+  watchesTableName: 'WATCHES_TABLE_NAME',
+  deliveriesTableName: 'WATCH_DELIVERIES_TABLE_NAME',
+  webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   listingCacheTtlSeconds: 'LISTING_CACHE_TTL_SECONDS',
   failedAuthPerMinute: 'FAILED_AUTH_PER_MINUTE',
   failedAuthBurst: 'FAILED_AUTH_BURST',
@@ -116,7 +119,7 @@ export class ServiceFunction extends Construct {
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
-  grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable }): this {
+  grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable; watches?: ITable; deliveries?: ITable }): this {
     const table = (t: ITable | undefined, a: TableAccess): ITable => {
       if (!t) throw new Error(`${this.node.path}: '${a}' needs its table`);
       return t;
@@ -143,6 +146,12 @@ export class ServiceFunction extends Construct {
           break;
         case 'keys:count':
           this.countUsage(table(tables.keys, a));
+          break;
+        case 'watches:manage':
+          this.manageWatches(table(tables.watches, a), table(tables.deliveries, a));
+          break;
+        case 'watches:deliver':
+          this.deliverWatches(table(tables.watches, a), table(tables.deliveries, a));
           break;
       }
     }
@@ -217,6 +226,30 @@ export class ServiceFunction extends Construct {
   getLegs(table: ITable): this {
     this.allow(['dynamodb:GetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The watches function's access (src/watches/store.ts): on the watches table Query (a client's
+   * watches), GetItem, PutItem, DeleteItem and UpdateItem (the version); on the deliveries table
+   * Query only (a watch's recent deliveries). No Scan.
+   */
+  manageWatches(watches: ITable, deliveries: ITable): this {
+    this.allow(['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'], watches.tableArn);
+    this.allow(['dynamodb:Query'], deliveries.tableArn);
+    this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
+    this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
+    return this;
+  }
+
+  /**
+   * The delivery worker's access: GetItem and UpdateItem on the watches table (a watch, its failing
+   * state) and on the deliveries table (a delivery's attempts). No Query, Scan, Put or Delete.
+   */
+  deliverWatches(watches: ITable, deliveries: ITable): this {
+    this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [watches.tableArn, deliveries.tableArn]);
+    this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
+    this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
     return this;
   }
 

@@ -32,6 +32,8 @@ export interface RateLimitFields {
 
 export interface VerifiedKey {
   keyId: string;
+  /** The client the key belongs to (absent from a verdict of an authorizer older than clients: derived from keyId). */
+  clientId?: string | undefined;
   scopes: readonly string[];
   environment: KeyEnvironment;
   /** The key was rotated and is in its grace period. */
@@ -46,6 +48,7 @@ export type AuthorizerContext =
   | {
       verdict: 'ok';
       keyId: string;
+      clientId?: string;
       scopes: string;
       environment: KeyEnvironment;
       deprecated: boolean;
@@ -65,6 +68,7 @@ export function verifiedContext(key: VerifiedKey): AuthorizerContext {
   return {
     verdict: 'ok',
     keyId: key.keyId,
+    ...(key.clientId !== undefined ? { clientId: key.clientId } : {}),
     scopes: key.scopes.join(' '),
     environment: key.environment,
     deprecated: key.deprecated,
@@ -101,6 +105,7 @@ const ContextSchema = v.variant('verdict', [
   v.object({
     verdict: v.literal('ok'),
     keyId: v.pipe(v.string(), v.minLength(1)),
+    clientId: v.optional(v.pipe(v.string(), v.regex(/^cli_[0-9A-Za-z]{20}$/))),
     scopes: v.string(),
     environment: v.picklist(['live', 'test']),
     deprecated: booleanish,
@@ -144,6 +149,7 @@ export function readVerdict(context: unknown): Verdict {
     ok: true,
     key: {
       keyId: c.keyId,
+      ...(c.clientId !== undefined ? { clientId: c.clientId } : {}),
       scopes: c.scopes.split(' ').filter((s) => s !== ''),
       environment: c.environment,
       deprecated,

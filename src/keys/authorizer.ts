@@ -16,7 +16,7 @@ import {
   type AuthorizerContext,
   type KeyEnvironment,
 } from '../auth/verdict.js';
-import { environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stageForEnvironment } from './format.js';
+import { clientIdOf, environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stageForEnvironment } from './format.js';
 import { getKeyByHash, keyState, type KeyRecord } from './store.js';
 import { readKeysVersion } from './version.js';
 import { createRateLimiter, type LimitDecision, type RateLimiter } from './limiter.js';
@@ -242,6 +242,7 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
         logger.info('api key verified', { ...fields, deprecated });
         return verifiedContext({
           keyId: record.keyId,
+          clientId: clientIdOf(record),
           scopes: record.scopes,
           environment: record.environment,
           deprecated,

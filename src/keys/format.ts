@@ -67,6 +67,23 @@ export function isKeyId(value: string): boolean {
   return KEY_ID_PATTERN.test(value);
 }
 
+/** A client (docs/api-keys.md, "Clients"): the integrator its keys belong to, `cli_` + 20 base62 characters. */
+export const CLIENT_ID_PREFIX = 'cli_';
+const CLIENT_ID_PATTERN = new RegExp(`^${CLIENT_ID_PREFIX}[0-9A-Za-z]{${KEY_ID_RANDOM_LENGTH}}$`);
+
+export function generateClientId(): string {
+  return CLIENT_ID_PREFIX + randomBase62(KEY_ID_RANDOM_LENGTH);
+}
+
+export function isClientId(value: string): boolean {
+  return CLIENT_ID_PATTERN.test(value);
+}
+
+/** The client of a key: its stored one, or for a key made before clients existed, one of its own derived from its id. */
+export function clientIdOf(key: { keyId: string; clientId?: string | undefined }): string {
+  return key.clientId ?? CLIENT_ID_PREFIX + key.keyId.slice(KEY_ID_PREFIX.length);
+}
+
 /** SHA-256 (lower-case hex) of the whole key: what the keys table stores and is keyed by. */
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');

@@ -6,7 +6,7 @@ import { ConfigError } from '../errors.js';
  * scope outside it is accepted (a key may be approved ahead of a new resource, docs/api.md, "Versioning") but
  * the command warns about it, since it is more often a typo.
  */
-export const KNOWN_SCOPES: readonly string[] = ['empty_leg:read'];
+export const KNOWN_SCOPES: readonly string[] = ['empty_leg:read', 'watch:read', 'watch:write'];
 
 export const SCOPE_PATTERN = /^[a-z][a-z0-9_]{0,39}:[a-z][a-z0-9_]{0,39}$/;
 export const MAX_SCOPES = 20;

@@ -13,7 +13,7 @@ import * as v from 'valibot';
 import type { KeyEnvironment } from '../auth/verdict.js';
 import { KEYS_BY_ID_INDEX } from '../tables.js';
 import { DAY_MS, DEFAULT_GRACE_MS } from './grace.js';
-import { generateKey, generateKeyId, hashKey, isKeyId } from './format.js';
+import { clientIdOf, generateClientId, generateKey, generateKeyId, hashKey, isKeyId } from './format.js';
 import type { RateLimit } from './rate-limit.js';
 import { bumpKeysVersion, bumpKeysVersionItem } from './version.js';
 
@@ -21,7 +21,8 @@ import { bumpKeysVersion, bumpKeysVersionItem } from './version.js';
  * The keys table (src/tables.ts KEYS_TABLE): one item per key, keyed by `keyHash` (SHA-256 hex of
  * the whole key). The clear key is returned once by `createKey`/`rotateKey` and never stored.
  *
- * Item attributes: keyHash, keyId, name?, environment, scopes (list), status (active | rotated |
+ * Item attributes: keyHash, keyId, clientId? (the client the key belongs to; a key stored before
+ * clients has one derived from its id, `clientIdOf`), name?, environment, scopes (list), status (active | rotated |
  * revoked), createdAt, rotatedAt?, revokedAt?, graceUntil? (ISO), successorKeyId?,
  * predecessorKeyId?, rateLimit? ({rate, burst}: the key's own limit; without it the default of
  * src/keys/rate-limit.ts applies), ttl? (epoch seconds). "expired" is not stored: a rotated key is expired once
@@ -42,6 +43,7 @@ export type KeyState = 'active' | 'rotated' | 'expired' | 'revoked';
 export interface KeyRecord {
   keyHash: string;
   keyId: string;
+  clientId?: string;
   name?: string;
   environment: KeyEnvironment;
   scopes: string[];
@@ -57,7 +59,7 @@ export interface KeyRecord {
 }
 
 /** A key as `list` shows it: no secret, no hash. */
-export type PublicKeyRecord = Omit<KeyRecord, 'keyHash' | 'ttl' | 'status'> & { status: KeyState };
+export type PublicKeyRecord = Omit<KeyRecord, 'keyHash' | 'ttl' | 'status' | 'clientId'> & { status: KeyState; clientId: string };
 
 export interface CreatedKey {
   /** The clear key: shown once, stored nowhere. */
@@ -82,6 +84,7 @@ const Iso = v.pipe(v.string(), v.isoTimestamp());
 const RecordSchema = v.object({
   keyHash: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)),
   keyId: v.string(),
+  clientId: v.optional(v.string()),
   name: v.optional(v.string()),
   environment: v.picklist(['live', 'test']),
   scopes: v.pipe(
@@ -120,7 +123,7 @@ export function keyState(record: Pick<KeyRecord, 'status' | 'graceUntil'>, now: 
 
 export function toPublicRecord(record: KeyRecord, now: number): PublicKeyRecord {
   const { keyHash: _hash, ttl: _ttl, status: _status, ...rest } = record;
-  return { ...rest, status: keyState(record, now) };
+  return { ...rest, clientId: clientIdOf(record), status: keyState(record, now) };
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -130,6 +133,8 @@ export interface NewKeyInput {
   environment: KeyEnvironment;
   scopes: readonly string[];
   name?: string | undefined;
+  /** The client the key belongs to (an existing one); undefined: a new client. */
+  clientId?: string | undefined;
   /** The key's own rate limit; undefined: the default. */
   rateLimit?: RateLimit | undefined;
   /** Epoch ms; defaults to the system clock. */
@@ -141,6 +146,7 @@ function newRecord(input: NewKeyInput, now: number, predecessorKeyId?: string): 
   const record: KeyRecord = {
     keyHash: hashKey(key),
     keyId: generateKeyId(),
+    clientId: input.clientId ?? generateClientId(),
     ...(input.name !== undefined && input.name !== '' ? { name: input.name } : {}),
     environment: input.environment,
     scopes: [...input.scopes],
@@ -239,7 +245,11 @@ export async function rotateKey(
   const old = await requireKey(client, tableName, keyId);
   if (old.status !== 'active') throw refusalToRotate(old, now);
 
-  const created = newRecord({ environment: old.environment, scopes: old.scopes, name: old.name, rateLimit: old.rateLimit }, now, old.keyId);
+  const created = newRecord(
+    { environment: old.environment, scopes: old.scopes, name: old.name, rateLimit: old.rateLimit, clientId: clientIdOf(old) },
+    now,
+    old.keyId,
+  );
   const graceUntil = iso(now + graceMs);
   const ttl = epochSeconds(now + graceMs + RETENTION_AFTER_END_MS);
   try {

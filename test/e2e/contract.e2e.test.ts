@@ -106,8 +106,11 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('/open/v1/openapi.json');
     expect(text).toContain('One empty leg');
     expect(text).toContain('/open/v1/empty-legs/{id}');
+    expect(text).toContain('Create a watch');
+    expect(text).toContain('/open/v1/watches/{id}/deliveries');
     const parameters = Object.values(doc.components.parameters).map((p) => String(p.name));
-    expect(parameters).toHaveLength(16);
+    // The listing's 14, the leg id, If-None-Match and the watch id.
+    expect(parameters).toHaveLength(17);
     expect(parameters).toEqual(expect.arrayContaining(['depNear', 'depRadiusKm', 'arrNear', 'arrRadiusKm', 'minSeats', 'aircraftType']));
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);
@@ -175,6 +178,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       leg: { id: string; etag: string };
       again: { unchanged: boolean; etag: string };
       missing: { gone: boolean };
+      watch: { id: string; filters: Record<string, unknown>; verified: string; deleted: boolean };
     };
     const direct = await callApi<{ data: { total: number; records: { id: string }[] } }>(
       `${service.baseUrl}/open/v1/empty-legs?size=3&depCityName=sao%20paulo`,
@@ -198,6 +202,8 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(out.leg.etag).toMatch(/^W\/"/);
     expect(out.again).toEqual({ unchanged: true, etag: out.leg.etag });
     expect(out.missing).toEqual({ gone: true });
+    // A watch made, a delivery verified with the client's helper, the watch deleted.
+    expect(out.watch).toEqual({ id: expect.stringMatching(/^wat_/), filters: { depAirportCode: 'LFPB', minSeats: 4 }, verified: 'empty_leg.listed', deleted: true });
   }, 120_000);
 });
 

@@ -131,6 +131,8 @@ describe('authorizer handler: verdicts', () => {
       context: {
         verdict: 'ok',
         keyId: 'key_AAAAAAAAAAAAAAAAAAAA',
+        // A key stored without a client has one of its own, derived from its id.
+        clientId: 'cli_AAAAAAAAAAAAAAAAAAAA',
         scopes: 'empty_leg:read other:read',
         environment: 'test',
         deprecated: false,
@@ -141,7 +143,13 @@ describe('authorizer handler: verdicts', () => {
     });
     expect(readVerdict(result.context)).toEqual({
       ok: true,
-      key: { keyId: 'key_AAAAAAAAAAAAAAAAAAAA', scopes: ['empty_leg:read', 'other:read'], environment: 'test', deprecated: false },
+      key: {
+        keyId: 'key_AAAAAAAAAAAAAAAAAAAA',
+        clientId: 'cli_AAAAAAAAAAAAAAAAAAAA',
+        scopes: ['empty_leg:read', 'other:read'],
+        environment: 'test',
+        deprecated: false,
+      },
       headers: { 'ratelimit-policy': FIRST_OF_DEFAULT.rateLimitPolicy, ratelimit: FIRST_OF_DEFAULT.rateLimit },
     });
     const call = keyReads()[0]!.args[0].input;

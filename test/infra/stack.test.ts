@@ -287,7 +287,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 
     it('both tables: on-demand, point-in-time recovery, encrypted with the AWS-managed key', () => {
       const tables = Object.values(resourcesOfType(t(), 'AWS::DynamoDB::Table'));
-      expect(tables).toHaveLength(2);
+      expect(tables).toHaveLength(4);
       for (const table of tables) {
         expect(props(table)).toMatchObject({
           BillingMode: 'PAY_PER_REQUEST',
@@ -537,8 +537,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 8 function log groups (list, by-id, authorizer, not-found, openapi, ingest, retire, snapshot) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(9);
+      // 10 function log groups (list, by-id, authorizer, not-found, openapi, watches, ingest, retire, snapshot, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(11);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -655,6 +655,12 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'FeedRefused',
           'IngestFunctionErrors',
           'FeedIngestFailed',
+          'WatchesFunctionErrors',
+          'WatchesFunctionThrottles',
+          'WatchesTableThrottles',
+          'WatchDeliveriesTableThrottles',
+          'DeliverWebhooksErrors',
+          'WebhookDeadLetters',
           ...(config.feeds.staleAlarm ? ['NoFeedLoaded24h'] : []),
         ]
           .map(name)
@@ -798,6 +804,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'OpenApi/Function AwsSolutions-L1',
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
+          'Watches/Function AwsSolutions-L1',
+          'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
+          'Webhooks/DeadLetters AwsSolutions-SQS3',
           'Feeds/Ingest/Function AwsSolutions-L1',
           'Feeds/AccessLogs AwsSolutions-S1',
           'Feeds/IngestFailures AwsSolutions-SQS3',

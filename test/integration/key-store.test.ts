@@ -47,6 +47,8 @@ describe('key store on DynamoDB Local', () => {
     expect(byHash).toEqual({
       keyHash: sha256(created.key),
       keyId: created.record.keyId,
+      // A new client of its own (no --client).
+      clientId: expect.stringMatching(/^cli_[0-9A-Za-z]{20}$/),
       name: 'partner A',
       environment: 'test',
       scopes: ['empty_leg:read'],

@@ -35,6 +35,7 @@ const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
 interface JsonKey {
   keyId: string;
+  clientId: string;
   key: string;
   environment: string;
   scopes: string[];
@@ -71,10 +72,34 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
 
   it('create --json prints one JSON object on one line', async () => {
     const out = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read,other:read', '--json']));
-    expect(Object.keys(out).sort()).toEqual(['environment', 'key', 'keyId', 'name', 'scopes']);
+    expect(Object.keys(out).sort()).toEqual(['clientId', 'environment', 'key', 'keyId', 'name', 'scopes']);
+    expect(out.clientId).toMatch(/^cli_[0-9A-Za-z]{20}$/);
     expect(out).toMatchObject({ environment: 'test', scopes: ['empty_leg:read', 'other:read'], name: null });
     expect(out.key).toMatch(KEY);
     expect(await getKeyByHash(t.client, t.keysTableName, sha256(out.key))).toMatchObject({ keyId: out.keyId });
+  });
+
+  it('create makes a new client unless --client names one; rotation keeps it; list shows it', async () => {
+    const first = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--json']));
+    const other = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--json']));
+    expect(other.clientId).not.toBe(first.clientId);
+    const second = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'watch:read', '--client', first.clientId, '--json']));
+    expect(second.clientId).toBe(first.clientId);
+    const rotated = parseJsonKey(await run(['rotate', second.keyId, '--json']));
+    expect(rotated.clientId).toBe(first.clientId);
+    expect((await getKeyById(t.client, t.keysTableName, rotated.keyId))?.clientId).toBe(first.clientId);
+    const listed = JSON.parse((await run(['list', '--json'])).stdout) as { keyId: string; clientId: string }[];
+    const clientOf = new Map(listed.map((k) => [k.keyId, k.clientId]));
+    expect([first, second, rotated].map((k) => clientOf.get(k.keyId))).toEqual([first.clientId, first.clientId, first.clientId]);
+    const table = await run(['list']);
+    expect(table.stdout).toMatch(/KEY ID\s+CLIENT\s+ENV/);
+    expect(table.stdout).toContain(`${rotated.keyId}  ${first.clientId}`);
+    const unknown = await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--client', 'cli_AAAAAAAAAAAAAAAAAAAA']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/No client with id cli_AAAAAAAAAAAAAAAAAAAA/);
+    const malformed = await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--client', 'acme']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toMatch(/--client/);
   });
 
   it('creates a live key locally with a warning on stderr', async () => {
@@ -109,7 +134,8 @@ describe('npm run keys (child process on DynamoDB Local)', () => {
   it('rotate --grace 0 --json expires the old key at once; --grace 30m sets 30 minutes', async () => {
     const a = parseJsonKey(await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--json']));
     const out = parseJsonKey(await run(['rotate', a.keyId, '--grace', '0', '--json']));
-    expect(Object.keys(out).sort()).toEqual(['environment', 'key', 'keyId', 'name', 'scopes']);
+    expect(Object.keys(out).sort()).toEqual(['clientId', 'environment', 'key', 'keyId', 'name', 'scopes']);
+    expect(out.clientId).toMatch(/^cli_[0-9A-Za-z]{20}$/);
     expect(out.keyId).not.toBe(a.keyId);
     expect(out.scopes).toEqual(['empty_leg:read']);
     const old = await getKeyById(t.client, t.keysTableName, a.keyId);

@@ -1,0 +1,45 @@
+import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
+import { processClock } from '../src/clock.js';
+import { parseIntegerSetting } from '../src/config.js';
+import { measureWatchMatching, watchMatchingTargets } from './watches.js';
+
+/**
+ * `npm run bench:watches -- [--watches W] [--legs N] [--changes C] [--seed S] [--json] [--check]`:
+ * the watch matching benchmark alone (docs/watches.md, "Matching that scales").
+ */
+function main(): void {
+  const { values, positionals } = parseCommandLine(process.argv.slice(2), {
+    watches: { type: 'string' },
+    legs: { type: 'string' },
+    changes: { type: 'string' },
+    seed: { type: 'string' },
+    json: { type: 'boolean' },
+    check: { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw CommandError.usage(positionals[0]!, 'unexpected argument');
+  const now = processClock();
+  const figures = measureWatchMatching({
+    watches: parseIntegerSetting('--watches', values.watches, 10_000, 1, 1_000_000),
+    legs: parseIntegerSetting('--legs', values.legs, 20_000, 1, 1_000_000),
+    changes: parseIntegerSetting('--changes', values.changes, 20_000, 1, 1_000_000),
+    seed: parseIntegerSetting('--seed', values.seed, 20_260_301, 0, 2 ** 32 - 1),
+    today: new Date(now).toISOString().slice(0, 10),
+    now,
+  });
+  const targets = watchMatchingTargets(figures);
+  if (values.json) process.stdout.write(`${JSON.stringify({ figures, targets })}\n`);
+  else {
+    process.stdout.write(
+      [
+        `watches ${figures.watches}, legs ${figures.legs}, changes ${figures.changes}`,
+        `index built in ${figures.indexBuildMs.toFixed(0)} ms CPU`,
+        `indexed: ${figures.perChangeUs.toFixed(1)} µs CPU per change (${figures.candidatesPerChange.toFixed(1)} watches tested, ${figures.eventsPerChange.toFixed(2)} events)`,
+        `every watch tested: ${figures.bruteForcePerChangeUs.toFixed(1)} µs CPU per change (${(figures.bruteForcePerChangeUs / figures.perChangeUs).toFixed(1)} x)`,
+        ...targets.map((t) => `target ${t.name}: ${t.value} <= ${t.limit}: ${t.holds ? 'holds' : 'DOES NOT HOLD'}`),
+      ].join('\n') + '\n',
+    );
+  }
+  if (values.check === true && targets.some((t) => !t.holds)) process.exitCode = 1;
+}
+
+runCommand(main);

@@ -1,0 +1,14 @@
+import { airportReference } from '../../src/airports/reference.js';
+import { createFunctionClient } from '../../src/aws/function-clients.js';
+import { watchesFunctionConfig } from '../../src/config.js';
+import { createWatchesHandler } from '../../src/watches/handlers.js';
+
+/** The /open/v1/watches routes (src/routes.ts); the handlers are built by src/watches/handlers.ts. */
+const config = watchesFunctionConfig();
+const client = createFunctionClient(config);
+export const handler = createWatchesHandler({
+  tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
+  airports: airportReference,
+  targets: config.webhookTargets,
+  clock: config.clock,
+});

@@ -1,0 +1,98 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { Stage } from '../../src/config.js';
+import { FUNCTIONS } from '../../src/routes.js';
+import { acknowledge } from '../nag.js';
+import type { LogLevel } from '../stage-config.js';
+import { ENV, ServiceFunction } from './service-function.js';
+
+export interface WebhookDeliveryProps {
+  readonly stage: Stage;
+  readonly logLevel: LogLevel;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly samLocal: boolean;
+  readonly watchesTable: ITable;
+  readonly deliveriesTable: ITable;
+  readonly alarmTopic: ITopic;
+  readonly alarmNamePrefix: string;
+}
+
+/** Receives after which a message that keeps failing (not a failed attempt: a failing worker) is dead-lettered. */
+export const MAX_RECEIVES = 5;
+
+/**
+ * The webhook queue (docs/watches.md, "On AWS"): SQS between matching and delivery, its dead-letter
+ * queue with an alarm, and the delivery function on it (batches of 10, failures reported per message).
+ * Retries are new messages delayed by the schedule (at most 15 minutes each, in hops beyond).
+ */
+export class WebhookDelivery extends Construct {
+  readonly queue: Queue;
+  readonly deadLetters: Queue;
+  readonly deliver: ServiceFunction;
+  readonly deadLetterAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
+    super(scope, id);
+    this.deadLetters = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: props.removalPolicy,
+    });
+    acknowledge(this.deadLetters, { id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue of the webhook queue; it has none of its own.' });
+    this.queue = new Queue(this, 'Queue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the function's timeout, as Lambda's SQS event source asks.
+      visibilityTimeout: Duration.seconds(6 * FUNCTIONS.deliverWebhooks.timeoutSeconds),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: MAX_RECEIVES },
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.deliver = new ServiceFunction(this, 'DeliverWebhooks', {
+      name: 'deliverWebhooks',
+      stage: props.stage,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+      samLocal: props.samLocal,
+      environment: { [ENV.webhookQueueUrl]: this.queue.queueUrl },
+    }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable });
+    // The retries: new messages on the same queue.
+    this.queue.grantSendMessages(this.deliver.function);
+    this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+
+    const action = new SnsAction(props.alarmTopic);
+    this.deadLetterAlarm = new Alarm(this, 'DeadLettersAlarm', {
+      alarmName: `${props.alarmNamePrefix}-WebhookDeadLetters`,
+      alarmDescription: 'A webhook message failed to be processed 5 times (the worker, not the receiver, failed): see docs/watches.md, "Dead letters"',
+      metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.deadLetterAlarm.addAlarmAction(action);
+    this.deadLetterAlarm.addOkAction(action);
+    const errors = new Alarm(this, 'DeliverFunctionErrors', {
+      alarmName: `${props.alarmNamePrefix}-DeliverWebhooksErrors`,
+      alarmDescription: 'The webhook delivery function failed (not a receiver: the function itself)',
+      metric: this.deliver.function.metricErrors({ period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    errors.addAlarmAction(action);
+    errors.addOkAction(action);
+  }
+}

@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import * as v from 'valibot';
+import type { Clock } from '../clock.js';
+import { logger } from '../logger.js';
+import type { WatchEventType } from './matching.js';
+import { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster } from './post.js';
+import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
+import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
+import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
+import type { LegTransition } from './transitions.js';
+
+/**
+ * Delivering one event to one watch's URL (docs/watches.md, "Delivery"), at least once: the queue
+ * message is the delivery (its id is `webhook-id`, its payload fixed when it was made); an attempt
+ * that gets no 2xx is retried by a new message delayed by the schedule, sent before the attempt's
+ * message is let go, so a worker stopped at any point loses nothing.
+ */
+export interface WebhookPayload {
+  type: WatchEventType;
+  timestamp: string;
+  data: { watchId: string; id: string; leg: LegTransition['after'] };
+}
+
+const MessageSchema = v.object({
+  deliveryId: v.string(),
+  clientId: v.string(),
+  watchId: v.string(),
+  deliveryKey: v.string(),
+  payload: v.string(),
+  /** Attempts made so far. */
+  attempts: v.number(),
+  /** Epoch ms before which the attempt is not made (a long delay is reached in SQS-sized hops). */
+  dueAt: v.number(),
+});
+export type DeliveryMessage = v.InferOutput<typeof MessageSchema>;
+
+/** The delivery id of an event: the same for the same watch, leg, change (`changeId`, else `changedAt`) and type (a batch read twice). */
+export function deliveryIdOf(watchId: string, transition: LegTransition, type: WatchEventType): string {
+  const change = transition.changeId ?? transition.changedAt;
+  const digest = createHash('sha256').update(`${watchId}\n${transition.id}\n${change}\n${type}`).digest('base64url');
+  return `msg_${digest.slice(0, 27)}`;
+}
+
+export function payloadOf(watchId: string, transition: LegTransition, type: WatchEventType): WebhookPayload {
+  return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg: type === 'empty_leg.withdrawn' ? null : transition.after } };
+}
+
+/**
+ * The delay before retry number `attempts` (1 = the first retry), lengthened by up to 20 % of jitter
+ * (never shortened: the schedule's whole span is a floor); undefined after the last.
+ */
+export function retryDelaySeconds(schedule: readonly number[], attempts: number, random: () => number): number | undefined {
+  const base = schedule[attempts - 1];
+  if (base === undefined) return undefined;
+  return Math.max(0, Math.round(base * (1 + 0.2 * random())));
+}
+
+export interface DeliveryDependencies {
+  tables: WatchTables;
+  queue: DeliveryQueue;
+  targets: TargetPolicy;
+  resolver: Resolver;
+  clock: Clock;
+  retryScheduleSeconds: readonly number[];
+  disableAfterSeconds: number;
+  post?: WebhookPoster;
+  postOptions?: PostOptions;
+  random?: () => number;
+}
+
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'dropped' | 'waiting';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function message(m: DeliveryMessage, delaySeconds: number): { body: string; delaySeconds: number } {
+  return { body: JSON.stringify(m), delaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(delaySeconds))) };
+}
+
+/** One received message: waits on, drops (watch gone or disabled), or makes an attempt and its follow-up. */
+export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependencies): Promise<AttemptResult> {
+  const now = deps.clock();
+  if (m.dueAt > now + 500) {
+    await deps.queue.send([message(m, (m.dueAt - now) / 1000)]);
+    return 'waiting';
+  }
+  const watch = await getWatch(deps.tables, m.clientId, m.watchId);
+  if (watch === undefined || watch.status !== 'active') {
+    await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'dropped', nextAttemptAt: null });
+    return 'dropped';
+  }
+  const current = await getDelivery(deps.tables, m.watchId, m.deliveryKey);
+  if (current !== undefined && current.status !== 'pending') return current.status === 'delivered' ? 'delivered' : 'dropped';
+  const attempts = Math.max(m.attempts, current?.attempts ?? 0) + 1;
+
+  let status: number | undefined;
+  let error: string | undefined;
+  try {
+    const url = checkTargetUrl(watch.url, deps.targets);
+    const address = await resolveTarget(url, deps.targets, deps.resolver);
+    const sentAt = deps.clock();
+    const signature = new Webhook(watch.secret).sign(m.deliveryId, new Date(sentAt), m.payload);
+    const headers = { 'webhook-id': m.deliveryId, 'webhook-timestamp': String(Math.floor(sentAt / 1000)), 'webhook-signature': signature };
+    const outcome = await (deps.post ?? postWebhook)(url, address, headers, m.payload, deps.postOptions ?? DEFAULT_POST_OPTIONS);
+    status = outcome.status;
+    error = outcome.error;
+  } catch (err) {
+    if (err instanceof TargetRefused) error = `target refused: ${err.message}`;
+    else if ((err as NodeJS.ErrnoException).code !== undefined) error = (err as NodeJS.ErrnoException).code;
+    else throw err;
+  }
+  const at = deps.clock();
+  if (status !== undefined && status >= 200 && status < 300) {
+    await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'delivered', attempts, responseCode: status, lastAttemptAt: iso(at), nextAttemptAt: null });
+    await recordWatchSuccess(deps.tables, watch);
+    logger.info('webhook delivered', { deliveryId: m.deliveryId, watchId: m.watchId, attempts, status });
+    return 'delivered';
+  }
+  const watchStatus = await recordWatchFailure(deps.tables, watch, at, deps.disableAfterSeconds * 1000);
+  const delay = watchStatus === 'active' ? retryDelaySeconds(deps.retryScheduleSeconds, attempts, deps.random ?? Math.random) : undefined;
+  logger.info('webhook attempt failed', { deliveryId: m.deliveryId, watchId: m.watchId, attempts, status, error, retryInSeconds: delay });
+  if (delay === undefined) {
+    await updateDelivery(deps.tables, m.watchId, m.deliveryKey, {
+      status: watchStatus === 'active' ? 'failed' : 'dropped',
+      attempts,
+      responseCode: status ?? null,
+      lastAttemptAt: iso(at),
+      nextAttemptAt: null,
+    });
+    return 'failed';
+  }
+  const dueAt = at + delay * 1000;
+  // The retry is queued before this message is let go: a worker stopped now leaves both, never neither.
+  await deps.queue.send([message({ ...m, attempts, dueAt }, delay)]);
+  await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { attempts, responseCode: status ?? null, lastAttemptAt: iso(at), nextAttemptAt: iso(dueAt) });
+  return 'retry';
+}
+
+/**
+ * The queue's handler (SQS event source with ReportBatchItemFailures): a message whose processing
+ * throws (the database unreachable) is reported and comes back; after the queue's receive limit
+ * it goes to the dead-letter queue, which alarms.
+ */
+export function createDeliveryHandler(deps: DeliveryDependencies): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  return async (event) => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      let parsed: DeliveryMessage;
+      try {
+        parsed = v.parse(MessageSchema, JSON.parse(record.body));
+      } catch {
+        logger.error('malformed webhook message dropped', { messageId: record.messageId });
+        continue;
+      }
+      try {
+        await processDelivery(parsed, deps);
+      } catch (err) {
+        logger.error('webhook message failed; it comes back', { messageId: record.messageId, deliveryId: parsed.deliveryId, error: err as Error });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
+  };
+}

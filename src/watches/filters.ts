@@ -1,0 +1,66 @@
+import type { AirportIndex } from '../airports/reference.js';
+import { invalidParameter } from '../errors.js';
+import { nearOf, type Near } from '../legs/nearby.js';
+import { LIST_QUERY_FIELDS, parseListQuery, type ListQuery } from '../legs/query.js';
+
+/**
+ * A watch's filters (docs/api.md, "Watches"): the listing's query parameters by the same names, rules
+ * and INVALID_PARAMETER messages, paging aside. Values are strings, or numbers for the integer ones.
+ */
+export const PAGING_FIELDS = ['page', 'size'] as const;
+export const WATCH_FILTER_FIELDS = LIST_QUERY_FIELDS.filter((f) => !(PAGING_FIELDS as readonly string[]).includes(f));
+/** The integer parameters: answered as JSON numbers. */
+export const INTEGER_FILTERS: ReadonlySet<string> = new Set(['offsetDays', 'depRadiusKm', 'arrRadiusKm', 'minSeats']);
+
+/** Filters as stored: the parameters given, each as its query-string text. */
+export type StoredFilters = Readonly<Record<string, string>>;
+/** Filters as answered: integers as numbers, the rest as given. */
+export type WatchFilters = Readonly<Record<string, string | number>>;
+
+/** A watch's filters, parsed as the listing parses its query, with the nearby codes resolved. */
+export interface ParsedFilters {
+  query: ListQuery;
+  near: Near;
+}
+
+/**
+ * Validates a body's `filters`: an object of known parameters whose values are strings or finite
+ * numbers; then the listing's own rules (an unknown `depNear`/`arrNear` airport included).
+ */
+export function parseWatchFilters(raw: unknown, airports: () => AirportIndex): { stored: StoredFilters; parsed: ParsedFilters } {
+  const given: unknown = raw ?? {};
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw invalidParameter('filters', 'must be an object of listing query parameters');
+  }
+  const stored: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (!(WATCH_FILTER_FIELDS as readonly string[]).includes(name)) {
+      throw invalidParameter(
+        `filters.${name}`,
+        (PAGING_FIELDS as readonly string[]).includes(name) ? 'paging does not apply to a watch' : 'is not a listing query parameter',
+      );
+    }
+    if (typeof value === 'number' && Number.isFinite(value)) stored[name] = String(value);
+    else if (typeof value === 'string') stored[name] = value;
+    else if (value !== null) throw invalidParameter(name, 'must be a string or a number');
+  }
+  const parsed = parseStoredFilters(stored, airports);
+  return { stored, parsed };
+}
+
+/** Parses stored filters (as the listing parses a query string); throws INVALID_PARAMETER like it. */
+export function parseStoredFilters(stored: StoredFilters, airports: () => AirportIndex): ParsedFilters {
+  const query = parseListQuery(stored);
+  return { query, near: nearOf(query, airports) };
+}
+
+/** The filters as answered: integer parameters as numbers. */
+export function answeredFilters(stored: StoredFilters): WatchFilters {
+  const out: Record<string, string | number> = {};
+  for (const name of WATCH_FILTER_FIELDS) {
+    const value = stored[name];
+    if (value === undefined) continue;
+    out[name] = INTEGER_FILTERS.has(name) && /^[+-]?\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}

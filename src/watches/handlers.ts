@@ -1,0 +1,107 @@
+import type middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { readVerdict } from '../auth/verdict.js';
+import { AppError, invalidParameter } from '../errors.js';
+import { clientIdOf } from '../keys/format.js';
+import { respond, successResponse } from '../http/envelope.js';
+import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { routeKeyOf, ROUTES } from '../routes.js';
+import {
+  createWatch,
+  MAX_BODY_BYTES,
+  parseWatchId,
+  readDeliveries,
+  readWatch,
+  readWatches,
+  removeWatch,
+  type WatchDependencies,
+} from './resource.js';
+
+/**
+ * The watch routes (src/routes.ts, docs/api.md "Watches"), one function: each route's handler is a
+ * middy chain with its scope; POST parses its body with @middy/http-json-body-parser, after a size
+ * check, and a body that is not JSON is INVALID_PARAMETER in the envelope.
+ */
+type Event = APIGatewayProxyEventV2;
+
+/** The verified key's client (requireApiKey ran first). */
+function clientOf(event: Event): string {
+  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
+  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
+  return clientIdOf(verdict.key);
+}
+
+function scopesOf(event: Event): readonly string[] {
+  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
+  return verdict.ok ? verdict.key.scopes : [];
+}
+
+/** Checks the body's size, and turns the parser's refusal into INVALID_PARAMETER. */
+function jsonBody(maxBytes: number): middy.MiddlewareObj<Event> {
+  return {
+    before: (request) => {
+      const { body, isBase64Encoded } = request.event;
+      if (body === undefined || body === '') throw invalidParameter('body', 'a JSON object is required');
+      const bytes = isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body, 'utf8');
+      if (bytes > maxBytes) throw invalidParameter('body', `must be at most ${maxBytes} bytes`);
+      const type = request.event.headers?.['content-type'] ?? '';
+      if (!/^application\/(.+\+)?json($|;)/i.test(type)) throw invalidParameter('body', 'must be sent as JSON (Content-Type: application/json)');
+    },
+    onError: (request) => {
+      const error = request.error as { statusCode?: number; cause?: { package?: string } } | null;
+      if (error?.statusCode === 415 && error.cause?.package === '@middy/http-json-body-parser') {
+        request.error = invalidParameter('body', 'must be JSON');
+      }
+    },
+  };
+}
+
+export function createWatchHandlers(deps: WatchDependencies): Record<string, HttpHandler> {
+  const create = httpFunction()
+    .use(requireApiKey(ROUTES.createWatch.scope))
+    .use(jsonBody(MAX_BODY_BYTES))
+    .use(httpJsonBodyParser())
+    .handler(async (event, context) => {
+      if (!scopesOf(event).includes(ROUTES.listEmptyLegs.scope)) {
+        throw new AppError('PERMISSION_DENIED', `This API key lacks the scope '${ROUTES.listEmptyLegs.scope}' that a watch also requires`);
+      }
+      const watch = await createWatch(clientOf(event), event.body, deps);
+      return respond(201, { code: 'OK', message: 'success', data: watch, traceId: traceIdOf({ context }) });
+    });
+  const list = httpFunction()
+    .use(requireApiKey(ROUTES.listWatches.scope))
+    .handler(async (event, context) => successResponse({ records: await readWatches(clientOf(event), deps) }, traceIdOf({ context })));
+  const get = httpFunction()
+    .use(requireApiKey(ROUTES.getWatch.scope))
+    .handler(async (event, context) =>
+      successResponse(await readWatch(clientOf(event), parseWatchId(event.pathParameters?.id), deps), traceIdOf({ context })),
+    );
+  const remove = httpFunction()
+    .use(requireApiKey(ROUTES.deleteWatch.scope))
+    .handler(async (event, context) => {
+      await removeWatch(clientOf(event), parseWatchId(event.pathParameters?.id), deps);
+      return successResponse(null, traceIdOf({ context }));
+    });
+  const deliveries = httpFunction()
+    .use(requireApiKey(ROUTES.listWatchDeliveries.scope))
+    .handler(async (event, context) =>
+      successResponse({ records: await readDeliveries(clientOf(event), parseWatchId(event.pathParameters?.id), deps) }, traceIdOf({ context })),
+    );
+  return {
+    [routeKeyOf(ROUTES.createWatch)]: create,
+    [routeKeyOf(ROUTES.listWatches)]: list,
+    [routeKeyOf(ROUTES.getWatch)]: get,
+    [routeKeyOf(ROUTES.deleteWatch)]: remove,
+    [routeKeyOf(ROUTES.listWatchDeliveries)]: deliveries,
+  };
+}
+
+/** The watches function: the handler of the event's route (API Gateway's routeKey). */
+export function createWatchesHandler(deps: WatchDependencies): HttpHandler {
+  const byRoute = createWatchHandlers(deps);
+  const unknown = httpFunction().handler((event) => {
+    throw new AppError('NOT_FOUND', `No route for ${event.requestContext.http.method} ${event.rawPath}`);
+  });
+  return (event, context) => (byRoute[event.routeKey] ?? unknown)(event, context);
+}

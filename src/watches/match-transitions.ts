@@ -1,0 +1,105 @@
+import type { AirportIndex } from '../airports/reference.js';
+import type { Clock } from '../clock.js';
+import { logger } from '../logger.js';
+import { deliveryIdOf, payloadOf, type DeliveryMessage } from './delivery.js';
+import { parseStoredFilters } from './filters.js';
+import { WatchIndex, type MatchableWatch } from './matching.js';
+import type { DeliveryQueue } from './queue.js';
+import { DELIVERY_RETENTION_SECONDS, getDelivery, putDelivery, readWatchesVersion, scanWatches, type DeliveryRecord, type WatchTables } from './store.js';
+import type { LegTransition, TransitionSubscriber } from './transitions.js';
+
+/**
+ * The change log's subscriber (docs/watches.md, "The change log's port"): each batch of listing
+ * transitions becomes the deliveries of the watches they concern, each stored (pending) and queued.
+ * Idempotent: a batch read twice makes the same delivery ids, and a delivery stored before is
+ * queued again only while no attempt has been made (the receiver deduplicates by `webhook-id`).
+ */
+export interface MatcherDependencies {
+  tables: WatchTables;
+  queue: DeliveryQueue;
+  airports: () => AirportIndex;
+  clock: Clock;
+}
+
+/** The active watches, indexed; reloaded when the watches version changes (one GetItem per batch). */
+export function watchIndexSource(deps: Pick<MatcherDependencies, 'tables' | 'airports'>): () => Promise<WatchIndex> {
+  let version = -1;
+  let index = new WatchIndex<MatchableWatch>([]);
+  return async () => {
+    const current = await readWatchesVersion(deps.tables);
+    if (current !== version) {
+      const watches: MatchableWatch[] = [];
+      for (const w of await scanWatches(deps.tables)) {
+        if (w.status !== 'active') continue;
+        try {
+          watches.push({ id: w.watchId, clientId: w.clientId, filters: parseStoredFilters(w.filters, deps.airports) });
+        } catch (err) {
+          logger.error('watch filters no longer parse; watch skipped', { watchId: w.watchId, error: err as Error });
+        }
+      }
+      index = new WatchIndex(watches);
+      version = current;
+    }
+    return index;
+  };
+}
+
+/** The deliveries of a batch, matched at `now`. */
+export function deliveriesOf(index: WatchIndex, transitions: readonly LegTransition[], now: number): { record: DeliveryRecord; message: DeliveryMessage }[] {
+  const out: { record: DeliveryRecord; message: DeliveryMessage }[] = [];
+  for (const t of transitions) {
+    for (const e of index.eventsOf(t, now)) {
+      const id = deliveryIdOf(e.watch.id, t, e.type);
+      const deliveryKey = `${t.changedAt}#${id}`;
+      const createdAt = new Date(now).toISOString();
+      out.push({
+        record: {
+          watchId: e.watch.id,
+          deliveryKey,
+          id,
+          clientId: e.watch.clientId,
+          type: e.type,
+          legId: t.id,
+          status: 'pending',
+          attempts: 0,
+          responseCode: null,
+          lastAttemptAt: null,
+          nextAttemptAt: createdAt,
+          createdAt,
+          ttl: Math.ceil(now / 1000) + DELIVERY_RETENTION_SECONDS,
+        },
+        message: {
+          deliveryId: id,
+          clientId: e.watch.clientId,
+          watchId: e.watch.id,
+          deliveryKey,
+          payload: JSON.stringify(payloadOf(e.watch.id, t, e.type)),
+          attempts: 0,
+          dueAt: now,
+        },
+      });
+    }
+  }
+  return out;
+}
+
+export function createTransitionMatcher(deps: MatcherDependencies): TransitionSubscriber {
+  const index = watchIndexSource(deps);
+  return async (transitions) => {
+    const now = deps.clock();
+    const deliveries = deliveriesOf(await index(), transitions, now);
+    const toQueue: DeliveryMessage[] = [];
+    for (const d of deliveries) {
+      if (await putDelivery(deps.tables, d.record)) toQueue.push(d.message);
+      else logger.info('delivery made before; queued again only if never attempted', { deliveryId: d.record.id });
+    }
+    // A delivery stored by an earlier try of this batch whose message may not have been sent.
+    const retried = deliveries.filter((d) => !toQueue.includes(d.message));
+    for (const d of retried) {
+      const existing = await getDelivery(deps.tables, d.record.watchId, d.record.deliveryKey);
+      if (existing?.status === 'pending' && existing.attempts === 0) toQueue.push(d.message);
+    }
+    await deps.queue.send(toQueue.map((m) => ({ body: JSON.stringify(m), delaySeconds: 0 })));
+    if (deliveries.length > 0) logger.info('watch deliveries queued', { transitions: transitions.length, deliveries: toQueue.length });
+  };
+}

@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import type { AirportIndex } from '../airports/reference.js';
+import type { Clock } from '../clock.js';
+import { AppError, invalidParameter } from '../errors.js';
+import { randomBase62 } from '../keys/format.js';
+import { answeredFilters, parseWatchFilters, type WatchFilters } from './filters.js';
+import {
+  deleteWatch,
+  getWatch,
+  listWatches,
+  putWatch,
+  recentDeliveries,
+  WatchLimitReached,
+  type DeliveryRecord,
+  type WatchRecord,
+  type WatchStatus,
+  type WatchTables,
+} from './store.js';
+import { checkTargetUrl, TargetRefused, type TargetPolicy } from './target.js';
+
+/**
+ * The watch resource's use cases (docs/api.md, "Watches"): a watch belongs to the client of the key
+ * that made it, and any other client's key finds nothing. Pure of HTTP: the handlers
+ * (src/watches/handlers.ts) parse and answer.
+ */
+export const MAX_WATCHES_PER_CLIENT = 100;
+export const MAX_BODY_BYTES = 16_384;
+export const MAX_DESCRIPTION_LENGTH = 500;
+/** Deliveries listed by GET /open/v1/watches/{id}/deliveries: the most recent. */
+export const DELIVERIES_SHOWN = 100;
+/** The signing secret's random part, bytes (Standard Webhooks: 24 to 64). */
+export const SECRET_BYTES = 32;
+
+export const WATCH_ID_PATTERN = /^wat_[0-9A-Za-z]{20}$/;
+export const WATCH_NOT_FOUND_MESSAGE = 'No watch with this id';
+
+export interface Watch {
+  id: string;
+  url: string;
+  filters: WatchFilters;
+  description: string | null;
+  status: WatchStatus;
+  createdAt: string;
+  /** Since when every attempt has failed (null: the last attempt succeeded, or none failed). */
+  failingSince: string | null;
+  disabledAt: string | null;
+}
+
+export type CreatedWatch = Watch & { secret: string };
+
+export interface Delivery {
+  id: string;
+  type: string;
+  legId: string;
+  status: DeliveryRecord['status'];
+  attempts: number;
+  responseCode: number | null;
+  createdAt: string;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface WatchDependencies {
+  tables: WatchTables;
+  airports: () => AirportIndex;
+  targets: TargetPolicy;
+  clock: Clock;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function publicWatch(r: WatchRecord): Watch {
+  return {
+    id: r.watchId,
+    url: r.url,
+    filters: answeredFilters(r.filters),
+    description: r.description,
+    status: r.status,
+    createdAt: r.createdAt,
+    failingSince: r.failingSince,
+    disabledAt: r.disabledAt,
+  };
+}
+
+export function generateSecret(): string {
+  return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
+}
+
+/** A POST body, parsed: `{url, filters, description?}`, nothing else. */
+export function parseWatchBody(body: unknown, deps: Pick<WatchDependencies, 'airports' | 'targets'>): Pick<WatchRecord, 'url' | 'filters' | 'description'> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description'].includes(k));
+  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters and description`);
+  if (typeof fields.url !== 'string') throw invalidParameter('url', 'is required: the https URL to deliver to');
+  try {
+    checkTargetUrl(fields.url, deps.targets);
+  } catch (err) {
+    if (err instanceof TargetRefused) throw invalidParameter('url', err.message);
+    throw err;
+  }
+  const description = fields.description ?? null;
+  if (description !== null && (typeof description !== 'string' || [...description].length > MAX_DESCRIPTION_LENGTH)) {
+    throw invalidParameter('description', `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  }
+  const { stored } = parseWatchFilters(fields.filters, deps.airports);
+  return { url: fields.url, filters: { ...stored }, description: description === '' ? null : description };
+}
+
+export async function createWatch(clientId: string, body: unknown, deps: WatchDependencies): Promise<CreatedWatch> {
+  const fields = parseWatchBody(body, deps);
+  const record: WatchRecord = {
+    clientId,
+    watchId: `wat_${randomBase62(20)}`,
+    ...fields,
+    status: 'active',
+    createdAt: iso(deps.clock()),
+    secret: generateSecret(),
+    failingSince: null,
+    disabledAt: null,
+  };
+  try {
+    await putWatch(deps.tables, record, MAX_WATCHES_PER_CLIENT);
+  } catch (err) {
+    if (err instanceof WatchLimitReached) {
+      throw new AppError('WATCH_LIMIT_REACHED', `A client has at most ${MAX_WATCHES_PER_CLIENT} watches; delete one first`);
+    }
+    throw err;
+  }
+  return { ...publicWatch(record), secret: record.secret };
+}
+
+export function parseWatchId(raw: string | undefined): string {
+  if (raw === undefined || !WATCH_ID_PATTERN.test(raw)) throw invalidParameter('id', 'must be a watch id (wat_ followed by 20 letters and digits)');
+  return raw;
+}
+
+async function requireWatch(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<WatchRecord> {
+  const record = await getWatch(deps.tables, clientId, watchId);
+  if (record === undefined) throw new AppError('NOT_FOUND', WATCH_NOT_FOUND_MESSAGE);
+  return record;
+}
+
+export async function readWatch(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<Watch> {
+  return publicWatch(await requireWatch(clientId, watchId, deps));
+}
+
+export async function readWatches(clientId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<Watch[]> {
+  return (await listWatches(deps.tables, clientId)).map(publicWatch);
+}
+
+export async function removeWatch(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<void> {
+  if (!(await deleteWatch(deps.tables, clientId, watchId))) throw new AppError('NOT_FOUND', WATCH_NOT_FOUND_MESSAGE);
+}
+
+export async function readDeliveries(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<Delivery[]> {
+  await requireWatch(clientId, watchId, deps);
+  return (await recentDeliveries(deps.tables, watchId, DELIVERIES_SHOWN)).map((d) => ({
+    id: d.id,
+    type: d.type,
+    legId: d.legId,
+    status: d.status,
+    attempts: d.attempts,
+    responseCode: d.responseCode ?? null,
+    createdAt: d.createdAt,
+    lastAttemptAt: d.lastAttemptAt ?? null,
+    nextAttemptAt: d.nextAttemptAt ?? null,
+  }));
+}

@@ -1,0 +1,264 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+
+/**
+ * The watches and their deliveries in DynamoDB (src/tables.ts WATCHES_TABLE, WATCH_DELIVERIES_TABLE).
+ * Every create or delete of a watch bumps the watches version, which the matchers read per batch.
+ */
+export type WatchStatus = 'active' | 'disabled';
+
+export interface WatchRecord {
+  clientId: string;
+  watchId: string;
+  url: string;
+  /** The filters as given, each as its query-string text. */
+  filters: Record<string, string>;
+  description: string | null;
+  status: WatchStatus;
+  createdAt: string;
+  /** The signing secret (`whsec_...`). */
+  secret: string;
+  /** Since when every attempt has failed; null after a success. */
+  failingSince: string | null;
+  disabledAt: string | null;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
+
+export interface DeliveryRecord {
+  watchId: string;
+  deliveryKey: string;
+  /** The delivery id, sent as `webhook-id` on every attempt. */
+  id: string;
+  clientId: string;
+  type: string;
+  legId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  responseCode: number | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  ttl: number;
+}
+
+export interface WatchTables {
+  client: DynamoDBDocumentClient;
+  watchesTableName: string;
+  deliveriesTableName: string;
+}
+
+const VERSION_KEY = { clientId: '~version', watchId: '~version' };
+/** How long a delivery is kept (DynamoDB TTL). */
+export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
+
+const nullableString = v.optional(v.nullable(v.string()), null);
+const WatchSchema = v.object({
+  clientId: v.string(),
+  watchId: v.string(),
+  url: v.string(),
+  filters: v.record(v.string(), v.string()),
+  description: nullableString,
+  status: v.picklist(['active', 'disabled']),
+  createdAt: v.string(),
+  secret: v.string(),
+  failingSince: nullableString,
+  disabledAt: nullableString,
+});
+
+function toWatch(item: Record<string, unknown>): WatchRecord {
+  return v.parse(WatchSchema, item);
+}
+
+export class WatchLimitReached extends Error {
+  override name = 'WatchLimitReached';
+}
+
+async function bumpVersion(t: WatchTables): Promise<void> {
+  await t.client.send(
+    new UpdateCommand({ TableName: t.watchesTableName, Key: VERSION_KEY, UpdateExpression: 'ADD version :one', ExpressionAttributeValues: { ':one': 1 } }),
+  );
+}
+
+/** The watches version (0 before any watch): it changes with every create and delete. */
+export async function readWatchesVersion(t: WatchTables): Promise<number> {
+  const out = await t.client.send(new GetCommand({ TableName: t.watchesTableName, Key: VERSION_KEY, ConsistentRead: true }));
+  return typeof out.Item?.version === 'number' ? out.Item.version : 0;
+}
+
+export async function countWatches(t: WatchTables, clientId: string): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await t.client.send(
+      new QueryCommand({
+        TableName: t.watchesTableName,
+        KeyConditionExpression: 'clientId = :c',
+        ExpressionAttributeValues: { ':c': clientId },
+        Select: 'COUNT',
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** Stores a new watch unless the client already has `maxPerClient` (WatchLimitReached). */
+export async function putWatch(t: WatchTables, watch: WatchRecord, maxPerClient: number): Promise<void> {
+  if ((await countWatches(t, watch.clientId)) >= maxPerClient) throw new WatchLimitReached(`at most ${maxPerClient} watches per client`);
+  await t.client.send(new PutCommand({ TableName: t.watchesTableName, Item: watch, ConditionExpression: 'attribute_not_exists(watchId)' }));
+  await bumpVersion(t);
+}
+
+export async function getWatch(t: WatchTables, clientId: string, watchId: string): Promise<WatchRecord | undefined> {
+  const out = await t.client.send(new GetCommand({ TableName: t.watchesTableName, Key: { clientId, watchId }, ConsistentRead: true }));
+  return out.Item === undefined ? undefined : toWatch(out.Item);
+}
+
+export async function listWatches(t: WatchTables, clientId: string): Promise<WatchRecord[]> {
+  const watches: WatchRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await t.client.send(
+      new QueryCommand({
+        TableName: t.watchesTableName,
+        KeyConditionExpression: 'clientId = :c',
+        ExpressionAttributeValues: { ':c': clientId },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) watches.push(toWatch(item));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return watches.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.watchId.localeCompare(b.watchId));
+}
+
+/** Deletes a watch; false when the client has none with this id. */
+export async function deleteWatch(t: WatchTables, clientId: string, watchId: string): Promise<boolean> {
+  try {
+    await t.client.send(
+      new DeleteCommand({ TableName: t.watchesTableName, Key: { clientId, watchId }, ConditionExpression: 'attribute_exists(watchId)' }),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+  await bumpVersion(t);
+  return true;
+}
+
+/** Every watch of every client (what a matcher indexes). */
+export async function scanWatches(t: WatchTables): Promise<WatchRecord[]> {
+  const watches: WatchRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await t.client.send(new ScanCommand({ TableName: t.watchesTableName, ExclusiveStartKey: startKey }));
+    for (const item of out.Items ?? []) if (item.clientId !== VERSION_KEY.clientId) watches.push(toWatch(item));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return watches;
+}
+
+/** After a failed attempt: starts the failing period, or disables the watch once it has lasted `disableAfterMs`. */
+export async function recordWatchFailure(t: WatchTables, watch: WatchRecord, now: number, disableAfterMs: number): Promise<WatchStatus> {
+  const since = watch.failingSince ?? new Date(now).toISOString();
+  const disable = watch.status === 'active' && now - Date.parse(since) >= disableAfterMs;
+  try {
+    await t.client.send(
+      new UpdateCommand({
+        TableName: t.watchesTableName,
+        Key: { clientId: watch.clientId, watchId: watch.watchId },
+        UpdateExpression: disable ? 'SET failingSince = :since, #status = :disabled, disabledAt = :now' : 'SET failingSince = if_not_exists(failingSince, :since)',
+        ConditionExpression: 'attribute_exists(watchId)',
+        ExpressionAttributeNames: disable ? { '#status': 'status' } : undefined,
+        ExpressionAttributeValues: disable ? { ':since': since, ':disabled': 'disabled', ':now': new Date(now).toISOString() } : { ':since': since },
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  }
+  return disable ? 'disabled' : watch.status;
+}
+
+/** After a 2xx: the endpoint is not failing any more. */
+export async function recordWatchSuccess(t: WatchTables, watch: WatchRecord): Promise<void> {
+  if (watch.failingSince === null) return;
+  try {
+    await t.client.send(
+      new UpdateCommand({
+        TableName: t.watchesTableName,
+        Key: { clientId: watch.clientId, watchId: watch.watchId },
+        UpdateExpression: 'REMOVE failingSince',
+        ConditionExpression: 'attribute_exists(watchId)',
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  }
+}
+
+/** Stores a new delivery; false when one with this key exists already (a batch read twice). */
+export async function putDelivery(t: WatchTables, delivery: DeliveryRecord): Promise<boolean> {
+  try {
+    await t.client.send(new PutCommand({ TableName: t.deliveriesTableName, Item: delivery, ConditionExpression: 'attribute_not_exists(deliveryKey)' }));
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+export async function getDelivery(t: WatchTables, watchId: string, deliveryKey: string): Promise<DeliveryRecord | undefined> {
+  const out = await t.client.send(new GetCommand({ TableName: t.deliveriesTableName, Key: { watchId, deliveryKey }, ConsistentRead: true }));
+  return out.Item as DeliveryRecord | undefined;
+}
+
+/** Records the outcome of an attempt (or a drop): the fields given. */
+export async function updateDelivery(
+  t: WatchTables,
+  watchId: string,
+  deliveryKey: string,
+  fields: Partial<Pick<DeliveryRecord, 'status' | 'attempts' | 'responseCode' | 'lastAttemptAt' | 'nextAttemptAt'>>,
+): Promise<void> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(fields).map(([k, value], i) => {
+    names[`#f${i}`] = k;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  if (sets.length === 0) return;
+  try {
+    await t.client.send(
+      new UpdateCommand({
+        TableName: t.deliveriesTableName,
+        Key: { watchId, deliveryKey },
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(deliveryKey)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof ConditionalCheckFailedException)) throw err;
+  }
+}
+
+/** A watch's most recent deliveries, newest first. */
+export async function recentDeliveries(t: WatchTables, watchId: string, limit: number): Promise<DeliveryRecord[]> {
+  const out = await t.client.send(
+    new QueryCommand({
+      TableName: t.deliveriesTableName,
+      KeyConditionExpression: 'watchId = :w',
+      ExpressionAttributeValues: { ':w': watchId },
+      ScanIndexForward: false,
+      Limit: limit,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items ?? []) as DeliveryRecord[];
+}

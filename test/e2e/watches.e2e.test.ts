@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addDays } from '../../src/legs/dates.js';
+import { runScript } from '../support/commands.js';
+import { callApi } from '../support/contract.js';
+import { startLocalServer, type RunningService } from '../support/local-service.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+
+/**
+ * Watches end to end over loopback (docs/watches.md): `npm start` with its local queue and short
+ * retry schedule, legs loaded with `npm run legs:load`, a real HTTP receiver on 127.0.0.1 that
+ * verifies every signature with the standardwebhooks verifier.
+ */
+jest.setTimeout(120_000);
+
+let service: RunningService;
+let receiver: Receiver;
+const dir = mkdtempSync(join(tmpdir(), 'watches-e2e-'));
+const today = new Date().toISOString().slice(0, 10);
+
+interface CreatedWatch {
+  id: string;
+  secret: string;
+}
+
+async function createWatch(name: string, filters: Record<string, string | number>): Promise<CreatedWatch> {
+  const { res, body } = await callApi<{ data: CreatedWatch }>(`${service.baseUrl}/open/v1/watches`, {
+    method: 'POST',
+    headers: { 'x-api-key': service.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url(name), filters, description: name }),
+  });
+  expect(res.status).toBe(201);
+  receiver.secrets.set(name, body.data.secret);
+  return body.data;
+}
+
+let fileCount = 0;
+async function loadLegs(legs: Record<string, unknown>[]): Promise<void> {
+  const file = join(dir, `legs-${fileCount++}.json`);
+  writeFileSync(file, JSON.stringify(legs));
+  const run = await runScript('legs:load', [file], { DYNAMODB_ENDPOINT: service.dynamodbEndpoint, LEGS_TABLE_NAME: service.legsTableName });
+  expect(run.code).toBe(0);
+}
+
+const leg = (id: string, dep: string, over: Record<string, unknown> = {}) => ({
+  id,
+  startDate: addDays(today, 3),
+  endDate: addDays(today, 4),
+  depCityName: 'Somewhere',
+  depAirportIcao: dep,
+  arrCityName: 'Elsewhere',
+  arrAirportIcao: 'LFMN',
+  listed: true,
+  blocked: false,
+  depTimezone: 'UTC',
+  amenities: [],
+  ...over,
+});
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  service = await startLocalServer();
+  // The local changes adapter reads the legs from the first watch on (its baseline): let it.
+  await createWatch('first', { depAirportCode: 'ZZZZ' });
+  await new Promise((r) => setTimeout(r, 1_500));
+});
+afterAll(async () => {
+  await service?.stop();
+  await receiver?.close();
+});
+
+describe('watches over loopback', () => {
+  it('a matching leg arrives signed within 5 s; a non-matching one never does', async () => {
+    const watch = await createWatch('match', { depAirportCode: 'EGGW', minSeats: 4 });
+    const loaded = performance.now();
+    await loadLegs([leg('W-MATCH', 'EGGW', { seatNum: 8 }), leg('W-SEATS', 'EGGW', { seatNum: 2 }), leg('W-ELSE', 'EGKB', { seatNum: 8 })]);
+    const got = await receiver.waitFor((r) => r.body.data.id === 'W-MATCH', 5_000);
+    expect(got).toBeDefined();
+    expect(got!.at - loaded).toBeLessThan(5_000);
+    expect(got!.verified).toBe(true);
+    expect(got!.body).toMatchObject({ type: 'empty_leg.listed', data: { watchId: watch.id, id: 'W-MATCH', leg: { id: 'W-MATCH', seatNum: 8 } } });
+    // Two more polls of the changes and of the queue: nothing else comes.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(receiver.received.filter((r) => r.path === '/match').map((r) => r.body.data.id)).toEqual(['W-MATCH']);
+
+    // Withdrawn: the leg leaves the watch's results.
+    await loadLegs([leg('W-MATCH', 'EGGW', { seatNum: 8, listed: false })]);
+    const withdrawn = await receiver.waitFor((r) => r.body.type === 'empty_leg.withdrawn' && r.body.data.id === 'W-MATCH', 5_000);
+    expect(withdrawn?.body.data.leg).toBeNull();
+    expect(withdrawn?.verified).toBe(true);
+
+    const deliveries = await callApi<{ data: { records: { status: string; type: string; attempts: number; responseCode: number }[] } }>(
+      `${service.baseUrl}/open/v1/watches/${watch.id}/deliveries`,
+      { headers: { 'x-api-key': service.apiKey } },
+    );
+    expect(deliveries.body.data.records.map((d) => [d.type, d.status, d.attempts, d.responseCode]).sort()).toEqual([
+      ['empty_leg.listed', 'delivered', 1, 204],
+      ['empty_leg.withdrawn', 'delivered', 1, 204],
+    ]);
+  });
+
+  it('a receiver that fails twice gets a third attempt with the same webhook-id', async () => {
+    await createWatch('flaky', { depAirportCode: 'EGLF' });
+    receiver.respond = (path, attempt) => (path === '/flaky' && attempt <= 2 ? 503 : 204);
+    await loadLegs([leg('W-FLAKY', 'EGLF')]);
+    await receiver.waitFor((r) => r.path === '/flaky' && receiver.received.filter((x) => x.path === '/flaky').length >= 3, 15_000);
+    const attempts = receiver.received.filter((r) => r.path === '/flaky');
+    expect(attempts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(attempts.map((a) => a.webhookId)).size).toBe(1);
+    expect(attempts.every((a) => a.verified)).toBe(true);
+    receiver.respond = () => 204;
+  });
+
+  it('a deleted watch gets nothing more, its pending retries included', async () => {
+    const watch = await createWatch('deleted', { depAirportCode: 'EGKB' });
+    receiver.respond = (path) => (path === '/deleted' ? 500 : 204);
+    await loadLegs([leg('W-DEL-1', 'EGKB')]);
+    expect(await receiver.waitFor((r) => r.path === '/deleted', 5_000)).toBeDefined();
+    const del = await callApi(`${service.baseUrl}/open/v1/watches/${watch.id}`, { method: 'DELETE', headers: { 'x-api-key': service.apiKey } });
+    expect(del.res.status).toBe(200);
+    const seen = receiver.received.filter((r) => r.path === '/deleted').length;
+    await loadLegs([leg('W-DEL-2', 'EGKB')]);
+    // Past the first two retries of the local schedule (1 s, 2 s) and a poll of the changes.
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect(receiver.received.filter((r) => r.path === '/deleted')).toHaveLength(seen);
+    const gone = await callApi(`${service.baseUrl}/open/v1/watches/${watch.id}`, { headers: { 'x-api-key': service.apiKey } });
+    expect(gone.res.status).toBe(404);
+    receiver.respond = () => 204;
+  });
+
+  it('refuses a private or non-loopback target at creation, and a body that is not a watch', async () => {
+    const post = (body: string, type = 'application/json') =>
+      callApi<{ code: string; message: string }>(`${service.baseUrl}/open/v1/watches`, {
+        method: 'POST',
+        headers: { 'x-api-key': service.apiKey, 'content-type': type },
+        body,
+      });
+    for (const url of ['http://127.0.0.2:9/x', 'http://0.0.0.0:9/x', 'https://169.254.169.254/latest', 'http://10.0.0.1/x']) {
+      const r = await post(JSON.stringify({ url }));
+      expect([r.res.status, r.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+      expect(r.body.message).toMatch(/^Invalid parameter 'url'/);
+    }
+    const cases: [string, string, RegExp][] = [
+      ['{not json', 'application/json', /'body': must be JSON/],
+      [JSON.stringify({ url: receiver.url('x'), extra: 1 }), 'application/json', /unknown field 'extra'/],
+      [JSON.stringify({ url: receiver.url('x'), filters: { size: 5 } }), 'application/json', /'filters.size'/],
+      [JSON.stringify({ url: receiver.url('x'), filters: { minSeats: 0 } }), 'application/json', /^Invalid parameter 'minSeats': must be an integer from 1 to 850$/],
+      [JSON.stringify({ url: receiver.url('x'), filters: { depNear: 'EGLX' } }), 'application/json', /no airport has the ICAO code 'EGLX'/],
+      [JSON.stringify({ url: receiver.url('x'), description: 'x'.repeat(20_000) }), 'application/json', /at most 16384 bytes/],
+      [JSON.stringify({ url: receiver.url('x') }), 'text/plain', /Content-Type: application\/json/],
+    ];
+    for (const [body, type, message] of cases) {
+      const r = await post(body, type);
+      expect([r.res.status, r.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+      expect(r.body.message).toMatch(message);
+    }
+  });
+
+  it('a key of another client gets 404 for a watch; a key without watch:write gets 403', async () => {
+    const watch = await createWatch('mine', { depAirportCode: 'LSGG' });
+    const other = await runScript('keys', ['create', '--env', 'test', '--scopes', 'empty_leg:read,watch:read', '--json'], {
+      DYNAMODB_ENDPOINT: service.dynamodbEndpoint,
+      KEYS_TABLE_NAME: service.keysTableName,
+      LEGS_TABLE_NAME: service.legsTableName,
+    });
+    const otherKey = (JSON.parse(other.stdout) as { key: string }).key;
+    const read = await callApi(`${service.baseUrl}/open/v1/watches/${watch.id}`, { headers: { 'x-api-key': otherKey } });
+    expect(read.res.status).toBe(404);
+    const list = await callApi<{ data: { records: unknown[] } }>(`${service.baseUrl}/open/v1/watches`, { headers: { 'x-api-key': otherKey } });
+    expect(list.body.data.records).toEqual([]);
+    const write = await callApi(`${service.baseUrl}/open/v1/watches/${watch.id}`, { method: 'DELETE', headers: { 'x-api-key': otherKey } });
+    expect(write.res.status).toBe(403);
+    const mine = await callApi<{ data: { id: string } }>(`${service.baseUrl}/open/v1/watches/${watch.id}`, { headers: { 'x-api-key': service.apiKey } });
+    expect(mine.body.data.id).toBe(watch.id);
+    expect(mine.body.data).not.toHaveProperty('secret');
+  });
+});
