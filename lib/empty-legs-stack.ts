@@ -3,12 +3,13 @@ import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE } from '../src/tables.js';
-import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
+import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
 import { FeedIngestion } from './constructs/feed-ingestion.js';
 import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ScheduledFunctions } from './constructs/scheduled-functions.js';
+import { ChangeStream } from './constructs/change-stream.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
 import type { StageConfig } from './stage-config.js';
 
@@ -35,6 +36,7 @@ export class EmptyLegsStack extends Stack {
   readonly operations: Operations;
   readonly feeds: FeedIngestion;
   readonly scheduled: ScheduledFunctions;
+  readonly changeStream: ChangeStream;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -97,8 +99,14 @@ export class EmptyLegsStack extends Stack {
 
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
+    // The legs table's stream consumer (the change log): its alarms below, its on-failure alarm its own.
+    this.changeStream = new ChangeStream(this, 'Changes', {
+      ...common,
+      legsTable: this.tables.legs,
+      alarmNamePrefix: stackName(config.stage),
+    });
     const monitoredFunction = (name: FunctionName): ServiceFunction => {
-      const fn = functions[name] ?? this.scheduled.functions[name];
+      const fn = functions[name] ?? this.scheduled.functions[name] ?? this.changeStream.functions[name];
       if (!fn) throw new Error(`${name} is neither a function of the HTTP API nor of a schedule (src/routes.ts invokedBy)`);
       return fn;
     };
@@ -109,7 +117,7 @@ export class EmptyLegsStack extends Stack {
       stage: config.stage,
       api: this.httpApi.api,
       removalPolicy: config.removalPolicy,
-      functions: [...API_FUNCTION_NAMES, ...SCHEDULED_FUNCTION_NAMES].map((name) => {
+      functions: [...API_FUNCTION_NAMES, ...SCHEDULED_FUNCTION_NAMES, ...STREAM_FUNCTION_NAMES].map((name) => {
         const alarm = (FUNCTIONS[name] as FunctionSpec).alarm ?? { name: constructIdOf(name) };
         const isAuthorizer = name === AUTHORIZER_FUNCTION;
         return {
@@ -125,6 +133,8 @@ export class EmptyLegsStack extends Stack {
       ],
     });
 
+    this.changeStream.alarmTo(this.operations.topic);
+
     this.feeds = new FeedIngestion(this, 'Feeds', {
       ...common,
       legsTable: this.tables.legs,
@@ -132,7 +142,7 @@ export class EmptyLegsStack extends Stack {
       alarmNamePrefix: stackName(config.stage),
       settings: config.feeds,
     });
-    this.functions = { ...functions, ...this.scheduled.functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
+    this.functions = { ...functions, ...this.scheduled.functions, ...this.changeStream.functions, ingestFeed: this.feeds.ingest } as Record<FunctionName, ServiceFunction>;
     new CfnOutput(this, 'FeedsBucketName', {
       value: this.feeds.bucketName,
       description: 'Feeds bucket: put files under incoming/ (upsert) or incoming/sync/ (sync); reports under reports/',

@@ -24,6 +24,8 @@ import {
 } from '../src/routes.js';
 import { serveDocs } from './docs-page.js';
 import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } from './gateway.js';
+import { createStreamsClient } from '../src/aws/dynamodb-streams.js';
+import { createStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
@@ -100,6 +102,30 @@ export async function gatewayRoutes(): Promise<Route[]> {
   return routes;
 }
 
+/**
+ * The change consumer's function (functions/consume-changes/handler.ts), fed from the legs table's
+ * stream by the local poller (local/stream-poller.ts); a batch that fails three times is reported
+ * and skipped, as the on-failure destination takes it on AWS.
+ */
+export async function startChangeConsumer(
+  client: Parameters<typeof createStreamPoller>[0]['client'],
+  endpoint: string,
+  legsTableName: string,
+  say: (line: string) => void,
+): Promise<StreamPoller> {
+  const handle = await importHandler<StreamHandler>('consumeChanges');
+  const poller = createStreamPoller({
+    streams: createStreamsClient({ endpoint }),
+    client,
+    tableName: legsTableName,
+    handle,
+    onFailure: (records, err) =>
+      say(`The change consumer failed on ${records.length} stream record(s), skipped: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  poller.start();
+  return poller;
+}
+
 /** The legs to load: the file's (all valid, or an error listing what is wrong) or the demo's. */
 export async function legsToLoad(
   dataFile: string | undefined,
@@ -133,6 +159,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date()), options);
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort });
   let server: Server | undefined;
+  let poller: StreamPoller | undefined;
   try {
     options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
     // The functions read their settings from the environment, as in Lambda.
@@ -141,6 +168,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.LEGS_TABLE_NAME = options.legsTableName;
     process.env.KEYS_TABLE_NAME = options.keysTableName;
     await ensureTables(ddb.client, options);
+    // The change consumer, fed from DynamoDB Local's stream as the event source mapping feeds it on AWS.
+    poller = await startChangeConsumer(ddb.client, ddb.endpoint, options.legsTableName, options.say);
 
     await writeLegs(ddb.client, options.legsTableName, legs);
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
@@ -188,6 +217,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       apiKey: created.key,
       async stop() {
         clearInterval(snapshotTimer);
+        await poller?.stop();
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();
@@ -197,6 +227,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     };
   } catch (err) {
     server?.close();
+    await poller?.stop();
     await ddb.stop();
     throw err;
   }

@@ -3,6 +3,7 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
   type GlobalSecondaryIndexProps,
@@ -66,6 +67,7 @@ export function buildTable(scope: Construct, id: string, def: TableDefinition, p
     removalPolicy: props.removalPolicy,
     deletionProtection: props.deletionProtection,
     ...(def.timeToLiveAttribute ? { timeToLiveAttribute: def.timeToLiveAttribute } : {}),
+    ...(def.stream ? { stream: StreamViewType[def.stream] } : {}),
   });
   for (const ix of def.indexes) table.addGlobalSecondaryIndex(indexProps(ix));
   return table;
