@@ -1,4 +1,4 @@
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   ExpiredIteratorException,
@@ -23,7 +23,7 @@ export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
 
 export interface StreamPollerOptions {
   streams: DynamoDBStreamsClient;
-  client: DynamoDBDocumentClient | DynamoDBClient;
+  client: DynamoDBDocumentClient;
   tableName: string;
   handle: StreamHandler;
   /** Records per batch (the mapping's BatchSize). */
@@ -88,7 +88,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
 
   async function arn(): Promise<string> {
     if (streamArn) return streamArn;
-    const out = await (options.client).send(new DescribeTableCommand({ TableName: tableName }));
+    const out = await options.client.send(new DescribeTableCommand({ TableName: tableName }));
     const latest = out.Table?.LatestStreamArn;
     if (!latest) throw new Error(`Table ${tableName} has no stream`);
     return (streamArn = latest);
