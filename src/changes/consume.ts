@@ -17,6 +17,8 @@ export interface ConsumeDependencies {
   store: ChangeLogStore;
   clock: Clock;
   subscribers?: readonly TransitionSubscriber[];
+  /** Entries per transaction (default GROUP_SIZE; tests make it small). */
+  groupSize?: number;
   /** Attempts at committing the batch when other writers commit first (then the batch fails). */
   maxAttempts?: number;
 }
@@ -47,7 +49,7 @@ async function appendToLog(batch: readonly SequencedTransition[], deps: ConsumeD
   for (let attempt = 1; ; attempt++) {
     const states = await deps.store.states(batch.map((b) => b.transition.id));
     let conflict = false;
-    for (const group of planLog(batch, states, GROUP_SIZE)) {
+    for (const group of planLog(batch, states, deps.groupSize ?? GROUP_SIZE)) {
       if (!(await deps.store.append(group, deps.clock()))) {
         conflict = true;
         break;

@@ -86,7 +86,7 @@ export function planLog(
       group = { entries: [], states: new Map() };
     }
     const nextState = { sequenceNumber, digest: next };
-    const prior = group.states.get(id)?.prior ?? state;
+    const prior = group.states.has(id) ? group.states.get(id)!.prior : state;
     group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after });
     group.states.set(id, { next: nextState, prior });
     current.set(id, nextState);
