@@ -25,33 +25,33 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
     expireUpTo(seq) {
       for (let q = 1; q <= seq; q++) deleted.add(q);
     },
-    async head() {
-      return log.length;
+    head() {
+      return Promise.resolve(log.length);
     },
-    async states(ids) {
+    states(ids) {
       const found = new Map<string, LegState>();
       for (const id of ids) {
         const s = stateOf.get(id);
         if (s) found.set(id, s);
       }
-      return found;
+      return Promise.resolve(found);
     },
-    async append(group: LogGroup, at: number) {
+    append(group: LogGroup, at: number) {
       for (const [id, { prior }] of group.states) {
-        if (stateOf.get(id)?.sequenceNumber !== prior?.sequenceNumber) return false;
+        if (stateOf.get(id)?.sequenceNumber !== prior?.sequenceNumber) return Promise.resolve(false);
       }
       for (const e of group.entries) {
         log.push({ ...e, seq: log.length + 1, changedAt: new Date(at).toISOString(), committedAt: at });
       }
       for (const [id, { next }] of group.states) stateOf.set(id, next);
-      return true;
+      return Promise.resolve(true);
     },
-    async entries(from, to) {
+    entries(from, to) {
       const out: (StoredEntry | undefined)[] = [];
       for (let q = from; q <= to; q++) out.push(deleted.has(q) ? undefined : log[q - 1]);
-      return out;
+      return Promise.resolve(out);
     },
-    async listed(afterId, limit, now) {
+    listed(afterId, limit, now) {
       const ids = [...table().keys()].sort();
       const legs: EmptyLeg[] = [];
       for (const id of ids) {
@@ -59,9 +59,9 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
         const leg = listedRecord(table().get(id)!, new Date(now));
         if (!leg) continue;
         legs.push(leg);
-        if (legs.length === limit) return { legs, next: id };
+        if (legs.length === limit) return Promise.resolve({ legs, next: id });
       }
-      return { legs, next: undefined };
+      return Promise.resolve({ legs, next: undefined });
     },
   };
 }

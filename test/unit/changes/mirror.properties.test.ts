@@ -82,7 +82,7 @@ async function run(ops: readonly Op[], groupSize: number) {
   const consume = async (records: number, stopAfterGroups: number | null) => {
     const batch = stream.slice(consumed, consumed + records);
     if (batch.length === 0) return;
-    const deps = { store: log, clock, subscribers: [async (t: readonly ListingTransition[]) => void subscribed.push(...t)], groupSize };
+    const deps = { store: log, clock, subscribers: [(t: readonly ListingTransition[]) => Promise.resolve(void subscribed.push(...t))], groupSize };
     if (stopAfterGroups !== null) {
       await consumeChanges(batch, { ...deps, store: stoppingAfter(log, stopAfterGroups) }).catch(() => undefined);
     }
