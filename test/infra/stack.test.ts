@@ -518,8 +518,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         for (const s of statements) {
           expect(s.Effect).toBe('Allow');
           expect(allStrings(s.Action).filter((a) => a.includes('*'))).toEqual([]);
-          // Only the ingest function's two prefix grants in the feeds bucket (acknowledged in cdk-nag).
-          expect(allStrings(s.Resource).filter((r) => r.includes('*') && r !== '/incoming/*' && r !== '/reports/*')).toEqual([]);
+          // Only the ingest function's two prefix grants in the feeds bucket, and dynamodb:ListStreams
+          // (no resource-level permission) for the stream consumer (both acknowledged in cdk-nag).
+          const listStreamsOnly = allStrings(s.Action).join() === 'dynamodb:ListStreams';
+          expect(allStrings(s.Resource).filter((r) => r.includes('*') && r !== '/incoming/*' && r !== '/reports/*' && !listStreamsOnly)).toEqual([]);
           expect(s).not.toHaveProperty('NotAction');
           expect(s).not.toHaveProperty('NotResource');
         }
@@ -530,8 +532,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 8 function log groups (list, by-id, authorizer, not-found, openapi, ingest, retire, snapshot) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(9);
+      // 10 function log groups (list, by-id, changes, authorizer, not-found, openapi, ingest, retire, snapshot, consumer) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(11);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -642,6 +644,11 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'RetireBehind',
           'SnapshotFunctionErrors',
           'SnapshotFunctionThrottles',
+          'ChangesFunctionErrors',
+          'ChangesFunctionThrottles',
+          'ConsumerFunctionErrors',
+          'ConsumerFunctionThrottles',
+          'ChangeConsumerFailed',
           'LegsTableThrottles',
           'KeysTableThrottles',
           'UsageWriteFailures',
@@ -791,6 +798,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
           'Feeds/Ingest/Function AwsSolutions-L1',
+          'ListChanges/Function AwsSolutions-L1',
+          'Changes/ConsumeChanges/Function AwsSolutions-L1',
+          'Changes/ConsumeChanges/Role AwsSolutions-IAM5[Resource::*]',
+          'Changes/ConsumerFailures AwsSolutions-SQS3',
           'Feeds/AccessLogs AwsSolutions-S1',
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/reports/*]`,

@@ -111,7 +111,7 @@ describe('the change log fed by the stream', () => {
 
     // The first consumer commits one group of its first batch, then stops (its process ends).
     const checkpoints = new Map<string, string>();
-    let first: StreamPoller | undefined;
+    let first: StreamPoller | undefined = undefined;
     let appends = 0;
     const stopping: ChangeLogStore = {
       ...store,
