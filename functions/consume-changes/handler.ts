@@ -1,5 +1,6 @@
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { createChangeConsumerHandler } from '../../src/changes/handlers.js';
+import { journalFollower } from '../../src/changes/journal-follower.js';
 import { createChangeLogStore } from '../../src/changes/store.js';
 import { functionConfig } from '../../src/config.js';
 
@@ -10,4 +11,6 @@ export const handler = createChangeConsumerHandler({
   store: createChangeLogStore(client, config.legsTableName),
   clock: config.clock,
   stage: config.stage,
+  // The list functions' caches follow the change journal: writes made around the tools join it here.
+  itemSubscribers: [journalFollower(client, config.legsTableName)],
 });

@@ -230,12 +230,15 @@ export class ServiceFunction extends Construct {
   /**
    * The change consumer's access to the legs table (src/changes/store.ts): GetItem, BatchGetItem
    * and PutItem (the puts of its TransactWriteItems) on the change log's items only (the head, the
-   * entries, the legs' states: `dynamodb:LeadingKeys`). Reading the stream is granted by its event
+   * entries, the legs' states) and on the change journal's (head and slots, which it appends writes
+   * made around the tools to: src/changes/journal-follower.ts), by `dynamodb:LeadingKeys`. Reading the stream is granted by its event
    * source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
    */
   consumeChanges(table: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem'], table.tableArn, {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`] },
+      'ForAllValues:StringLike': {
+        'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`],
+      },
     });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;

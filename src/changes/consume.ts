@@ -12,11 +12,14 @@ import { transitionOf, type ItemChange, type ListingTransition } from './transit
  * batch, which is retried.
  */
 export type TransitionSubscriber = (transitions: readonly ListingTransition[]) => Promise<void>;
+/** A subscriber of the batch's item changes themselves (legs only, stream order): the caches' journal. */
+export type ItemSubscriber = (changes: readonly ItemChange[]) => Promise<void>;
 
 export interface ConsumeDependencies {
   store: ChangeLogStore;
   clock: Clock;
   subscribers?: readonly TransitionSubscriber[];
+  itemSubscribers?: readonly ItemSubscriber[];
   /** Entries per transaction (default GROUP_SIZE; tests make it small). */
   groupSize?: number;
   /** Attempts at committing the batch when other writers commit first (then the batch fails). */
@@ -39,6 +42,9 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   const entries = batch.length === 0 ? 0 : await appendToLog(batch, deps);
   const transitions = batch.map((b) => b.transition);
   if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
+  const legIds = new Set(transitions.map((t) => t.id));
+  const legChanges = changes.filter((c) => legIds.has(c.id));
+  if (legChanges.length > 0) for (const subscriber of deps.itemSubscribers ?? []) await subscriber(legChanges);
   return { transitions: transitions.length, entries };
 }
 

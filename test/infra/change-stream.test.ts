@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
+import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
 import { FUNCTIONS } from '../../src/routes.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
 
@@ -58,11 +59,13 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
   });
 
-  it('least privilege: the consumer reads the stream and writes only the change log items; the feed reads only them, and scans', () => {
+  it("least privilege: the consumer reads the stream and writes only the change log's and the journal's items; the feed reads only the log, and scans", () => {
     const consumer = statementsOf(t, FUNCTIONS.consumeChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
     const onItems = consumer.find((s) => actions(s).includes('dynamodb:PutItem'))!;
     expect(actions(onItems)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
-    expect(onItems.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`] } });
+    expect(onItems.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`] },
+    });
     const all = consumer.flatMap(actions);
     for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
       expect(all).not.toContain(forbidden);
