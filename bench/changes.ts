@@ -86,7 +86,7 @@ async function main(): Promise<void> {
     await ensureTables(ddb.client, { legsTableName: table, keysTableName: 'bench-keys' });
     const legs: StoredLeg[] = demoLegs(utcDate(new Date(systemClock())), { count: legsCount, months: 12, airports: 200, seed: 7 });
     const loadStart = performance.now();
-    await writeLegs(ddb.client, table, legs, { concurrency: 8 });
+    await writeLegs(ddb.client, table, legs);
     const loadSeconds = (performance.now() - loadStart) / 1000;
 
     const counter: Counter = { writeUnits: 0, readUnits: 0 };
