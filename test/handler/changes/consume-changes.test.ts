@@ -54,7 +54,7 @@ describe('the change consumer', () => {
       ],
     });
     const tx = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(tx.map((t) => t.Put!.Item!.id)).toEqual(['~change#8', '~change#9', '~feed#EL-1', HEAD_ID]);
+    expect(tx.map((t) => String(t.Put!.Item!.id))).toEqual(['~change#8', '~change#9', '~feed#EL-1', HEAD_ID]);
     expect(tx[0]!.Put).toMatchObject({ Item: { q: 8, k: 'l', l: 'EL-1', a: NOW }, ConditionExpression: 'attribute_not_exists(id)' });
     expect(JSON.parse(String(tx[1]!.Put!.Item!.r))).toEqual(toApiRecord({ ...LEG, price: 12 }));
     expect(tx[2]!.Put).toMatchObject({ Item: { n: '102' }, ConditionExpression: 'attribute_not_exists(id)' });
