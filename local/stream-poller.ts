@@ -32,6 +32,8 @@ export interface StreamPollerOptions {
   idleMs?: number;
   maxAttempts?: number;
   checkpoints?: Map<string, string>;
+  /** Where a shard without a checkpoint starts: its oldest record (default, as the stack's mapping) or its newest. */
+  startAt?: 'TRIM_HORIZON' | 'LATEST';
   onFailure?: (records: readonly DynamoDBRecord[], error: unknown) => void;
 }
 
@@ -113,7 +115,7 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
       new GetShardIteratorCommand({
         StreamArn: await arn(),
         ShardId: shardId,
-        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: options.startAt ?? 'TRIM_HORIZON' }),
       }),
     );
     return out.ShardIterator;
