@@ -115,7 +115,7 @@ async function main(): Promise<void> {
           return Promise.resolve();
         },
       ],
-      itemSubscribers: [journalFollower(client, table)],
+      itemSubscribers: [journalFollower(client, table, systemClock)],
     });
     const poller = createStreamPoller({ streams: createStreamsClient({ endpoint: ddb.endpoint }), client: ddb.client, tableName: table, handle: handler, batchSize: 100, idleMs: 20 });
 

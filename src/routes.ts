@@ -54,8 +54,9 @@ export type TableAccess =
   | 'legs:changes'
   /**
    * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
-   * PutItem (in TransactWriteItems) on the change log's items only (ids `~change...`, `~feed#...`).
-   * No Scan, no Query, no write to a leg.
+   * PutItem (in TransactWriteItems) on the change log's and the change journal's items only (ids
+   * `~change...`, `~feed#...`, `~journal...`); UpdateItem of a leg's `lc` and `xp` only. No Scan, no
+   * Query, no other write to a leg.
    */
   | 'legs:consume'
   /** Keys table: GetItem on the table (a key is read by its hash). */

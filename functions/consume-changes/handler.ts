@@ -12,5 +12,5 @@ export const handler = createChangeConsumerHandler({
   clock: config.clock,
   stage: config.stage,
   // The list functions' caches follow the change journal: writes made around the tools join it here.
-  itemSubscribers: [journalFollower(client, config.legsTableName)],
+  itemSubscribers: [journalFollower(client, config.legsTableName, config.clock)],
 });

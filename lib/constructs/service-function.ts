@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
 import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
@@ -231,7 +231,9 @@ export class ServiceFunction extends Construct {
    * The change consumer's access to the legs table (src/changes/store.ts): GetItem, BatchGetItem
    * and PutItem (the puts of its TransactWriteItems) on the change log's items only (the head, the
    * entries, the legs' states) and on the change journal's (head and slots, which it appends writes
-   * made around the tools to: src/changes/journal-follower.ts), by `dynamodb:LeadingKeys`. Reading the stream is granted by its event
+   * made around the tools to: src/changes/journal-follower.ts), by `dynamodb:LeadingKeys`; and
+   * UpdateItem of a leg's change stamp and shard only (`dynamodb:Attributes`: id, lc, xp), which
+   * puts a write made around the tools in the listing snapshot's delta. Reading the stream is granted by its event
    * source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
    */
   consumeChanges(table: ITable): this {
@@ -239,6 +241,10 @@ export class ServiceFunction extends Construct {
       'ForAllValues:StringLike': {
         'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`],
       },
+    });
+    this.allow(['dynamodb:UpdateItem'], table.tableArn, {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [LEGS_TABLE.partitionKey, LEGS_CHANGE_INDEX.sortKey, LEGS_CHANGE_INDEX.partitionKey] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;

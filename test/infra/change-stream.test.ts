@@ -59,15 +59,21 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
   });
 
-  it("least privilege: the consumer reads the stream and writes only the change log's and the journal's items; the feed reads only the log, and scans", () => {
+  it("least privilege: the consumer reads the stream, writes only the change log's and the journal's items and a leg's change stamp; the feed reads only the log, and scans", () => {
     const consumer = statementsOf(t, FUNCTIONS.consumeChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
     const onItems = consumer.find((s) => actions(s).includes('dynamodb:PutItem'))!;
     expect(actions(onItems)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(onItems.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`] },
     });
+    const update = consumer.find((s) => actions(s).includes('dynamodb:UpdateItem'))!;
+    expect(actions(update)).toEqual(['dynamodb:UpdateItem']);
+    expect(update.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'lc', 'xp'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+    });
     const all = consumer.flatMap(actions);
-    for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+    for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
       expect(all).not.toContain(forbidden);
     }
     expect(all).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']));
