@@ -124,12 +124,14 @@ async function main(): Promise<void> {
     let t0 = performance.now();
     await poller.drain();
     const n = first.length;
+    process.stderr.write(`caught up with ${n} changes\n`);
     const catchUp = { changes: n, seconds: (performance.now() - t0) / 1000, cpuMsPerChange: cpuMs(cpu) / n, writeUnitsPerChange: counter.writeUnits / n, readUnitsPerChange: counter.readUnits / n };
     await poller.stop();
 
     // The rest of the legs, past the consumer (a new one starts at the stream's newest record): the
     // sustained writes and the feed then run against the whole table.
     if (legs.length > n) await writeLegs(ddb.client, table, legs.slice(n));
+    process.stderr.write(`loaded ${legs.length} legs\n`);
     const running = createStreamPoller({
       streams: createStreamsClient({ endpoint: ddb.endpoint }),
       client: ddb.client,
@@ -175,6 +177,7 @@ async function main(): Promise<void> {
       writeUnitsPerChange: counter.writeUnits / written.size,
     };
 
+    process.stderr.write(`sustained ${written.size} writes\n`);
     // The feed: the initial listing, then the log of the sustained writes.
     const readStore: ChangeLogStore = createChangeLogStore(client, table);
     counter.readUnits = 0;
