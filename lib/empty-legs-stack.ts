@@ -3,7 +3,7 @@ import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE } from '../src/tables.js';
-import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
+import { AUTHORIZER_FUNCTION, constructIdOf, DEFAULT_ROUTE, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, ROUTE_NAMES, SCHEDULED_FUNCTION_NAMES, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/routes.js';
 import { DataTables } from './constructs/data-tables.js';
 import { FeedIngestion } from './constructs/feed-ingestion.js';
 import { ApiEdge } from './constructs/edge.js';
@@ -11,6 +11,7 @@ import { EmptyLegsHttpApi } from './constructs/http-api.js';
 import { Operations } from './constructs/operations.js';
 import { ScheduledFunctions } from './constructs/scheduled-functions.js';
 import { WebhookDelivery } from './constructs/webhook-delivery.js';
+import { ChangeStream } from './constructs/change-stream.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
 import type { StageConfig } from './stage-config.js';
 
@@ -39,6 +40,7 @@ export class EmptyLegsStack extends Stack {
   readonly feeds: FeedIngestion;
   readonly scheduled: ScheduledFunctions;
   readonly webhooks: WebhookDelivery;
+  readonly changeStream: ChangeStream;
 
   constructor(scope: Construct, id: string, props: EmptyLegsStackProps) {
     super(scope, id, {
@@ -111,8 +113,14 @@ export class EmptyLegsStack extends Stack {
 
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
+    // The legs table's stream consumer (the change log): its alarms below, its on-failure alarm its own.
+    this.changeStream = new ChangeStream(this, 'Changes', {
+      ...common,
+      legsTable: this.tables.legs,
+      alarmNamePrefix: stackName(config.stage),
+    });
     const monitoredFunction = (name: FunctionName): ServiceFunction => {
-      const fn = functions[name] ?? this.scheduled.functions[name];
+      const fn = functions[name] ?? this.scheduled.functions[name] ?? this.changeStream.functions[name];
       if (!fn) throw new Error(`${name} is neither a function of the HTTP API nor of a schedule (src/routes.ts invokedBy)`);
       return fn;
     };
@@ -123,7 +131,7 @@ export class EmptyLegsStack extends Stack {
       stage: config.stage,
       api: this.httpApi.api,
       removalPolicy: config.removalPolicy,
-      functions: [...API_FUNCTION_NAMES, ...SCHEDULED_FUNCTION_NAMES].map((name) => {
+      functions: [...API_FUNCTION_NAMES, ...SCHEDULED_FUNCTION_NAMES, ...STREAM_FUNCTION_NAMES].map((name) => {
         const alarm = (FUNCTIONS[name] as FunctionSpec).alarm ?? { name: constructIdOf(name) };
         const isAuthorizer = name === AUTHORIZER_FUNCTION;
         return {
@@ -140,6 +148,8 @@ export class EmptyLegsStack extends Stack {
         { name: 'WatchDeliveriesTable', table: this.tables.deliveries, definition: WATCH_DELIVERIES_TABLE },
       ],
     });
+
+    this.changeStream.alarmTo(this.operations.topic);
 
     this.feeds = new FeedIngestion(this, 'Feeds', {
       ...common,
@@ -158,6 +168,7 @@ export class EmptyLegsStack extends Stack {
     this.functions = {
       ...functions,
       ...this.scheduled.functions,
+      ...this.changeStream.functions,
       ingestFeed: this.feeds.ingest,
       deliverWebhooks: this.webhooks.deliver,
     } as Record<FunctionName, ServiceFunction>;

@@ -135,18 +135,25 @@ export function matchPathTemplate(template: string, rawPath: string): Record<str
   return params;
 }
 
-/** The first route whose method and path template match, with its path parameters. */
+/**
+ * The route whose method and path template match, with its path parameters; of several, the most
+ * specific, as API Gateway chooses: fewest path parameters (`/empty-legs/changes` before
+ * `/empty-legs/{id}`), then the first in the table.
+ */
 export function findRoute(
   routes: readonly Route[],
   method: string,
   rawPath: string,
 ): { route: Route; pathParameters: Record<string, string> } | undefined {
+  let best: { route: Route; pathParameters: Record<string, string> } | undefined;
   for (const route of routes) {
     if (route.method !== method) continue;
     const pathParameters = matchPathTemplate(route.path, rawPath);
-    if (pathParameters) return { route, pathParameters };
+    if (pathParameters && (best === undefined || Object.keys(pathParameters).length < Object.keys(best.pathParameters).length)) {
+      best = { route, pathParameters };
+    }
   }
-  return undefined;
+  return best;
 }
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {

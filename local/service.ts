@@ -33,6 +33,8 @@ import { startQueueWorker } from './watches/queue-worker.js';
 import { startTransitionsPoller } from './watches/transitions-poller.js';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } from './gateway.js';
+import { createStreamsClient } from '../src/aws/dynamodb-streams.js';
+import { createStreamPoller, type StreamHandler, type StreamPoller } from './stream-poller.js';
 
 /**
  * The whole service on one machine: DynamoDB Local (in memory, shared DB), the tables, the demo
@@ -117,6 +119,30 @@ export async function gatewayRoutes(): Promise<Route[]> {
   return routes;
 }
 
+/**
+ * The change consumer's function (functions/consume-changes/handler.ts), fed from the legs table's
+ * stream by the local poller (local/stream-poller.ts); a batch that fails three times is reported
+ * and skipped, as the on-failure destination takes it on AWS.
+ */
+export async function startChangeConsumer(
+  client: Parameters<typeof createStreamPoller>[0]['client'],
+  endpoint: string,
+  legsTableName: string,
+  say: (line: string) => void,
+): Promise<StreamPoller> {
+  const handle = await importHandler<StreamHandler>('consumeChanges');
+  const poller = createStreamPoller({
+    streams: createStreamsClient({ endpoint }),
+    client,
+    tableName: legsTableName,
+    handle,
+    onFailure: (records, err) =>
+      say(`The change consumer failed on ${records.length} stream record(s), skipped: ${err instanceof Error ? err.message : String(err)}`),
+  });
+  poller.start();
+  return poller;
+}
+
 /** The legs to load: the file's (all valid, or an error listing what is wrong) or the demo's. */
 export async function legsToLoad(
   dataFile: string | undefined,
@@ -155,6 +181,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date(options.clock())), options);
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort, host: options.host });
   let server: Server | undefined;
+  let poller: StreamPoller | undefined;
   try {
     options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
     // The functions read their settings from the environment, as in Lambda.
@@ -167,6 +194,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.WEBHOOK_RETRY_SCHEDULE ??= LOCAL_RETRY_SCHEDULE;
     const watchesConfig = readWatchesConfig(process.env);
     await ensureTables(ddb.client, { ...options, watches: watchesConfig });
+    // The change consumer, fed from DynamoDB Local's stream as the event source mapping feeds it on AWS.
+    poller = await startChangeConsumer(ddb.client, ddb.endpoint, options.legsTableName, options.say);
 
     await writeLegs(ddb.client, options.legsTableName, legs, { clock: options.clock });
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
@@ -222,7 +251,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       airports: airportReference,
       clock: watchesConfig.clock,
     });
-    const poller = startTransitionsPoller({
+    const transitions = startTransitionsPoller({
       client: ddb.client,
       legsTableName: options.legsTableName,
       subscriber: matcher,
@@ -245,7 +274,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       apiKey: created.key,
       async stop() {
         clearInterval(snapshotTimer);
-        await Promise.all([poller.stop(), worker.stop()]);
+        await Promise.all([poller?.stop(), transitions.stop(), worker.stop()]);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();
@@ -255,6 +284,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     };
   } catch (err) {
     server?.close();
+    await poller?.stop();
     await ddb.stop();
     throw err;
   }

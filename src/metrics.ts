@@ -61,3 +61,15 @@ export const SNAPSHOT_METRICS = {
   partsWritten: 'SnapshotPartsWritten',
   partsDeleted: 'SnapshotPartsDeleted',
 } as const;
+
+/**
+ * The change consumer's batches (src/changes/handlers.ts): entries added to the change log, listing
+ * transitions seen, and the batch's lag (ms from its oldest record's creation to its commit).
+ */
+export const CHANGE_METRICS = {
+  namespace: 'EmptyLegs/Changes',
+  dimension: 'Stage',
+  entries: 'ChangeLogEntries',
+  transitions: 'ListingTransitions',
+  lagMs: 'ChangeLagMs',
+} as const;

@@ -56,6 +56,19 @@ export type TableAccess =
    * UpdateItem (an attempt's outcome). The delivery worker.
    */
   | 'watches:deliver'
+  /**
+   * Legs table: the change feed's reads (src/changes/store.ts): GetItem and BatchGetItem on the
+   * change log's items only (ids `~change...`, an IAM condition on the partition key), and Scan
+   * (the initial listing a feed without a cursor starts with). No index, no write.
+   */
+  | 'legs:changes'
+  /**
+   * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
+   * PutItem (in TransactWriteItems) on the change log's and the change journal's items only (ids
+   * `~change...`, `~feed#...`, `~journal...`); UpdateItem of a leg's `lc` and `xp` only. No Scan, no
+   * Query, no other write to a leg.
+   */
+  | 'legs:consume'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read'
   /**
@@ -82,9 +95,11 @@ export interface FunctionSpec {
    * What invokes it: `api` (the HTTP API: a route, the authorizer or `$default`; the stack creates
    * it and its alarms), `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
    * creates it with the bucket, its notification and its alarms) or `schedule` (an EventBridge rule
-   * at `schedule`; lib/constructs/scheduled-functions.ts creates it, its rule and its alarms).
+   * at `schedule`; lib/constructs/scheduled-functions.ts creates it, its rule and its alarms) or
+   * `stream` (the legs table's stream; lib/constructs/change-stream.ts creates it, its event source
+   * mapping, its on-failure queue and their alarms).
    */
-  readonly invokedBy: 'api' | 'feeds' | 'schedule' | 'queue';
+  readonly invokedBy: 'api' | 'feeds' | 'schedule' | 'queue' | 'stream';
   /** A `schedule` function's rate, in minutes. */
   readonly scheduleMinutes?: number;
   /** The handler file, relative to the repository root (its folder names the function locally). */
@@ -136,6 +151,17 @@ export const FUNCTIONS = {
     access: ['legs:get'],
     environment: [],
     alarm: { name: 'GetLegFunction' },
+  },
+  listChanges: {
+    invokedBy: 'api',
+    entry: 'functions/list-changes/handler.ts',
+    logicalId: 'ListChangesFunction',
+    description: 'GET /open/v1/empty-legs/changes: the change feed',
+    memorySize: 1024,
+    timeoutSeconds: 10,
+    access: ['legs:changes'],
+    environment: [],
+    alarm: { name: 'ChangesFunction' },
   },
   authorizer: {
     invokedBy: 'api',
@@ -230,6 +256,17 @@ export const FUNCTIONS = {
     access: ['watches:deliver'],
     environment: ['WEBHOOK_QUEUE_URL'],
   },
+  consumeChanges: {
+    invokedBy: 'stream',
+    entry: 'functions/consume-changes/handler.ts',
+    logicalId: 'ConsumeChangesFunction',
+    description: "The legs table's stream: every item change becomes the change log's entries",
+    memorySize: 512,
+    timeoutSeconds: 60,
+    access: ['legs:consume'],
+    environment: [],
+    alarm: { name: 'ConsumerFunction' },
+  },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
@@ -263,6 +300,13 @@ export const ROUTES = {
     path: '/open/v1/empty-legs',
     scope: 'empty_leg:read',
     function: 'listEmptyLegs',
+    authorizer: true,
+  },
+  listChanges: {
+    method: 'GET',
+    path: '/open/v1/empty-legs/changes',
+    scope: 'empty_leg:read',
+    function: 'listChanges',
     authorizer: true,
   },
   getEmptyLeg: {
@@ -351,4 +395,6 @@ export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
 export const API_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'api');
 /** The functions an EventBridge schedule invokes (lib/constructs/scheduled-functions.ts). */
 export const SCHEDULED_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'schedule');
+/** The functions the legs table's stream invokes (lib/constructs/change-stream.ts). */
+export const STREAM_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'stream');
 export const ROUTE_NAMES = Object.keys(ROUTES) as RouteName[];

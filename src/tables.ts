@@ -19,6 +19,8 @@ export interface TableDefinition {
   readonly sortKey?: string;
   readonly indexes: readonly IndexDefinition[];
   readonly timeToLiveAttribute?: string;
+  /** The table's stream (DynamoDB Streams) and what its records carry; undefined means none. */
+  readonly stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 /**
@@ -37,6 +39,9 @@ export interface TableDefinition {
  * loaded in bulk: partition key the shard `xp`, sort key `lc`, the instant of the write; it projects
  * the listing index's three attributes (absent for a leg that left the listing). A container reads
  * the listing snapshot and then, from this index, what changed since (src/legs/snapshot.ts).
+ *
+ * The table's stream (old and new images) is the one change log: every item change, whoever made
+ * it, reaches the change consumer (src/changes/), which writes the change feed's items.
  */
 export const LEGS_TABLE = {
   partitionKey: 'id',
@@ -61,6 +66,7 @@ export const LEGS_TABLE = {
     },
   ],
   timeToLiveAttribute: 'ttl',
+  stream: 'NEW_AND_OLD_IMAGES',
 } as const satisfies TableDefinition;
 
 export const LEGS_INDEX = LEGS_TABLE.indexes[0];
@@ -139,5 +145,6 @@ export function createTableInput(tableName: string, def: TableDefinition): Creat
           })),
         }
       : {}),
+    ...(def.stream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: def.stream } } : {}),
   };
 }

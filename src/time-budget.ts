@@ -46,12 +46,13 @@ export const COMMAND_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
  * invocation answers SERVICE_UNAVAILABLE. Authorizer + list function = 4.9 s, so even a database
  * that answers the authorizer slowly and then stalls under the list function gets a 503 within
  * 5 s of the request, far inside the functions' Lambda timeouts (5 s and 10 s). The by-id function
- * (one GetItem) has the list function's budget.
+ * (one GetItem) and the change feed have the list function's budget.
  */
-export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs' | 'getEmptyLeg', number>> = {
+export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs' | 'getEmptyLeg' | 'listChanges', number>> = {
   authorizer: 1_400,
   listEmptyLegs: 3_500,
   getEmptyLeg: 3_500,
+  listChanges: 3_500,
 };
 
 /** Time kept back from the Lambda deadline to answer and log after giving up on the database. */

@@ -15,6 +15,7 @@ import type { components, paths } from './schema.js';
 export type EmptyLeg = components['schemas']['EmptyLeg'];
 export type ListQuery = NonNullable<paths['/open/v1/empty-legs']['get']['parameters']['query']>;
 export type ErrorCode = components['schemas']['ErrorCode'];
+export type Change = components['schemas']['Change'];
 
 export type Watch = components['schemas']['Watch'];
 export type WatchInput = components['schemas']['WatchInput'];
@@ -79,6 +80,37 @@ export async function listLegs(
   return { legs: data.data.records, total: data.data.total, deprecated: response.headers.get('X-API-Key-Deprecated') === 'true' };
 }
 
+/**
+ * Follows the change feed into `mirror` (id to leg): reads every change after `cursor` (none the
+ * first time: the feed then starts with the whole listing), applies each in order (`listed` and
+ * `updated` put the leg, `withdrawn` removes it) and returns the cursor to pass next time. The
+ * mirror then holds the unfiltered listing, apart from legs that expired meanwhile: drop those whose
+ * `endDate` has passed. docs/api.md, "Change feed".
+ */
+export async function followChanges(
+  client: ReturnType<typeof emptyLegsClient>,
+  mirror: Map<string, EmptyLeg>,
+  cursor?: string,
+  size = 1000,
+): Promise<{ cursor: string; applied: number } | { error: ErrorCode | 'GATEWAY'; message: string; status: number }> {
+  let after = cursor;
+  let applied = 0;
+  for (;;) {
+    const { data, error, response } = await client.GET('/open/v1/empty-legs/changes', {
+      params: { query: after === undefined ? { size } : { after, size } },
+    });
+    // CURSOR_EXPIRED (410): the cursor is older than the 30 days kept; start again without one (and a new mirror).
+    if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+    for (const change of data.data.changes) {
+      if (change.leg === null) mirror.delete(change.id);
+      else mirror.set(change.id, change.leg);
+      applied++;
+    }
+    after = data.data.cursor;
+    if (!data.data.hasMore) return { cursor: after, applied };
+  }
+}
+
 async function main(): Promise<void> {
   const baseUrl = process.env.EMPTY_LEGS_URL ?? 'http://localhost:3000';
   const client = emptyLegsClient(baseUrl, process.env.EMPTY_LEGS_KEY ?? '');
@@ -109,6 +141,10 @@ async function main(): Promise<void> {
     const deleted = await client.DELETE('/open/v1/watches/{id}', { params: { path: { id: watch.id } } });
     watchOut = { id: watch.id, filters: watch.filters, verified: verified.type, deleted: deleted.response.status === 200 };
   }
+  // A mirror of the whole listing from the change feed, then brought up to date again.
+  const mirror = new Map<string, EmptyLeg>();
+  const synced = await followChanges(client, mirror, undefined, 50);
+  const again = 'cursor' in synced ? await followChanges(client, mirror, synced.cursor) : synced;
   console.log(
     JSON.stringify({
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
@@ -119,6 +155,7 @@ async function main(): Promise<void> {
       again: second,
       missing,
       watch: watchOut,
+      mirror: { size: mirror.size, applied: 'applied' in synced ? synced.applied : synced, again: 'applied' in again ? again.applied : again },
     }),
   );
 }

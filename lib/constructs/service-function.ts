@@ -7,9 +7,10 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
+import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -141,6 +142,12 @@ export class ServiceFunction extends Construct {
         case 'legs:snapshot':
           this.buildSnapshot(table(tables.legs, a));
           break;
+        case 'legs:changes':
+          this.readChanges(table(tables.legs, a));
+          break;
+        case 'legs:consume':
+          this.consumeChanges(table(tables.legs, a));
+          break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
           break;
@@ -215,6 +222,43 @@ export class ServiceFunction extends Construct {
   readLegs(table: ITable): this {
     this.allow(['dynamodb:Query'], [LEGS_INDEX, LEGS_CHANGE_INDEX].map((ix) => `${table.tableArn}/index/${ix.indexName}`));
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn);
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The change feed's access to the legs table (src/changes/store.ts): GetItem and BatchGetItem on
+   * the change log's head and entries only (ids `~changes`, `~change#...`: `dynamodb:LeadingKeys`),
+   * and Scan (the initial listing). No Query, no index, no write.
+   */
+  readChanges(table: ITable): this {
+    this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn, {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] },
+    });
+    this.allow(['dynamodb:Scan'], table.tableArn);
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The change consumer's access to the legs table (src/changes/store.ts): GetItem, BatchGetItem
+   * and PutItem (the puts of its TransactWriteItems) on the change log's items only (the head, the
+   * entries, the legs' states) and on the change journal's (head and slots, which it appends writes
+   * made around the tools to: src/changes/journal-follower.ts), by `dynamodb:LeadingKeys`; and
+   * UpdateItem of a leg's change stamp and shard only (`dynamodb:Attributes`: id, lc, xp), which
+   * puts a write made around the tools in the listing snapshot's delta. Reading the stream is granted by its event
+   * source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
+   */
+  consumeChanges(table: ITable): this {
+    this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem'], table.tableArn, {
+      'ForAllValues:StringLike': {
+        'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`],
+      },
+    });
+    this.allow(['dynamodb:UpdateItem'], table.tableArn, {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [LEGS_TABLE.partitionKey, LEGS_CHANGE_INDEX.sortKey, LEGS_CHANGE_INDEX.partitionKey] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+    });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }

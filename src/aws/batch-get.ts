@@ -5,19 +5,20 @@ import { backoffDelay, sleep } from './backoff.js';
  * One BatchGetItem of at most 100 keys, its unprocessed keys asked again (full-jitter backoff,
  * 25 ms doubling to at most 1 s) in at most `attempts` requests, the first included. Returns the
  * items found and the keys still unprocessed after the last attempt: what that means (a failure, or
- * items to do without) is the caller's to say.
+ * items to do without) is the caller's to say. `consistent`: strongly consistent reads.
  */
 export async function batchGet(
   client: DynamoDBDocumentClient,
   tableName: string,
   keys: Record<string, unknown>[],
   attempts: number,
+  options: { consistent?: boolean } = {},
 ): Promise<{ items: Record<string, unknown>[]; unprocessed: Record<string, unknown>[] }> {
   const items: Record<string, unknown>[] = [];
   let pending = keys;
   for (let attempt = 1; pending.length > 0 && attempt <= attempts; attempt++) {
     if (attempt > 1) await sleep(backoffDelay(attempt - 2, 25, 1_000));
-    const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+    const out = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ...(options.consistent ? { ConsistentRead: true } : {}) } } }));
     items.push(...(out.Responses?.[tableName] ?? []));
     pending = out.UnprocessedKeys?.[tableName]?.Keys ?? [];
   }

@@ -54,7 +54,8 @@ const optionalRaw = v.optional(
   '',
 );
 
-const clampedInteger = (min: number, max: number, fallback: number) =>
+/** An integer parameter clamped into min-max (default when absent); not an integer is refused. */
+export const clampedInteger = (min: number, max: number, fallback: number) =>
   v.pipe(
     optionalRaw,
     v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),

@@ -525,8 +525,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         for (const s of statements) {
           expect(s.Effect).toBe('Allow');
           expect(allStrings(s.Action).filter((a) => a.includes('*'))).toEqual([]);
-          // Only the ingest function's two prefix grants in the feeds bucket (acknowledged in cdk-nag).
-          expect(allStrings(s.Resource).filter((r) => r.includes('*') && r !== '/incoming/*' && r !== '/reports/*')).toEqual([]);
+          // Only the ingest function's two prefix grants in the feeds bucket, and dynamodb:ListStreams
+          // (no resource-level permission) for the stream consumer (both acknowledged in cdk-nag).
+          const listStreamsOnly = allStrings(s.Action).join() === 'dynamodb:ListStreams';
+          expect(allStrings(s.Resource).filter((r) => r.includes('*') && r !== '/incoming/*' && r !== '/reports/*' && !listStreamsOnly)).toEqual([]);
           expect(s).not.toHaveProperty('NotAction');
           expect(s).not.toHaveProperty('NotResource');
         }
@@ -537,8 +539,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 10 function log groups (list, by-id, authorizer, not-found, openapi, watches, ingest, retire, snapshot, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(11);
+      // 12 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(13);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -649,6 +651,11 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'RetireBehind',
           'SnapshotFunctionErrors',
           'SnapshotFunctionThrottles',
+          'ChangesFunctionErrors',
+          'ChangesFunctionThrottles',
+          'ConsumerFunctionErrors',
+          'ConsumerFunctionThrottles',
+          'ChangeConsumerFailed',
           'LegsTableThrottles',
           'KeysTableThrottles',
           'UsageWriteFailures',
@@ -808,6 +815,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',
           'Feeds/Ingest/Function AwsSolutions-L1',
+          'ListChanges/Function AwsSolutions-L1',
+          'Changes/ConsumeChanges/Function AwsSolutions-L1',
+          'Changes/ConsumeChanges/Role AwsSolutions-IAM5[Resource::*]',
+          'Changes/ConsumerFailures AwsSolutions-SQS3',
           'Feeds/AccessLogs AwsSolutions-S1',
           'Feeds/IngestFailures AwsSolutions-SQS3',
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,

@@ -29,6 +29,9 @@ export const CURRENCY_CODES: ReadonlySet<string> = new Set(
 );
 
 export const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Ids a leg cannot have: a path of the API under /open/v1/empty-legs/ (the change feed) would hide the leg. */
+export const RESERVED_IDS: ReadonlySet<string> = new Set(['changes']);
+export const RESERVED_ID_RULE = 'is reserved: GET /open/v1/empty-legs/changes is the change feed, so no leg could be read by this id';
 export const MIN_YEAR = 1950;
 export { MAX_SEATS } from '../model.js';
 export const MAX_PRICE = 100_000_000;

@@ -8,7 +8,7 @@ import { LISTING_HORIZON_DAYS, type StoredLeg } from '../storage.js';
 import { airportReference, type Airport, type AirportIndex } from '../../airports/reference.js';
 import { departureZone, fillFromAirport, resolveAirport, type AirportIssue } from './airports.js';
 import { isIanaTimeZone, parseInstant } from './instant.js';
-import { COUNTRY_CODES, CURRENCY_CODES, ID_PATTERN, MAX_AMENITIES, MAX_PRICE, MAX_SEATS, MIN_YEAR } from './reference-data.js';
+import { COUNTRY_CODES, CURRENCY_CODES, ID_PATTERN, RESERVED_IDS, RESERVED_ID_RULE, MAX_AMENITIES, MAX_PRICE, MAX_SEATS, MIN_YEAR } from './reference-data.js';
 import { show } from './show.js';
 import { unknownFieldRule } from './suggest.js';
 
@@ -139,7 +139,11 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
   const yearRule = `must be a whole year from ${MIN_YEAR} to ${maxYear}`;
   const nullish = <T extends v.GenericSchema>(schema: T) => v.nullish(schema, null);
   const entries = {
-    id: v.pipe(v.string(got('must be a string')), v.regex(ID_PATTERN, got('must be 1-64 of A-Z a-z 0-9 _ -'))),
+    id: v.pipe(
+      v.string(got('must be a string')),
+      v.regex(ID_PATTERN, got('must be 1-64 of A-Z a-z 0-9 _ -')),
+      v.check((id) => !RESERVED_IDS.has(id), got(RESERVED_ID_RULE)),
+    ),
     startDate: v.optional(calendarDate),
     departureAt: v.optional(instant),
     endDate: calendarDate,

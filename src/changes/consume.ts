@@ -1,0 +1,69 @@
+import { backoffDelay, sleep } from '../aws/backoff.js';
+import type { Clock } from '../clock.js';
+import { planLog, type SequencedTransition } from './log.js';
+import { GROUP_SIZE, type ChangeLogStore } from './store.js';
+import { transitionOf, type ItemChange, type ListingTransition } from './transition.js';
+
+/**
+ * The change consumer's use case: a batch of the legs table's stream, in stream order, becomes
+ * listing transitions; the change log gets the entries they make (idempotently: a batch delivered
+ * again adds nothing twice), then each subscriber is called with the batch's transitions. A
+ * subscriber must bear a batch given again (delivery is at least once); one that throws fails the
+ * batch, which is retried.
+ */
+export type TransitionSubscriber = (transitions: readonly ListingTransition[]) => Promise<void>;
+/** A subscriber of the batch's item changes themselves (legs only, stream order): the caches' journal. */
+export type ItemSubscriber = (changes: readonly ItemChange[]) => Promise<void>;
+
+export interface ConsumeDependencies {
+  store: ChangeLogStore;
+  clock: Clock;
+  subscribers?: readonly TransitionSubscriber[];
+  itemSubscribers?: readonly ItemSubscriber[];
+  /** Entries per transaction (default GROUP_SIZE; tests make it small). */
+  groupSize?: number;
+  /** Attempts at committing the batch when other writers commit first (then the batch fails). */
+  maxAttempts?: number;
+}
+
+export interface ConsumeResult {
+  transitions: number;
+  /** Entries the batch added to the log (0 when delivered again). */
+  entries: number;
+}
+
+export async function consumeChanges(changes: readonly ItemChange[], deps: ConsumeDependencies): Promise<ConsumeResult> {
+  const now = deps.clock();
+  const batch: SequencedTransition[] = [];
+  for (const change of changes) {
+    const transition = transitionOf(change, now);
+    if (transition) batch.push({ transition, sequenceNumber: change.sequenceNumber });
+  }
+  const entries = batch.length === 0 ? 0 : await appendToLog(batch, deps);
+  const transitions = batch.map((b) => b.transition);
+  if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
+  const legIds = new Set(transitions.map((t) => t.id));
+  const legChanges = changes.filter((c) => legIds.has(c.id));
+  if (legChanges.length > 0) for (const subscriber of deps.itemSubscribers ?? []) await subscriber(legChanges);
+  return { transitions: transitions.length, entries };
+}
+
+/** Commits the batch's entries group by group; after a conflict, reads the states again and goes on. */
+async function appendToLog(batch: readonly SequencedTransition[], deps: ConsumeDependencies): Promise<number> {
+  const maxAttempts = deps.maxAttempts ?? 10;
+  let committed = 0;
+  for (let attempt = 1; ; attempt++) {
+    const states = await deps.store.states(batch.map((b) => b.transition.id));
+    let conflict = false;
+    for (const group of planLog(batch, states, deps.groupSize ?? GROUP_SIZE)) {
+      if (!(await deps.store.append(group, deps.clock()))) {
+        conflict = true;
+        break;
+      }
+      committed += group.entries.length;
+    }
+    if (!conflict) return committed;
+    if (attempt >= maxAttempts) throw new Error(`The change log stayed in conflict after ${maxAttempts} attempts`);
+    await sleep(backoffDelay(attempt - 1, 10, 500));
+  }
+}

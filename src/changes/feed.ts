@@ -1,0 +1,72 @@
+import * as v from 'valibot';
+import type { Clock } from '../clock.js';
+import { invalidParameter } from '../errors.js';
+import { clampedInteger } from '../legs/query.js';
+import { assertFresh, cursorExpired, decodeCursor, encodeCursor, type Cursor } from './cursor.js';
+import type { LogEntry } from './log.js';
+import type { ChangeLogStore } from './store.js';
+
+/**
+ * GET /open/v1/empty-legs/changes (docs/api.md, "Change feed"): the changes after a cursor, oldest
+ * first. Without `after`, the feed starts with every leg listed at that moment (as `listed`) and
+ * goes on from the log's head as it was when that listing began: a change made meanwhile is given
+ * again after it, so a client that applies every change in order holds the listing.
+ */
+export const DEFAULT_CHANGES_SIZE = 100;
+export const MAX_CHANGES_SIZE = 1000;
+
+const ChangesQuerySchema = v.object({
+  after: v.optional(v.string()),
+  size: clampedInteger(1, MAX_CHANGES_SIZE, DEFAULT_CHANGES_SIZE),
+});
+
+export interface ChangesQuery {
+  after: Cursor | undefined;
+  size: number;
+}
+
+export function parseChangesQuery(params: Readonly<Record<string, string | undefined>> | undefined): ChangesQuery {
+  const result = v.safeParse(ChangesQuerySchema, { after: params?.after, size: params?.size }, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    throw invalidParameter(issue.path?.map((p) => String(p.key)).join('.') ?? 'query', issue.message);
+  }
+  const after = result.output.after;
+  return { after: after === undefined || after === '' ? undefined : decodeCursor(after), size: result.output.size };
+}
+
+export interface ChangesPage {
+  changes: LogEntry[];
+  cursor: string;
+  hasMore: boolean;
+}
+
+export async function readChanges(query: ChangesQuery, deps: { store: ChangeLogStore; clock: Clock }): Promise<ChangesPage> {
+  const now = deps.clock();
+  let cursor: Cursor = query.after ?? { kind: 'listing', seq: await deps.store.head(), afterId: undefined, safeAt: now };
+  assertFresh(cursor, now);
+  const changes: LogEntry[] = [];
+  if (cursor.kind === 'listing') {
+    const { legs, next } = await deps.store.listed(cursor.afterId, query.size, now);
+    const changedAt = new Date(cursor.safeAt).toISOString();
+    for (const leg of legs) changes.push({ type: 'listed', id: leg.id, changedAt, leg });
+    if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterId: next }), hasMore: true };
+    cursor = { kind: 'log', seq: cursor.seq, safeAt: cursor.safeAt };
+  }
+  const room = query.size - changes.length;
+  const head = await deps.store.head();
+  if (cursor.seq > head) throw invalidParameter('after', 'is not a cursor of this feed');
+  const to = Math.min(head, cursor.seq + room);
+  const entries = await deps.store.entries(cursor.seq + 1, to);
+  let last = cursor;
+  for (const entry of entries) {
+    // A gap: entries after the cursor were deleted (older than the retention).
+    if (entry === undefined) throw cursorExpired();
+    changes.push({ type: entry.type, id: entry.id, changedAt: entry.changedAt, leg: entry.leg });
+    last = { kind: 'log', seq: entry.seq, safeAt: entry.committedAt };
+  }
+  const hasMore = to < head;
+  // Up to date: every later entry is committed after now.
+  const next: Cursor = hasMore ? last : { kind: 'log', seq: head, safeAt: now };
+  return { changes, cursor: encodeCursor(next), hasMore };
+}

@@ -1,0 +1,67 @@
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { withDeadline } from '../aws/deadline.js';
+import type { Clock } from '../clock.js';
+import type { Stage } from '../config.js';
+import { successResponse } from '../http/envelope.js';
+import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { logger } from '../logger.js';
+import { CHANGE_METRICS, emfLine } from '../metrics.js';
+import { ROUTES } from '../routes.js';
+import { invocationDeadlineMs } from '../time-budget.js';
+import { consumeChanges, type ItemSubscriber, type TransitionSubscriber } from './consume.js';
+import { parseChangesQuery, readChanges } from './feed.js';
+import type { ChangeLogStore } from './store.js';
+import { itemChangeOf, type ItemChange } from './transition.js';
+
+/** GET /open/v1/empty-legs/changes (src/routes.ts): parse `after` and `size`, read the feed, answer in the envelope. */
+export function createChangesHandler(deps: { store: ChangeLogStore; clock: Clock }): HttpHandler {
+  return httpFunction({ gzip: true })
+    .use(requireApiKey(ROUTES.listChanges.scope))
+    .handler(async (event, context) => {
+      const query = parseChangesQuery(event.queryStringParameters);
+      const page = await withDeadline(invocationDeadlineMs('listChanges', context), () => readChanges(query, deps));
+      return successResponse(page, traceIdOf({ context }));
+    });
+}
+
+export interface ConsumerDependencies {
+  store: ChangeLogStore;
+  clock: Clock;
+  stage: Stage;
+  subscribers?: readonly TransitionSubscriber[];
+  itemSubscribers?: readonly ItemSubscriber[];
+  /** Where the metrics line goes (default: stdout, as Lambda's EMF wants). */
+  emit?: (line: string) => void;
+}
+
+/**
+ * The legs table's stream consumer (src/routes.ts `consumeChanges`): the batch's records become
+ * the change log's entries and the subscribers' transitions (src/changes/consume.ts). A failure
+ * throws: the event source mapping retries the batch (bisecting it), then sends it to the
+ * on-failure queue; locally the stream poller does the same (local/stream-poller.ts).
+ */
+export function createChangeConsumerHandler(deps: ConsumerDependencies): (event: DynamoDBStreamEvent) => Promise<void> {
+  const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
+  return async (event) => {
+    const changes: ItemChange[] = [];
+    let oldest: number | undefined;
+    for (const record of event.Records) {
+      const change = itemChangeOf(record);
+      if (change) changes.push(change);
+      const created = record.dynamodb?.ApproximateCreationDateTime;
+      if (created !== undefined) oldest = Math.min(oldest ?? Infinity, created * 1000);
+    }
+    const result = await consumeChanges(changes, deps);
+    const now = deps.clock();
+    const m = CHANGE_METRICS;
+    emit(
+      emfLine(
+        m.namespace,
+        { [m.dimension]: deps.stage },
+        { [m.entries]: result.entries, [m.transitions]: result.transitions, [m.lagMs]: oldest === undefined ? 0 : Math.max(0, now - oldest) },
+        new Date(now),
+      ),
+    );
+    logger.debug('Consumed a stream batch', { records: event.Records.length, ...result });
+  };
+}

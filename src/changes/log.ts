@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import type { EmptyLeg } from '../legs/model.js';
+import { compareSequenceNumbers, type ListingTransition } from './transition.js';
+
+/**
+ * The change log's rules, without I/O. The log is a sequence of entries numbered 1, 2, 3, ... in
+ * the order they were committed; each says what a leg became: `listed` (it entered the listing),
+ * `updated` (still listed, something the record shows changed) or `withdrawn` (it left). For each
+ * leg the log keeps its state: the last stream sequence number applied (a record seen again is
+ * skipped: the consumer is idempotent) and a digest of the record the log last gave (none when
+ * not listed), from which the next entry's type follows (docs/api.md, "Change feed").
+ */
+export type ChangeType = 'listed' | 'updated' | 'withdrawn';
+
+/** How long the log keeps entries (docs/api.md): an older cursor is CURSOR_EXPIRED. */
+export const RETENTION_DAYS = 30;
+export const RETENTION_MS = RETENTION_DAYS * 86_400_000;
+/** Entries and withdrawn states are deleted by DynamoDB TTL this long after they were written: a day past the retention. */
+export const EXPIRE_AFTER_MS = RETENTION_MS + 86_400_000;
+
+/** A leg's state in the log. `digest` is null when the log last said it is not listed. */
+export interface LegState {
+  sequenceNumber: string;
+  digest: string | null;
+}
+
+/** One committed (or to be committed) entry. */
+export interface LogEntry {
+  type: ChangeType;
+  id: string;
+  /** ISO 8601: when the change reached the log. */
+  changedAt: string;
+  /** The leg as listed; null for `withdrawn`. */
+  leg: EmptyLeg | null;
+}
+
+/** A transition with the stream sequence number of the record it came from. */
+export interface SequencedTransition {
+  transition: ListingTransition;
+  sequenceNumber: string;
+}
+
+/** The digest of a shown record (its JSON text, the fields in the API's order), or null. */
+export function digestOf(leg: EmptyLeg | null): string | null {
+  return leg === null ? null : createHash('sha256').update(JSON.stringify(leg)).digest('base64url').slice(0, 22);
+}
+
+/** The type of an entry from the digest the log last gave and the new one; undefined for no entry. */
+export function changeTypeOf(previous: string | null, next: string | null): ChangeType | undefined {
+  if (previous === null) return next === null ? undefined : 'listed';
+  if (next === null) return 'withdrawn';
+  return previous === next ? undefined : 'updated';
+}
+
+/** A group of entries committed together, with the states of their legs after them. */
+export interface LogGroup {
+  entries: LogEntry[];
+  /** The new state of each leg of the group, and the state it replaces (undefined: none stored). */
+  states: Map<string, { next: LegState; prior: LegState | undefined }>;
+}
+
+/**
+ * Plans what a batch of transitions adds to the log, given the stored states of their legs: the
+ * transitions of records already applied (sequence number not above the state's) are skipped, and
+ * so are those that change nothing the record shows. Without a stored state, the leg's `before`
+ * stands for what the log last gave. Entries are cut into groups of at most `groupSize`, in order.
+ */
+export function planLog(
+  batch: readonly SequencedTransition[],
+  stored: ReadonlyMap<string, LegState>,
+  groupSize: number,
+): LogGroup[] {
+  const current = new Map<string, LegState | undefined>();
+  const groups: LogGroup[] = [];
+  let group: LogGroup = { entries: [], states: new Map() };
+  for (const { transition, sequenceNumber } of batch) {
+    const { id } = transition;
+    const state = current.has(id) ? current.get(id) : stored.get(id);
+    if (state !== undefined && compareSequenceNumbers(sequenceNumber, state.sequenceNumber) <= 0) continue;
+    const previous = state === undefined ? digestOf(transition.before) : state.digest;
+    const next = digestOf(transition.after);
+    const type = changeTypeOf(previous, next);
+    if (type === undefined) continue;
+    if (group.entries.length >= groupSize) {
+      groups.push(group);
+      group = { entries: [], states: new Map() };
+    }
+    const nextState = { sequenceNumber, digest: next };
+    const prior = group.states.has(id) ? group.states.get(id)!.prior : state;
+    group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after });
+    group.states.set(id, { next: nextState, prior });
+    current.set(id, nextState);
+  }
+  if (group.entries.length > 0) groups.push(group);
+  return groups;
+}

@@ -1,0 +1,72 @@
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { toApiRecord, type EmptyLeg } from '../legs/model.js';
+import { BUCKET_ATTR } from '../legs/storage.js';
+
+/**
+ * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
+ * number (increasing for one item), and its images before and after (undefined: no item).
+ */
+export interface ItemChange {
+  id: string;
+  sequenceNumber: string;
+  oldImage: Readonly<Record<string, unknown>> | undefined;
+  newImage: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * A listing transition (what watches and the change feed read): the leg `id` as the unfiltered
+ * listing showed it `before` the change and shows it `after` (null: not listed), at `changedAt`
+ * (ISO 8601, when the change reached the change log). Expiry is not a transition: a leg that
+ * expires is `withdrawn` when it is retired (docs/api.md, "Change feed").
+ */
+export interface ListingTransition {
+  id: string;
+  changedAt: string;
+  before: EmptyLeg | null;
+  after: EmptyLeg | null;
+}
+
+/** Ids of the table's own bookkeeping items (journal, snapshot, change log) start with this; a leg's never does. */
+export const SERVICE_ITEM_PREFIX = '~';
+
+/**
+ * The leg as the listing shows it, or null when the listing does not list it: an item of the
+ * listing index (listed, not blocked: the loader writes the index attributes only then).
+ */
+export function shownLeg(image: Readonly<Record<string, unknown>> | undefined): EmptyLeg | null {
+  if (image === undefined || image.listed === false || image.blocked === true || typeof image[BUCKET_ATTR] !== 'string') return null;
+  return toApiRecord(image);
+}
+
+/** The transition of one item change at `changedAt` (epoch ms); undefined for a bookkeeping item. */
+export function transitionOf(change: ItemChange, changedAt: number): ListingTransition | undefined {
+  if (change.id.startsWith(SERVICE_ITEM_PREFIX)) return undefined;
+  return { id: change.id, changedAt: new Date(changedAt).toISOString(), before: shownLeg(change.oldImage), after: shownLeg(change.newImage) };
+}
+
+type Image = Record<string, AttributeValue>;
+
+/** A stream record (as Lambda delivers it) as an item change; undefined when it has no string `id` key. */
+export function itemChangeOf(record: DynamoDBRecord): ItemChange | undefined {
+  const d = record.dynamodb;
+  const id = d?.Keys?.id?.S;
+  if (id === undefined || d?.SequenceNumber === undefined) return undefined;
+  return {
+    id,
+    sequenceNumber: d.SequenceNumber,
+    oldImage: d.OldImage ? unmarshall(d.OldImage as Image) : undefined,
+    newImage: d.NewImage ? unmarshall(d.NewImage as Image) : undefined,
+  };
+}
+
+/**
+ * Stream sequence numbers are decimal strings of up to 40 digits, increasing within a shard (and
+ * so for one item); compared as numbers.
+ */
+export function compareSequenceNumbers(a: string, b: string): number {
+  const x = a.replace(/^0+/, '');
+  const y = b.replace(/^0+/, '');
+  return x.length !== y.length ? x.length - y.length : x < y ? -1 : x > y ? 1 : 0;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from '@jest/globals';
+import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
+import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
+import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
+import { FUNCTIONS } from '../../src/routes.js';
+import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
+
+/**
+ * The legs table's stream and its consumer, both stages: the stream with both images, the event
+ * source mapping (from the oldest record, bisecting a failing batch, bounded retries and record age,
+ * an SQS on-failure destination), the queue (encrypted, TLS only) and its alarm to the alarm topic,
+ * and the least privilege of the consumer and of the feed's function.
+ */
+const { templates } = synthesize({ 'aws:cdk:bundling-stacks': [] });
+
+type Statement = { Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
+function statementsOf(template: (typeof templates)['prod'], logicalId: string): Statement[] {
+  const fn = resourcesOfType(template, 'AWS::Lambda::Function')[logicalId]!;
+  const roleId = ((props(fn).Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'])[0];
+  const policies = Object.values(resourcesOfType(template, 'AWS::IAM::Policy')).filter((p: CfnResource) =>
+    JSON.stringify(props(p).Roles).includes(roleId),
+  );
+  return policies.flatMap((p) => (props(p).PolicyDocument as { Statement: Statement[] }).Statement);
+}
+const actions = (s: Statement) => [s.Action].flat().sort();
+
+describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
+  const t = templates[stage];
+
+  it('the legs table has a stream of new and old images', () => {
+    const [, table] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
+    expect(props(table).StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+  });
+
+  it('the consumer reads it from the oldest record, bisects a failing batch, retries a bounded number of times, then sends it to the queue', () => {
+    const [, mapping] = onlyResource(t, 'AWS::Lambda::EventSourceMapping');
+    const [queueId] = onlyResource(t, 'AWS::SQS::Queue');
+    expect(props(mapping)).toMatchObject({
+      FunctionName: { Ref: FUNCTIONS.consumeChanges.logicalId },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: STREAM_MAPPING.batchSize,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: STREAM_MAPPING.retryAttempts,
+      MaximumRecordAgeInSeconds: STREAM_MAPPING.maxRecordAgeHours * 3600,
+      ParallelizationFactor: 1,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+    expect(JSON.stringify(props(mapping).EventSourceArn)).toContain('StreamArn');
+  });
+
+  it('the on-failure queue is encrypted, refuses requests without TLS, and a message in it raises an alarm to the alarm topic', () => {
+    const [queueId, queue] = onlyResource(t, 'AWS::SQS::Queue');
+    expect(props(queue).SqsManagedSseEnabled).toBe(true);
+    const policy = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy')).find((p) => JSON.stringify(props(p).Queues).includes(queueId));
+    expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
+    const [, alarm] = onlyResource(t, 'AWS::CloudWatch::Alarm', (r) => String(props(r).AlarmName).endsWith('-ChangeConsumerFailed'));
+    expect(props(alarm)).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, Namespace: 'AWS/SQS' });
+    const [topicId] = onlyResource(t, 'AWS::SNS::Topic');
+    expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+
+  it("least privilege: the consumer reads the stream, writes only the change log's and the journal's items and a leg's change stamp; the feed reads only the log, and scans", () => {
+    const consumer = statementsOf(t, FUNCTIONS.consumeChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+    const onItems = consumer.find((s) => actions(s).includes('dynamodb:PutItem'))!;
+    expect(actions(onItems)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
+    expect(onItems.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`] },
+    });
+    const update = consumer.find((s) => actions(s).includes('dynamodb:UpdateItem'))!;
+    expect(actions(update)).toEqual(['dynamodb:UpdateItem']);
+    expect(update.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'lc', 'xp'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+    });
+    const all = consumer.flatMap(actions);
+    for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      expect(all).not.toContain(forbidden);
+    }
+    expect(all).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']));
+    const stream = consumer.find((s) => actions(s).includes('dynamodb:GetRecords'))!;
+    expect(JSON.stringify(stream.Resource)).toContain('StreamArn');
+
+    const feed = statementsOf(t, FUNCTIONS.listChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+    expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan']);
+    expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
+  });
+});

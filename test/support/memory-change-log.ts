@@ -1,0 +1,67 @@
+import { listedRecord } from '../../src/legs/get-leg.js';
+import type { EmptyLeg } from '../../src/legs/model.js';
+import type { LegState, LogGroup } from '../../src/changes/log.js';
+import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
+
+/**
+ * The change log store in memory, for unit and property tests: the same contract as
+ * src/changes/store.ts (numbered entries without gaps, states, head, the listed legs of a table
+ * held by the test), without DynamoDB. `legs()` is the table the initial listing reads, in a fixed order.
+ */
+export interface MemoryChangeLog extends ChangeLogStore {
+  readonly log: StoredEntry[];
+  readonly stateOf: Map<string, LegState>;
+  /** Deletes the entries up to `seq` (what DynamoDB TTL does to old entries). */
+  expireUpTo(seq: number): void;
+}
+
+export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record<string, unknown>>>): MemoryChangeLog {
+  const log: StoredEntry[] = [];
+  const deleted = new Set<number>();
+  const stateOf = new Map<string, LegState>();
+  return {
+    log,
+    stateOf,
+    expireUpTo(seq) {
+      for (let q = 1; q <= seq; q++) deleted.add(q);
+    },
+    head() {
+      return Promise.resolve(log.length);
+    },
+    states(ids) {
+      const found = new Map<string, LegState>();
+      for (const id of ids) {
+        const s = stateOf.get(id);
+        if (s) found.set(id, s);
+      }
+      return Promise.resolve(found);
+    },
+    append(group: LogGroup, at: number) {
+      for (const [id, { prior }] of group.states) {
+        if (stateOf.get(id)?.sequenceNumber !== prior?.sequenceNumber) return Promise.resolve(false);
+      }
+      for (const e of group.entries) {
+        log.push({ ...e, seq: log.length + 1, changedAt: new Date(at).toISOString(), committedAt: at });
+      }
+      for (const [id, { next }] of group.states) stateOf.set(id, next);
+      return Promise.resolve(true);
+    },
+    entries(from, to) {
+      const out: (StoredEntry | undefined)[] = [];
+      for (let q = from; q <= to; q++) out.push(deleted.has(q) ? undefined : log[q - 1]);
+      return Promise.resolve(out);
+    },
+    listed(afterId, limit, now) {
+      const ids = [...table().keys()].sort();
+      const legs: EmptyLeg[] = [];
+      for (const id of ids) {
+        if (afterId !== undefined && id <= afterId) continue;
+        const leg = listedRecord(table().get(id)!, new Date(now));
+        if (!leg) continue;
+        legs.push(leg);
+        if (legs.length === limit) return Promise.resolve({ legs, next: id });
+      }
+      return Promise.resolve({ legs, next: undefined });
+    },
+  };
+}
