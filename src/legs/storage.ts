@@ -292,6 +292,22 @@ export function expiryInstant(endDate: string, timeZone: string): number {
 }
 
 /** A side's codes field of the filter attribute (see the top of this file). */
+/** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
+export function filterText(
+  leg: Pick<EmptyLeg, 'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'>,
+  expiry: string,
+): string {
+  return [
+    daysBetween(leg.startDate, leg.endDate),
+    expiry,
+    fold(leg.depCityName),
+    codesField(leg.depAirportIcao, leg.depAirportIata),
+    fold(leg.arrCityName),
+    codesField(leg.arrAirportIcao, leg.arrAirportIata),
+    aircraftField(leg.seatNum, leg.aircraftType),
+  ].join(SEP);
+}
+
 export function codesField(icao: string | null, iata: string | null): string {
   const i = icao ?? '';
   const a = iata ?? '';
@@ -326,15 +342,7 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
   if (leg.listed && !leg.blocked) {
     item[BUCKET_ATTR] = bucketOf(leg.startDate, leg.endDate);
     item[SORT_ATTR] = `${leg.startDate}#${leg.id}`;
-    item[FILTER_ATTR] = [
-      daysBetween(leg.startDate, leg.endDate),
-      encodeExpiry(leg.endDate, expiryInstant(leg.endDate, leg.depTimezone)),
-      fold(leg.depCityName),
-      codesField(leg.depAirportIcao, leg.depAirportIata),
-      fold(leg.arrCityName),
-      codesField(leg.arrAirportIcao, leg.arrAirportIata),
-      aircraftField(leg.seatNum, leg.aircraftType),
-    ].join(SEP);
+    item[FILTER_ATTR] = filterText(leg, encodeExpiry(leg.endDate, expiryInstant(leg.endDate, leg.depTimezone)));
   }
   return item;
 }

@@ -3,7 +3,7 @@ import { HORIZON_DAYS } from '../legs/limits.js';
 import { matches, queryWindow, type DateWindow } from '../legs/listing.js';
 import { categoryBit, categoryNamed } from '../legs/aircraft-category.js';
 import type { EmptyLeg } from '../legs/model.js';
-import { aircraftField, codesField, fold, IndexEntryReader, type IndexEntry } from '../legs/storage.js';
+import { filterText, fold, IndexEntryReader, type IndexEntry } from '../legs/storage.js';
 import type { ParsedFilters } from './filters.js';
 import type { LegTransition } from './transitions.js';
 
@@ -28,7 +28,6 @@ export interface WatchEvent<W extends MatchableWatch = MatchableWatch> {
   transition: LegTransition;
 }
 
-const SEP = '\u001f';
 const reader = new IndexEntryReader();
 
 /**
@@ -38,15 +37,7 @@ const reader = new IndexEntryReader();
  */
 export function entryOfLeg(leg: EmptyLeg): IndexEntry | undefined {
   if (!isCalendarDate(leg.startDate) || !isCalendarDate(leg.endDate) || leg.endDate < leg.startDate) return undefined;
-  const text = [
-    toEpochDay(leg.endDate) - toEpochDay(leg.startDate),
-    '0',
-    fold(leg.depCityName),
-    codesField(leg.depAirportIcao, leg.depAirportIata),
-    fold(leg.arrCityName),
-    codesField(leg.arrAirportIcao, leg.arrAirportIata),
-    aircraftField(leg.seatNum, leg.aircraftType),
-  ].join(SEP);
+  const text = filterText(leg, '0');
   const entry = reader.fromFilter(leg.id, leg.startDate, text);
   return entry === undefined ? undefined : { ...entry, expiresAt: Number.POSITIVE_INFINITY };
 }
