@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
@@ -136,8 +138,16 @@ describe('events/authorizer.json → authorizer handler', () => {
             }
           : undefined,
     }));
-    // The usage counter (src/keys/usage.ts): the first request of the day.
-    ddb.on(UpdateCommand).resolves({ Attributes: { served: 1, refused: 0 } });
+    // The usage item (src/keys/usage.ts): the first request of the day, reserved from the key's
+    // shared bucket as DynamoDB answers it (ALL_NEW: the bucket's time after this request).
+    // An item with no bucket yet refuses the draw form (`tat BETWEEN ...`) and takes the starting one.
+    ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues: Record<string, number> }) => {
+      const start = input.ExpressionAttributeValues[':start'];
+      if (input.ExpressionAttributeValues[':now'] !== undefined && start === undefined) {
+        throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {}, Item: marshall({ served: 0, refused: 0 }) });
+      }
+      return { Attributes: { served: 1, refused: 0, ...(start !== undefined ? { tat: start } : {}) } };
+    });
 
     const res = await authorizerHandler(authorizerEvent);
 

@@ -33,8 +33,8 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   });
 
   it('the consumer reads it from the oldest record, bisects a failing batch, retries a bounded number of times, then sends it to the queue', () => {
-    const [, mapping] = onlyResource(t, 'AWS::Lambda::EventSourceMapping');
-    const [queueId] = onlyResource(t, 'AWS::SQS::Queue');
+    const [, mapping] = onlyResource(t, 'AWS::Lambda::EventSourceMapping', (_, id) => id.startsWith('ChangesConsumeChanges'));
+    const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_, id) => id.startsWith('ChangesConsumerFailures'));
     expect(props(mapping)).toMatchObject({
       FunctionName: { Ref: FUNCTIONS.consumeChanges.logicalId },
       StartingPosition: 'TRIM_HORIZON',
@@ -49,7 +49,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   });
 
   it('the on-failure queue is encrypted, refuses requests without TLS, and a message in it raises an alarm to the alarm topic', () => {
-    const [queueId, queue] = onlyResource(t, 'AWS::SQS::Queue');
+    const [queueId, queue] = onlyResource(t, 'AWS::SQS::Queue', (_, id) => id.startsWith('ChangesConsumerFailures'));
     expect(props(queue).SqsManagedSseEnabled).toBe(true);
     const policy = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy')).find((p) => JSON.stringify(props(p).Queues).includes(queueId));
     expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
