@@ -19,6 +19,7 @@ export interface UsageTotals {
 
 /** Counts to add, and the last time this container refused the key a request from its own bucket, if it did since its last write. */
 export interface UsageWrite extends UsageTotals {
+  /** Whole ms (epoch), as PoolRequest.now it is compared with. */
   busyAt?: number;
 }
 
@@ -215,7 +216,7 @@ export function createRateLimiter(options: RateLimiterOptions): RateLimiter {
   function sync(keyId: string, s: KeyState): Promise<void> {
     if (s.syncing) return s.syncing;
     // A refusal on a share still being learned (the first interval after the shared bucket) says little.
-    const busyAt = !s.baselineOnly && s.refusedAt !== undefined && s.refusedAt >= s.lastSyncAt ? s.refusedAt : undefined;
+    const busyAt = !s.baselineOnly && s.refusedAt !== undefined && s.refusedAt >= s.lastSyncAt ? Math.floor(s.refusedAt) : undefined;
     s.lastSyncAt = now();
     const batch = [...s.pending];
     s.pending = new Map();
