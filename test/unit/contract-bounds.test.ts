@@ -1,9 +1,21 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import * as ajvFormats from 'ajv-formats';
 import fc from 'fast-check';
+import { Webhook } from 'standardwebhooks';
+import { AirportIndex } from '../../src/airports/reference.js';
+import { parseChangesQuery } from '../../src/changes/feed.js';
+import { readWatchesConfig } from '../../src/config.js';
 import { readVerdict } from '../../src/auth/verdict.js';
 import { parseIfNoneMatch, weakTag } from '../../src/http/conditional.js';
 import { BURST_BOUNDS, MAX_RATE_LIMIT, RATE_BOUNDS, policyWindowSeconds, rateLimitField, rateLimitPolicyField } from '../../src/keys/rate-limit.js';
 import { parseListQuery } from '../../src/legs/query.js';
+import { deliveryIdOf, retryDelaySeconds } from '../../src/watches/delivery.js';
+import { answeredFilters, INTEGER_FILTERS, parseWatchFilters, WATCH_FILTER_FIELDS } from '../../src/watches/filters.js';
+import { postWebhook } from '../../src/watches/post.js';
+import { generateSecret, MAX_BODY_BYTES, MAX_DESCRIPTION_LENGTH, parseWatchBody, parseWatchId } from '../../src/watches/resource.js';
+import { MAX_URL_LENGTH } from '../../src/watches/target.js';
 import { errorsOf } from '../support/import-records.js';
 import { loadOpenApi } from '../support/contract.js';
 
@@ -25,6 +37,12 @@ const header = (name: string) => ((doc.components as unknown as { headers: Recor
 const property = (schema: string, name: string) =>
   (doc.components.schemas[schema]!.properties as Record<string, Schema>)[name]!;
 const regex = (s: Schema) => new RegExp(s.pattern!, 'u');
+const webhookHeader = (name: string) =>
+  (
+    (doc as unknown as { webhooks: Record<string, { post: { parameters: { name: string; schema: Schema }[] } }> }).webhooks.emptyLegEvent!.post.parameters.find(
+      (p) => p.name === name,
+    )!
+  ).schema;
 
 /** The parameter's value as the listing parses it, or the INVALID_PARAMETER message. */
 function parsed(query: Record<string, string>): unknown {
@@ -164,5 +182,172 @@ describe('EmptyLeg: the text bounds are the import\'s', () => {
         : { amenities: [{ amenityType: 'wifi', amenityName: 'Wi-Fi', amenityDesc: 'Fast', [name]: value(length) }] };
     expect(errorsOf(patch(max))).toEqual([]);
     expect(errorsOf(patch(max + 1)).join('\n')).toContain(`at most ${max} characters`);
+  });
+});
+
+describe('the change feed: the bounds are its parser\'s', () => {
+  const changes = (doc.paths['/open/v1/empty-legs/changes']!.get as unknown as { parameters: { name: string; schema: Schema }[] }).parameters;
+  const schemaOf = (name: string) => changes.find((p) => p.name === name)!.schema;
+
+  it('size: the schema gives the values in effect; outside them the value is clamped, not refused', () => {
+    const { minimum, maximum } = schemaOf('size');
+    expect(parseChangesQuery({ size: '-1' }).size).toBe(minimum);
+    expect(parseChangesQuery({ size: '0' }).size).toBe(minimum);
+    expect(parseChangesQuery({ size: String(maximum) }).size).toBe(maximum);
+    expect(parseChangesQuery({ size: '9'.repeat(40) }).size).toBe(maximum);
+    expect(() => parseChangesQuery({ size: '1.5' })).toThrow("'size'");
+  });
+
+  it('after: one character over maxLength is refused', () => {
+    expect(() => parseChangesQuery({ after: 'A'.repeat(schemaOf('after').maxLength! + 1) })).toThrow("'after'");
+  });
+});
+
+// The document's schemas, as the e2e contract check compiles them (ajv, JSON Schema 2020-12, formats).
+type FormatsPlugin = (a: Ajv2020) => unknown;
+const formatsDefault = (ajvFormats as unknown as { default: FormatsPlugin | { default: FormatsPlugin } }).default;
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+(typeof formatsDefault === 'function' ? formatsDefault : formatsDefault.default)(ajv);
+ajv.addSchema(doc, 'openapi');
+const validFilters = ajv.compile({ $ref: 'openapi#/components/schemas/WatchFilters' });
+
+describe('watches: the bounds are the body parser\'s', () => {
+  const airports = new AirportIndex([]);
+  const filterSchema = (name: string) => (doc.components.schemas.WatchFilters!.properties as Record<string, Schema>)[name]!;
+  const integerValue = fc.oneof(
+    fc.integer({ min: -20, max: 1100 }),
+    fc.constantFrom('', '0', '-0', '+3', '003', '15', '16', '850', '851', '1000', '1001', '1.5', ' 3', '3 ', 'x', `${'0'.repeat(50)}7`),
+    fc.integer({ min: -20, max: 1100 }).map(String),
+  );
+  const textValue = fc.oneof(
+    fc.constantFrom('', ' ', 'LFPB', 'lbg', 'EGL', 'EGLLX', ' LFPB', 'Light Jet', 'light jet,heavy-jet', 'Light Jet,', ',x', 'Glider'),
+    fc.constantFrom('2026-11-21', '2026-02-30', '+02026-11-21', '2026-1-21', ' Paris ', 'x', 'São Paulo', `  ${'Zürich'}  `),
+    fc.string({ maxLength: 12 }),
+  );
+  const filtersArb = fc.dictionary(
+    fc.constantFrom(...WATCH_FILTER_FIELDS.filter((f) => f !== 'depNear' && f !== 'arrNear')),
+    fc.constant(null),
+    { maxKeys: 4 },
+  ).chain((keys) =>
+    fc.record(Object.fromEntries(Object.keys(keys).map((k) => [k, INTEGER_FILTERS.has(k) ? integerValue : textValue]))),
+  );
+
+  it('filters the API accepts are valid WatchFilters, as sent and as answered; a value off a pattern is refused', () => {
+    fc.assert(
+      fc.property(filtersArb, (filters) => {
+        let stored: Record<string, string> | undefined;
+        try {
+          stored = { ...parseWatchFilters(filters, () => airports).stored };
+        } catch {
+          stored = undefined;
+        }
+        if (stored !== undefined) {
+          expect({ filters, sent: validFilters(filters) }).toEqual({ filters, sent: true });
+          const answered = answeredFilters(stored);
+          expect({ answered, valid: validFilters(answered) }).toEqual({ answered, valid: true });
+        }
+        for (const [name, value] of Object.entries(filters)) {
+          const { pattern } = filterSchema(name);
+          if (typeof value === 'string' && pattern !== undefined && !new RegExp(pattern, 'u').test(value)) {
+            expect(() => parseWatchFilters({ [name]: value }, () => airports)).toThrow(`'${name}'`);
+          }
+        }
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('the integer filters have the listing parameters\' ranges; a string filter is bounded by the body', () => {
+    for (const name of INTEGER_FILTERS) {
+      const { minimum, maximum, maxLength } = filterSchema(name);
+      expect([minimum, maximum]).toEqual([parameter(name).minimum, parameter(name).maximum]);
+      expect(maxLength).toBe(MAX_BODY_BYTES);
+    }
+    for (const name of ['depCityName', 'arrCityName', 'aircraftType']) expect(filterSchema(name).maxLength).toBe(MAX_BODY_BYTES);
+    // Blanks around a city name are kept, and take no part in its 2-100 characters.
+    expect(parseWatchFilters({ depCityName: `${' '.repeat(300)}Paris` }, () => airports).stored.depCityName).toHaveLength(305);
+  });
+
+  it('url and description: maxLength is accepted, one more refused', () => {
+    const body = (fields: Record<string, unknown>) => () => parseWatchBody({ url: 'https://hooks.example.com/x', ...fields }, { airports: () => airports, targets: 'public' });
+    const url = (length: number) => `https://hooks.example.com/${'a'.repeat(length - 'https://hooks.example.com/'.length)}`;
+    for (const schema of ['WatchInput', 'Watch', 'CreatedWatch']) {
+      expect(property(schema, 'url').maxLength).toBe(MAX_URL_LENGTH);
+      expect(property(schema, 'description').maxLength).toBe(MAX_DESCRIPTION_LENGTH);
+    }
+    expect(body({ url: url(MAX_URL_LENGTH) })).not.toThrow();
+    expect(body({ url: url(MAX_URL_LENGTH + 1) })).toThrow("'url'");
+    expect(body({ description: 'é'.repeat(MAX_DESCRIPTION_LENGTH) })).not.toThrow();
+    expect(body({ description: 'é'.repeat(MAX_DESCRIPTION_LENGTH + 1) })).toThrow("'description'");
+    // Answered as given: what the URL parser drops or encodes stays, which is why url has no pattern or format.
+    expect(body({ url: ' https://hooks.example.com/a b' })().url).toBe(' https://hooks.example.com/a b');
+  });
+
+  it('watch ids, secrets and delivery ids match their schemas', () => {
+    const id = property('Watch', 'id');
+    expect(() => parseWatchId('wat_' + 'a'.repeat(20))).not.toThrow();
+    for (const bad of ['wat_' + 'a'.repeat(19), 'wat_' + 'a'.repeat(21)]) expect(() => parseWatchId(bad)).toThrow("'id'");
+    expect([id.minLength, id.maxLength]).toEqual([24, 24]);
+    expect(parameter('watchId')).toEqual(expect.objectContaining({ pattern: id.pattern, minLength: 24, maxLength: 24 }));
+    for (let i = 0; i < 50; i++) {
+      const secret = generateSecret();
+      expect(secret).toMatch(regex(property('CreatedWatch', 'secret')));
+      expect(secret.length).toBeLessThanOrEqual(property('CreatedWatch', 'secret').maxLength!);
+      const signature = new Webhook(secret).sign(`msg_${i}`, new Date(8.64e15), '{}');
+      expect(signature).toMatch(regex(webhookHeader('webhook-signature')));
+      expect(signature.length).toBeLessThanOrEqual(webhookHeader('webhook-signature').maxLength!);
+    }
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), (watchId, legId, changedAt) => {
+        const delivery = deliveryIdOf(watchId, { id: legId, changedAt, before: null, after: null }, 'empty_leg.listed');
+        expect(delivery).toMatch(regex(property('Delivery', 'id')));
+        expect(delivery).toMatch(regex(webhookHeader('webhook-id')));
+        expect(delivery.length).toBe(property('Delivery', 'id').maxLength);
+      }),
+    );
+  });
+
+  it('instants are toISOString of a time a Date holds: 24 characters; webhook-timestamp at most 13 digits', () => {
+    const instant = property('Watch', 'createdAt');
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Date.parse('9999-12-31T23:59:59.999Z') }), (ms) => {
+        const text = new Date(ms).toISOString();
+        expect(text).toMatch(regex(instant));
+        expect(text.length).toBeLessThanOrEqual(instant.maxLength!);
+      }),
+    );
+    // A later instant has no RFC 3339 form (toISOString writes `+010000-...`); past 8.64e15 ms it throws.
+    expect(() => new Date(8.64e15 + 1).toISOString()).toThrow(RangeError);
+    const seconds = String(Math.floor(8.64e15 / 1000));
+    expect(seconds).toMatch(regex(webhookHeader('webhook-timestamp')));
+    expect(seconds).toHaveLength(webhookHeader('webhook-timestamp').maxLength!);
+  });
+
+  it('attempts: at most one plus the longest retry schedule a stage may set', () => {
+    const longest = Array.from({ length: 20 }, () => '0').join(',');
+    const schedule = readWatchesConfig({ WEBHOOK_RETRY_SCHEDULE: longest }).retryScheduleSeconds;
+    expect(() => readWatchesConfig({ WEBHOOK_RETRY_SCHEDULE: `${longest},0` })).toThrow('WEBHOOK_RETRY_SCHEDULE');
+    const max = property('Delivery', 'attempts').maximum!;
+    // After attempt number n the retry is retryDelaySeconds(schedule, n): none after the last.
+    expect(retryDelaySeconds(schedule, max - 1, () => 0)).toBeDefined();
+    expect(retryDelaySeconds(schedule, max, () => 0)).toBeUndefined();
+  });
+
+  it.each([
+    ['000', 0],
+    ['999', 999],
+    ['1000', undefined],
+  ] as const)('responseCode: a response with status %s is recorded as %s', async (code, recorded) => {
+    const server = createServer((socket) => socket.once('data', () => socket.end(`HTTP/1.1 ${code} X\r\nContent-Length: 0\r\n\r\n`)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const outcome = await postWebhook(new URL(`http://127.0.0.1:${port}/`), { address: '127.0.0.1', family: 4 }, {}, '{}', { timeoutMs: 5000, maxResponseBytes: 4096 });
+      expect(outcome.status).toBe(recorded);
+      const { minimum, maximum } = property('Delivery', 'responseCode');
+      if (recorded !== undefined) expect([minimum, maximum]).toEqual([0, 999]);
+    } finally {
+      server.close();
+    }
   });
 });
