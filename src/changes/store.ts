@@ -84,7 +84,11 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
         if (got.unprocessed.length > 0) throw new Error('The change log states could not be read (unprocessed keys)');
         for (const item of got.items) {
           if (typeof item.n !== 'string') continue;
-          found.set(String(item.id).slice(STATE_PREFIX.length), { sequenceNumber: item.n, digest: typeof item.d === 'string' ? item.d : null });
+          found.set(String(item.id).slice(STATE_PREFIX.length), {
+            sequenceNumber: item.n,
+            digest: typeof item.d === 'string' ? item.d : null,
+            ...(typeof item.t === 'string' ? { changedAt: item.t } : {}),
+          });
         }
       }
       return found;
@@ -111,7 +115,12 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       const states = [...group.states].map(([id, { next, prior }]) => ({
         Put: {
           TableName: tableName,
-          Item: { id: `${STATE_PREFIX}${id}`, n: next.sequenceNumber, ...(next.digest === null ? { ttl } : { d: next.digest }) },
+          Item: {
+            id: `${STATE_PREFIX}${id}`,
+            n: next.sequenceNumber,
+            ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
+            ...(next.digest === null ? { ttl } : { d: next.digest }),
+          },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }
             : { ConditionExpression: 'n = :n', ExpressionAttributeValues: { ':n': prior.sequenceNumber } }),
