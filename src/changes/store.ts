@@ -13,7 +13,8 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
  * - the entries, id `~change#<q>`: `k` the type (l, u, w), `l` the leg's id, `a` when it was
  *   committed (epoch ms), `r` the record's JSON text (not for `withdrawn`), `ttl` (epoch s);
  * - the legs' states, id `~feed#<leg id>`: `n` the last stream sequence number applied, `d` the
- *   digest of the record last given (absent: not listed), `ttl` once withdrawn.
+ *   digest of the record last given (absent: not listed), `t` the `changedAt` its transition was
+ *   given (a retried batch gives it again), `ttl` once withdrawn.
  * A group of entries, their legs' states and the head are written in one transaction, conditioned
  * on the head and the states being what the writer read: the entries are numbered without gaps,
  * in commit order, and a record is never applied twice (src/changes/log.ts).
