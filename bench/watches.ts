@@ -7,7 +7,7 @@ import type { EmptyLeg } from '../src/legs/model.js';
 import { toStorageItem, type StoredLeg } from '../src/legs/storage.js';
 import { parseWatchFilters } from '../src/watches/filters.js';
 import { entryOfLeg, WatchIndex, type MatchableWatch } from '../src/watches/matching.js';
-import type { LegTransition } from '../src/watches/transitions.js';
+import type { ListingTransition } from '../src/changes/transition.js';
 import { demoLegs, mulberry32 } from '../local/demo/generator.js';
 import type { Target } from './targets.js';
 
@@ -96,7 +96,7 @@ export function measureWatchMatching(options: { watches: number; legs: number; c
     }
   }
   // The changes: a leg loaded anew (listed), or its price changed (updated), over the load.
-  const transitions: LegTransition[] = [];
+  const transitions: ListingTransition[] = [];
   const changedAt = new Date(options.now).toISOString();
   for (let i = 0; i < options.changes; i++) {
     const leg = legs[Math.floor(rnd() * legs.length)]!;

@@ -114,9 +114,19 @@ export class EmptyLegsStack extends Stack {
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
     // The legs table's stream consumer (the change log): its alarms below, its on-failure alarm its own.
+    // The webhook queue and its delivery function: its alarms below, to the alarm topic.
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      ...common,
+      watchesTable: this.tables.watches,
+      deliveriesTable: this.tables.deliveries,
+      alarmNamePrefix: stackName(config.stage),
+    });
     this.changeStream = new ChangeStream(this, 'Changes', {
       ...common,
       legsTable: this.tables.legs,
+      watchesTable: this.tables.watches,
+      deliveriesTable: this.tables.deliveries,
+      webhookQueue: this.webhooks.queue,
       alarmNamePrefix: stackName(config.stage),
     });
     const monitoredFunction = (name: FunctionName): ServiceFunction => {
@@ -150,6 +160,7 @@ export class EmptyLegsStack extends Stack {
     });
 
     this.changeStream.alarmTo(this.operations.topic);
+    this.webhooks.alarmTo(this.operations.topic);
 
     this.feeds = new FeedIngestion(this, 'Feeds', {
       ...common,
@@ -157,13 +168,6 @@ export class EmptyLegsStack extends Stack {
       alarmTopic: this.operations.topic,
       alarmNamePrefix: stackName(config.stage),
       settings: config.feeds,
-    });
-    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
-      ...common,
-      watchesTable: this.tables.watches,
-      deliveriesTable: this.tables.deliveries,
-      alarmTopic: this.operations.topic,
-      alarmNamePrefix: stackName(config.stage),
     });
     this.functions = {
       ...functions,

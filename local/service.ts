@@ -24,13 +24,8 @@ import {
   type FunctionName,
 } from '../src/routes.js';
 import { serveDocs } from './docs-page.js';
-import { airportReference } from '../src/airports/reference.js';
 import { readWatchesConfig } from '../src/config.js';
-import { createTransitionMatcher } from '../src/watches/match-transitions.js';
-import { createTableQueue } from '../src/watches/queue.js';
-import { readWatchesVersion } from '../src/watches/store.js';
 import { startQueueWorker } from './watches/queue-worker.js';
-import { startTransitionsPoller } from './watches/transitions-poller.js';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } from './gateway.js';
 import { createStreamsClient } from '../src/aws/dynamodb-streams.js';
@@ -120,9 +115,10 @@ export async function gatewayRoutes(): Promise<Route[]> {
 }
 
 /**
- * The change consumer's function (functions/consume-changes/handler.ts), fed from the legs table's
- * stream by the local poller (local/stream-poller.ts); a batch that fails three times is reported
- * and skipped, as the on-failure destination takes it on AWS.
+ * The change consumer's function (functions/consume-changes/handler.ts: the change log, the caches'
+ * journal, the watches' matcher), fed from the legs table's stream by the local poller
+ * (local/stream-poller.ts); a batch that fails three times is reported and skipped, as the
+ * on-failure destination takes it on AWS.
  */
 export async function startChangeConsumer(
   client: Parameters<typeof createStreamPoller>[0]['client'],
@@ -238,28 +234,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       });
     }, buildEvery);
     snapshotTimer.unref();
-    // The watches: the legs' transitions matched (the change log's port, fed by a local adapter),
-    // the deliveries queued in the local queue and delivered by the queue's function.
-    const watchTables = {
-      client: ddb.client,
-      watchesTableName: watchesConfig.watchesTableName,
-      deliveriesTableName: watchesConfig.deliveriesTableName,
-    };
-    const matcher = createTransitionMatcher({
-      tables: watchTables,
-      queue: createTableQueue(ddb.client, watchesConfig.localQueueTableName, watchesConfig.clock),
-      airports: airportReference,
-      clock: watchesConfig.clock,
-    });
-    const transitions = startTransitionsPoller({
-      client: ddb.client,
-      legsTableName: options.legsTableName,
-      subscriber: matcher,
-      clock: watchesConfig.clock,
-      // No scan of the legs before the first watch: its baseline is the table when it is made.
-      active: async () => (await readWatchesVersion(watchTables)) > 0,
-      say: options.say,
-    });
+    // The watches: the change consumer's matcher (functions/consume-changes/handler.ts) queues the
+    // deliveries in the local queue (src/watches/queue.ts); the queue's function delivers them.
     const worker = startQueueWorker({
       client: ddb.client,
       tableName: watchesConfig.localQueueTableName,
@@ -274,7 +250,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       apiKey: created.key,
       async stop() {
         clearInterval(snapshotTimer);
-        await Promise.all([poller?.stop(), transitions.stop(), worker.stop()]);
+        await Promise.all([poller?.stop(), worker.stop()]);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();

@@ -57,6 +57,11 @@ export type TableAccess =
    */
   | 'watches:deliver'
   /**
+   * Watches table: Scan (every watch, to index) and GetItem (the version); deliveries table: PutItem
+   * and GetItem (a delivery stored once, read again when its batch is retried). The matcher.
+   */
+  | 'watches:match'
+  /**
    * Legs table: the change feed's reads (src/changes/store.ts): GetItem and BatchGetItem on the
    * change log's items only (ids `~change...`, an IAM condition on the partition key), and Scan
    * (the initial listing a feed without a cursor starts with). No index, no write.
@@ -260,11 +265,14 @@ export const FUNCTIONS = {
     invokedBy: 'stream',
     entry: 'functions/consume-changes/handler.ts',
     logicalId: 'ConsumeChangesFunction',
-    description: "The legs table's stream: every item change becomes the change log's entries",
+    description: "The legs table's stream: every item change becomes the change log's entries and the watches' deliveries",
     memorySize: 512,
     timeoutSeconds: 60,
-    access: ['legs:consume'],
-    environment: [],
+    access: ['legs:consume', 'watches:match'],
+    // The webhook queue the matcher sends deliveries to.
+    environment: ['WEBHOOK_QUEUE_URL'],
+    // Read when a watch names depNear or arrNear (src/legs/nearby.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'ConsumerFunction' },
   },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;

@@ -1,16 +1,34 @@
+import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
+import { createSqsClient } from '../../src/aws/sqs.js';
 import { createChangeConsumerHandler } from '../../src/changes/handlers.js';
 import { journalFollower } from '../../src/changes/journal-follower.js';
 import { createChangeLogStore } from '../../src/changes/store.js';
-import { functionConfig } from '../../src/config.js';
+import { watchesFunctionConfig } from '../../src/config.js';
+import { createTransitionMatcher } from '../../src/watches/match-transitions.js';
+import { createSqsQueue, createTableQueue } from '../../src/watches/queue.js';
 
 /** The legs table's stream (src/routes.ts); the handler is built by src/changes/handlers.ts. */
-const config = functionConfig();
+const config = watchesFunctionConfig();
 const client = createFunctionClient(config);
+// The webhook queue: SQS on AWS, the local queue's table under npm start (src/watches/queue.ts).
+const queue =
+  config.webhookQueueUrl !== undefined
+    ? createSqsQueue(createSqsClient(config.aws), config.webhookQueueUrl)
+    : createTableQueue(client, config.localQueueTableName, config.clock);
 export const handler = createChangeConsumerHandler({
   store: createChangeLogStore(client, config.legsTableName),
   clock: config.clock,
   stage: config.stage,
+  // The watches' matcher: each batch's transitions become the deliveries of the watches they concern.
+  subscribers: [
+    createTransitionMatcher({
+      tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
+      queue,
+      airports: airportReference,
+      clock: config.clock,
+    }),
+  ],
   // The list functions' caches follow the change journal: writes made around the tools join it here.
   itemSubscribers: [journalFollower(client, config.legsTableName, config.clock)],
 });

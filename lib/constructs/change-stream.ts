@@ -5,15 +5,19 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { StartingPosition, type CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { constructIdOf, FUNCTIONS, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/routes.js';
 import { acknowledge } from '../nag.js';
-import { ServiceFunction, type ServiceFunctionProps } from './service-function.js';
+import { ENV, ServiceFunction, type ServiceFunctionProps } from './service-function.js';
 
 export interface ChangeStreamProps extends Pick<ServiceFunctionProps, 'stage' | 'logLevel' | 'logRetention' | 'removalPolicy'> {
   readonly samLocal: boolean;
   readonly legsTable: ITable;
+  /** The watches' tables and the webhook queue: the consumer's matcher reads and writes them (`watches:match`). */
+  readonly watchesTable: ITable;
+  readonly deliveriesTable: ITable;
+  readonly webhookQueue: IQueue;
   readonly alarmNamePrefix: string;
 }
 
@@ -55,8 +59,16 @@ export class ChangeStream extends Construct {
     });
     for (const name of STREAM_FUNCTION_NAMES) {
       const spec: FunctionSpec = FUNCTIONS[name];
-      const { legsTable: _table, alarmNamePrefix: _prefix, ...common } = props;
-      const fn = new ServiceFunction(this, constructIdOf(name), { ...common, name }).grant(spec.access, { legs: props.legsTable });
+      const { legsTable: _table, watchesTable: _w, deliveriesTable: _d, webhookQueue: _q, alarmNamePrefix: _prefix, ...common } = props;
+      const matches = spec.environment.includes('WEBHOOK_QUEUE_URL');
+      const environment: Record<string, string> = matches ? { [ENV.webhookQueueUrl]: props.webhookQueue.queueUrl } : {};
+      const fn = new ServiceFunction(this, constructIdOf(name), { ...common, name, environment }).grant(spec.access, {
+        legs: props.legsTable,
+        watches: props.watchesTable,
+        deliveries: props.deliveriesTable,
+      });
+      // The matcher's deliveries (SendMessage on the webhook queue only).
+      if (matches) props.webhookQueue.grantSendMessages(fn.function);
       fn.function.addEventSource(
         new DynamoEventSource(props.legsTable, {
           startingPosition: StartingPosition.TRIM_HORIZON,

@@ -160,6 +160,9 @@ export class ServiceFunction extends Construct {
         case 'watches:deliver':
           this.deliverWatches(table(tables.watches, a), table(tables.deliveries, a));
           break;
+        case 'watches:match':
+          this.matchWatches(table(tables.watches, a), table(tables.deliveries, a));
+          break;
       }
     }
     return this;
@@ -292,6 +295,19 @@ export class ServiceFunction extends Construct {
    */
   deliverWatches(watches: ITable, deliveries: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [watches.tableArn, deliveries.tableArn]);
+    this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
+    this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
+    return this;
+  }
+
+  /**
+   * The matcher's access (src/watches/match-transitions.ts, in the change consumer): Scan and GetItem
+   * on the watches table (every watch, indexed; the version), PutItem and GetItem on the deliveries
+   * table (a delivery stored once; read again when its batch is retried). No Query, Update or Delete.
+   */
+  matchWatches(watches: ITable, deliveries: ITable): this {
+    this.allow(['dynamodb:Scan', 'dynamodb:GetItem'], watches.tableArn);
+    this.allow(['dynamodb:PutItem', 'dynamodb:GetItem'], deliveries.tableArn);
     this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
     this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
     return this;

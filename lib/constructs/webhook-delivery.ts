@@ -21,7 +21,6 @@ export interface WebhookDeliveryProps {
   readonly samLocal: boolean;
   readonly watchesTable: ITable;
   readonly deliveriesTable: ITable;
-  readonly alarmTopic: ITopic;
   readonly alarmNamePrefix: string;
 }
 
@@ -38,6 +37,7 @@ export class WebhookDelivery extends Construct {
   readonly deadLetters: Queue;
   readonly deliver: ServiceFunction;
   readonly deadLetterAlarm: Alarm;
+  readonly errorsAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
@@ -71,7 +71,6 @@ export class WebhookDelivery extends Construct {
     this.queue.grantSendMessages(this.deliver.function);
     this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
 
-    const action = new SnsAction(props.alarmTopic);
     this.deadLetterAlarm = new Alarm(this, 'DeadLettersAlarm', {
       alarmName: `${props.alarmNamePrefix}-WebhookDeadLetters`,
       alarmDescription: 'A webhook message failed to be processed 5 times (the worker, not the receiver, failed): see docs/watches.md, "Dead letters"',
@@ -81,9 +80,7 @@ export class WebhookDelivery extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.deadLetterAlarm.addAlarmAction(action);
-    this.deadLetterAlarm.addOkAction(action);
-    const errors = new Alarm(this, 'DeliverFunctionErrors', {
+    this.errorsAlarm = new Alarm(this, 'DeliverFunctionErrors', {
       alarmName: `${props.alarmNamePrefix}-DeliverWebhooksErrors`,
       alarmDescription: 'The webhook delivery function failed (not a receiver: the function itself)',
       metric: this.deliver.function.metricErrors({ period: Duration.minutes(5) }),
@@ -92,7 +89,15 @@ export class WebhookDelivery extends Construct {
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    errors.addAlarmAction(action);
-    errors.addOkAction(action);
+  }
+
+  /** The alarms notify `topic` (the alarm topic, made after the change consumer that sends to this queue). */
+  alarmTo(topic: ITopic): this {
+    const action = new SnsAction(topic);
+    for (const alarm of [this.deadLetterAlarm, this.errorsAlarm]) {
+      alarm.addAlarmAction(action);
+      alarm.addOkAction(action);
+    }
+    return this;
   }
 }

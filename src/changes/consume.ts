@@ -1,8 +1,8 @@
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import type { Clock } from '../clock.js';
-import { planLog, type SequencedTransition } from './log.js';
+import { planLog, type LegState, type SequencedTransition } from './log.js';
 import { GROUP_SIZE, type ChangeLogStore } from './store.js';
-import { transitionOf, type ItemChange, type ListingTransition } from './transition.js';
+import { compareSequenceNumbers, transitionOf, type ItemChange, type ListingTransition } from './transition.js';
 
 /**
  * The change consumer's use case: a batch of the legs table's stream, in stream order, becomes
@@ -39,8 +39,8 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
     const transition = transitionOf(change, now);
     if (transition) batch.push({ transition, sequenceNumber: change.sequenceNumber });
   }
-  const entries = batch.length === 0 ? 0 : await appendToLog(batch, deps);
-  const transitions = batch.map((b) => b.transition);
+  const { entries, states } = batch.length === 0 ? { entries: 0, states: new Map<string, LegState>() } : await appendToLog(batch, deps);
+  const transitions = batch.map((b) => asFirstGiven(b, states.get(b.transition.id)));
   if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
   const legIds = new Set(transitions.map((t) => t.id));
   const legChanges = changes.filter((c) => legIds.has(c.id));
@@ -48,12 +48,27 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   return { transitions: transitions.length, entries };
 }
 
-/** Commits the batch's entries group by group; after a conflict, reads the states again and goes on. */
-async function appendToLog(batch: readonly SequencedTransition[], deps: ConsumeDependencies): Promise<number> {
+/**
+ * A transition as its subscribers first got it: a record the log had applied before this batch
+ * (a retried batch) keeps the `changedAt` it was given then, so that what subscribers key by the
+ * change (`changeId`, `changedAt`) stays the same.
+ */
+function asFirstGiven(b: SequencedTransition, state: LegState | undefined): ListingTransition {
+  if (state?.changedAt === undefined || compareSequenceNumbers(b.sequenceNumber, state.sequenceNumber) > 0) return b.transition;
+  return { ...b.transition, changedAt: state.changedAt };
+}
+
+/**
+ * Commits the batch's entries group by group; after a conflict, reads the states again and goes on.
+ * Returns the entries committed and the states read before the first attempt.
+ */
+async function appendToLog(batch: readonly SequencedTransition[], deps: ConsumeDependencies): Promise<{ entries: number; states: Map<string, LegState> }> {
   const maxAttempts = deps.maxAttempts ?? 10;
   let committed = 0;
+  let first: Map<string, LegState> | undefined;
   for (let attempt = 1; ; attempt++) {
     const states = await deps.store.states(batch.map((b) => b.transition.id));
+    first ??= states;
     let conflict = false;
     for (const group of planLog(batch, states, deps.groupSize ?? GROUP_SIZE)) {
       if (!(await deps.store.append(group, deps.clock()))) {
@@ -62,7 +77,7 @@ async function appendToLog(batch: readonly SequencedTransition[], deps: ConsumeD
       }
       committed += group.entries.length;
     }
-    if (!conflict) return committed;
+    if (!conflict) return { entries: committed, states: first };
     if (attempt >= maxAttempts) throw new Error(`The change log stayed in conflict after ${maxAttempts} attempts`);
     await sleep(backoffDelay(attempt - 1, 10, 500));
   }

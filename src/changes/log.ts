@@ -22,6 +22,8 @@ export const EXPIRE_AFTER_MS = RETENTION_MS + 86_400_000;
 export interface LegState {
   sequenceNumber: string;
   digest: string | null;
+  /** The `changedAt` of the transition that made this state: what a retried batch gives its subscribers again. */
+  changedAt?: string;
 }
 
 /** One committed (or to be committed) entry. */
@@ -85,7 +87,7 @@ export function planLog(
       groups.push(group);
       group = { entries: [], states: new Map() };
     }
-    const nextState = { sequenceNumber, digest: next };
+    const nextState = { sequenceNumber, digest: next, changedAt: transition.changedAt };
     const prior = group.states.has(id) ? group.states.get(id)!.prior : state;
     group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after });
     group.states.set(id, { next: nextState, prior });

@@ -13,7 +13,8 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
  * - the entries, id `~change#<q>`: `k` the type (l, u, w), `l` the leg's id, `a` when it was
  *   committed (epoch ms), `r` the record's JSON text (not for `withdrawn`), `ttl` (epoch s);
  * - the legs' states, id `~feed#<leg id>`: `n` the last stream sequence number applied, `d` the
- *   digest of the record last given (absent: not listed), `ttl` once withdrawn.
+ *   digest of the record last given (absent: not listed), `t` the `changedAt` its transition was
+ *   given (a retried batch gives it again), `ttl` once withdrawn.
  * A group of entries, their legs' states and the head are written in one transaction, conditioned
  * on the head and the states being what the writer read: the entries are numbered without gaps,
  * in commit order, and a record is never applied twice (src/changes/log.ts).
@@ -84,7 +85,11 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
         if (got.unprocessed.length > 0) throw new Error('The change log states could not be read (unprocessed keys)');
         for (const item of got.items) {
           if (typeof item.n !== 'string') continue;
-          found.set(String(item.id).slice(STATE_PREFIX.length), { sequenceNumber: item.n, digest: typeof item.d === 'string' ? item.d : null });
+          found.set(String(item.id).slice(STATE_PREFIX.length), {
+            sequenceNumber: item.n,
+            digest: typeof item.d === 'string' ? item.d : null,
+            ...(typeof item.t === 'string' ? { changedAt: item.t } : {}),
+          });
         }
       }
       return found;
@@ -111,7 +116,12 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       const states = [...group.states].map(([id, { next, prior }]) => ({
         Put: {
           TableName: tableName,
-          Item: { id: `${STATE_PREFIX}${id}`, n: next.sequenceNumber, ...(next.digest === null ? { ttl } : { d: next.digest }) },
+          Item: {
+            id: `${STATE_PREFIX}${id}`,
+            n: next.sequenceNumber,
+            ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
+            ...(next.digest === null ? { ttl } : { d: next.digest }),
+          },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }
             : { ConditionExpression: 'n = :n', ExpressionAttributeValues: { ':n': prior.sequenceNumber } }),

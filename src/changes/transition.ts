@@ -24,6 +24,11 @@ export interface ItemChange {
 export interface ListingTransition {
   id: string;
   changedAt: string;
+  /**
+   * What names the change across retries of its batch: the stream record's sequence number (set by
+   * the consumer; a subscriber keys what it makes of the change by it, never by `changedAt`).
+   */
+  changeId?: string;
   before: EmptyLeg | null;
   after: EmptyLeg | null;
 }
@@ -43,7 +48,13 @@ export function shownLeg(image: Readonly<Record<string, unknown>> | undefined): 
 /** The transition of one item change at `changedAt` (epoch ms); undefined for a bookkeeping item. */
 export function transitionOf(change: ItemChange, changedAt: number): ListingTransition | undefined {
   if (change.id.startsWith(SERVICE_ITEM_PREFIX)) return undefined;
-  return { id: change.id, changedAt: new Date(changedAt).toISOString(), before: shownLeg(change.oldImage), after: shownLeg(change.newImage) };
+  return {
+    id: change.id,
+    changedAt: new Date(changedAt).toISOString(),
+    changeId: change.sequenceNumber,
+    before: shownLeg(change.oldImage),
+    after: shownLeg(change.newImage),
+  };
 }
 
 type Image = Record<string, AttributeValue>;

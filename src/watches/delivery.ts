@@ -9,7 +9,7 @@ import { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
 import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
-import type { LegTransition } from './transitions.js';
+import type { ListingTransition } from '../changes/transition.js';
 
 /**
  * Delivering one event to one watch's URL (docs/watches.md, "Delivery"), at least once: the queue
@@ -20,7 +20,7 @@ import type { LegTransition } from './transitions.js';
 export interface WebhookPayload {
   type: WatchEventType;
   timestamp: string;
-  data: { watchId: string; id: string; leg: LegTransition['after'] };
+  data: { watchId: string; id: string; leg: ListingTransition['after'] };
 }
 
 const MessageSchema = v.object({
@@ -37,13 +37,13 @@ const MessageSchema = v.object({
 export type DeliveryMessage = v.InferOutput<typeof MessageSchema>;
 
 /** The delivery id of an event: the same for the same watch, leg, change (`changeId`, else `changedAt`) and type (a batch read twice). */
-export function deliveryIdOf(watchId: string, transition: LegTransition, type: WatchEventType): string {
+export function deliveryIdOf(watchId: string, transition: ListingTransition, type: WatchEventType): string {
   const change = transition.changeId ?? transition.changedAt;
   const digest = createHash('sha256').update(`${watchId}\n${transition.id}\n${change}\n${type}`).digest('base64url');
   return `msg_${digest.slice(0, 27)}`;
 }
 
-export function payloadOf(watchId: string, transition: LegTransition, type: WatchEventType): WebhookPayload {
+export function payloadOf(watchId: string, transition: ListingTransition, type: WatchEventType): WebhookPayload {
   return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg: type === 'empty_leg.withdrawn' ? null : transition.after } };
 }
 

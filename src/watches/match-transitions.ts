@@ -6,7 +6,8 @@ import { parseStoredFilters } from './filters.js';
 import { WatchIndex, type MatchableWatch } from './matching.js';
 import type { DeliveryQueue } from './queue.js';
 import { DELIVERY_RETENTION_SECONDS, getDelivery, putDelivery, readWatchesVersion, scanWatches, type DeliveryRecord, type WatchTables } from './store.js';
-import type { LegTransition, TransitionSubscriber } from './transitions.js';
+import type { TransitionSubscriber } from '../changes/consume.js';
+import type { ListingTransition } from '../changes/transition.js';
 
 /**
  * The change log's subscriber (docs/watches.md, "The change log's port"): each batch of listing
@@ -45,7 +46,7 @@ export function watchIndexSource(deps: Pick<MatcherDependencies, 'tables' | 'air
 }
 
 /** The deliveries of a batch, matched at `now`. */
-export function deliveriesOf(index: WatchIndex, transitions: readonly LegTransition[], now: number): { record: DeliveryRecord; message: DeliveryMessage }[] {
+export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number): { record: DeliveryRecord; message: DeliveryMessage }[] {
   const out: { record: DeliveryRecord; message: DeliveryMessage }[] = [];
   for (const t of transitions) {
     for (const e of index.eventsOf(t, now)) {

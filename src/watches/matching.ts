@@ -5,7 +5,7 @@ import { categoryBit, categoryNamed } from '../legs/aircraft-category.js';
 import type { EmptyLeg } from '../legs/model.js';
 import { filterText, fold, IndexEntryReader, type IndexEntry } from '../legs/storage.js';
 import type { ParsedFilters } from './filters.js';
-import type { LegTransition } from './transitions.js';
+import type { ListingTransition } from '../changes/transition.js';
 
 /**
  * Which watches a listing transition concerns (docs/watches.md, "Matching"). A watch's results are
@@ -25,7 +25,7 @@ export interface MatchableWatch {
 export interface WatchEvent<W extends MatchableWatch = MatchableWatch> {
   watch: W;
   type: WatchEventType;
-  transition: LegTransition;
+  transition: ListingTransition;
 }
 
 const reader = new IndexEntryReader();
@@ -142,7 +142,7 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
    * The events of one transition: a watch whose results gain the leg gets `listed`, one that keeps
    * it with a changed record `updated`, one that loses it `withdrawn`.
    */
-  eventsOf(transition: LegTransition, nowMs: number): WatchEvent<W>[] {
+  eventsOf(transition: ListingTransition, nowMs: number): WatchEvent<W>[] {
     const before = this.matching(transition.before, nowMs);
     const after = this.matching(transition.after, nowMs);
     const events: WatchEvent<W>[] = [];

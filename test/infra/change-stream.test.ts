@@ -3,13 +3,15 @@ import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
 import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
 import { FUNCTIONS } from '../../src/routes.js';
+import { WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
 
 /**
  * The legs table's stream and its consumer, both stages: the stream with both images, the event
  * source mapping (from the oldest record, bisecting a failing batch, bounded retries and record age,
  * an SQS on-failure destination), the queue (encrypted, TLS only) and its alarm to the alarm topic,
- * and the least privilege of the consumer and of the feed's function.
+ * and the least privilege of the consumer (the change log's, the watches' matcher's) and of the
+ * feed's function.
  */
 const { templates } = synthesize({ 'aws:cdk:bundling-stacks': [] });
 
@@ -23,6 +25,13 @@ function statementsOf(template: (typeof templates)['prod'], logicalId: string): 
   return policies.flatMap((p) => (props(p).PolicyDocument as { Statement: Statement[] }).Statement);
 }
 const actions = (s: Statement) => [s.Action].flat().sort();
+const tableIdOf = (template: (typeof templates)['prod'], def: TableDefinition): string =>
+  onlyResource(template, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes(`"AttributeName":"${def.partitionKey}","KeyType":"HASH"`) && JSON.stringify(props(r).KeySchema).includes(`"${def.sortKey ?? def.partitionKey}"`))[0];
+/** The statements of `logicalId` on the table `tableId` (its ARN, not its stream's or an index's). */
+const onTable = (statements: Statement[], tableId: string): Statement[] =>
+  statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] }));
+const isMapping = (id: string) => (r: CfnResource) => JSON.stringify(props(r).FunctionName) === JSON.stringify({ Ref: id });
+const isFailureQueue = (_r: CfnResource, id: string) => id.startsWith('ChangesConsumerFailures');
 
 describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   const t = templates[stage];
@@ -33,8 +42,8 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   });
 
   it('the consumer reads it from the oldest record, bisects a failing batch, retries a bounded number of times, then sends it to the queue', () => {
-    const [, mapping] = onlyResource(t, 'AWS::Lambda::EventSourceMapping', (_, id) => id.startsWith('ChangesConsumeChanges'));
-    const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_, id) => id.startsWith('ChangesConsumerFailures'));
+    const [, mapping] = onlyResource(t, 'AWS::Lambda::EventSourceMapping', isMapping(FUNCTIONS.consumeChanges.logicalId));
+    const [queueId] = onlyResource(t, 'AWS::SQS::Queue', isFailureQueue);
     expect(props(mapping)).toMatchObject({
       FunctionName: { Ref: FUNCTIONS.consumeChanges.logicalId },
       StartingPosition: 'TRIM_HORIZON',
@@ -49,7 +58,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   });
 
   it('the on-failure queue is encrypted, refuses requests without TLS, and a message in it raises an alarm to the alarm topic', () => {
-    const [queueId, queue] = onlyResource(t, 'AWS::SQS::Queue', (_, id) => id.startsWith('ChangesConsumerFailures'));
+    const [queueId, queue] = onlyResource(t, 'AWS::SQS::Queue', isFailureQueue);
     expect(props(queue).SqsManagedSseEnabled).toBe(true);
     const policy = Object.values(resourcesOfType(t, 'AWS::SQS::QueuePolicy')).find((p) => JSON.stringify(props(p).Queues).includes(queueId));
     expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
@@ -60,7 +69,9 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   });
 
   it("least privilege: the consumer reads the stream, writes only the change log's and the journal's items and a leg's change stamp; the feed reads only the log, and scans", () => {
-    const consumer = statementsOf(t, FUNCTIONS.consumeChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+    const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
+    const all = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
+    const consumer = [...onTable(all, legsId), ...all.filter((s) => JSON.stringify(s.Resource).includes('StreamArn'))];
     const onItems = consumer.find((s) => actions(s).includes('dynamodb:PutItem'))!;
     expect(actions(onItems)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(onItems.Condition).toEqual({
@@ -72,16 +83,37 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'lc', 'xp'] },
       StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
-    const all = consumer.flatMap(actions);
+    expect(onTable(all, legsId)).toHaveLength(2);
     for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-      expect(all).not.toContain(forbidden);
+      expect(consumer.flatMap(actions)).not.toContain(forbidden);
     }
-    expect(all).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']));
+    expect(consumer.flatMap(actions)).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']));
     const stream = consumer.find((s) => actions(s).includes('dynamodb:GetRecords'))!;
     expect(JSON.stringify(stream.Resource)).toContain('StreamArn');
 
     const feed = statementsOf(t, FUNCTIONS.listChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
     expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan']);
     expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
+  });
+
+  it("least privilege: the consumer's matcher scans and reads the watches, puts and reads deliveries, sends to the webhook queue only", () => {
+    const all = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
+    const watches = onTable(all, tableIdOf(t, WATCHES_TABLE));
+    expect(watches.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem,dynamodb:Scan']);
+    const deliveries = onTable(all, tableIdOf(t, WATCH_DELIVERIES_TABLE));
+    expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem,dynamodb:PutItem']);
+    const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_r, id) => id.startsWith('WebhooksQueue'));
+    const [failuresId] = onlyResource(t, 'AWS::SQS::Queue', isFailureQueue);
+    // SQS: the webhook queue (the matcher's messages) and the on-failure destination (the mapping's), sending only.
+    const sqs = all.filter((s) => actions(s).some((a) => a.startsWith('sqs:')));
+    expect(sqs.map((s) => (s.Resource as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]).sort()).toEqual([failuresId, queueId].sort());
+    for (const s of sqs) {
+      expect(actions(s)).toContain('sqs:SendMessage');
+      expect(actions(s).every((a) => a === 'sqs:SendMessage' || a.startsWith('sqs:GetQueue'))).toBe(true);
+    }
+    const env = (props(resourcesOfType(t, 'AWS::Lambda::Function')[FUNCTIONS.consumeChanges.logicalId]!).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env.WEBHOOK_QUEUE_URL).toEqual({ Ref: queueId });
+    expect(env.WATCHES_TABLE_NAME).toEqual({ Ref: tableIdOf(t, WATCHES_TABLE) });
+    expect(env.WATCH_DELIVERIES_TABLE_NAME).toEqual({ Ref: tableIdOf(t, WATCH_DELIVERIES_TABLE) });
   });
 });

@@ -28,7 +28,7 @@ describe('listing transitions from the stream images', () => {
 
   it("the table's own items (journal, snapshot, change log) make no transition", () => {
     expect(transitionOf(change('1', undefined, { id: '~journal', v: 1 }, '~journal'), AT)).toBeUndefined();
-    expect(transitionOf(change('1', undefined, leg), AT)).toEqual({ id: 'L1', changedAt: '2026-11-25T10:00:00.000Z', before: null, after: toApiRecord(leg) });
+    expect(transitionOf(change('1', undefined, leg), AT)).toEqual({ id: 'L1', changedAt: '2026-11-25T10:00:00.000Z', changeId: '1', before: null, after: toApiRecord(leg) });
   });
 
   it('sequence numbers compare as numbers of any length', () => {
@@ -62,7 +62,7 @@ describe('the change log plan', () => {
       ['updated', 900],
       ['withdrawn', null],
     ]);
-    expect(groups[0]!.states.get('L1')).toEqual({ next: { sequenceNumber: '3', digest: null }, prior: undefined });
+    expect(groups[0]!.states.get('L1')).toEqual({ next: { sequenceNumber: '3', digest: null, changedAt: '2026-11-25T10:00:00.000Z' }, prior: undefined });
   });
 
   it('records already applied (sequence number not above the state) are skipped: a batch given again adds nothing', () => {
@@ -81,6 +81,9 @@ describe('the change log plan', () => {
     );
     const groups = planLog(batch, new Map(), 3);
     expect(groups.map((g) => g.entries.length)).toEqual([3, 3, 1]);
-    expect(groups[1]!.states.get('L0')).toEqual({ next: { sequenceNumber: '4', digest: digestOf(batch[3]!.transition.after) }, prior: groups[0]!.states.get('L0')!.next });
+    expect(groups[1]!.states.get('L0')).toEqual({
+      next: { sequenceNumber: '4', digest: digestOf(batch[3]!.transition.after), changedAt: batch[3]!.transition.changedAt },
+      prior: groups[0]!.states.get('L0')!.next,
+    });
   });
 });

@@ -4,7 +4,7 @@ import { deliveryIdOf, payloadOf, retryDelaySeconds } from '../../../src/watches
 import { parseWatchFilters } from '../../../src/watches/filters.js';
 import { deliveriesOf } from '../../../src/watches/match-transitions.js';
 import { WatchIndex } from '../../../src/watches/matching.js';
-import type { LegTransition } from '../../../src/watches/transitions.js';
+import type { ListingTransition } from '../../../src/changes/transition.js';
 import { listedRecord } from '../../../src/legs/get-leg.js';
 import { toStorageItem } from '../../../src/legs/storage.js';
 import { storedLeg } from '../../support/legs.js';
@@ -21,7 +21,7 @@ const index = new WatchIndex(watches);
 
 describe('deliveriesOf', () => {
   it('one delivery per matching watch, with the same ids when the batch is read again', () => {
-    const t: LegTransition = { id: 'L1', changedAt: '2026-11-21T12:00:00.000Z', before: null, after: leg };
+    const t: ListingTransition = { id: 'L1', changedAt: '2026-11-21T12:00:00.000Z', before: null, after: leg };
     const first = deliveriesOf(index, [t], NOW);
     const again = deliveriesOf(index, [t], NOW + 60_000);
     expect(first.map((d) => d.record.watchId)).toEqual(['W1']);
