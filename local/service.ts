@@ -207,6 +207,10 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       rateLimit: MAX_RATE_LIMIT,
       now: options.clock(),
     });
+    // Ready once the change consumer has applied the load: the change feed holds it, and the first
+    // requests do not compete with the consumer's catch-up for DynamoDB Local.
+    await poller.drain();
+    options.say('The change log holds the loaded legs');
 
     const gateway = createGateway({
       routes: await gatewayRoutes(),
