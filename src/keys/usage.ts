@@ -92,7 +92,8 @@ export async function reserveUsage(
   const isFull = (tat: number | undefined) => tat === undefined || tat < pool.now || tat > far;
   let full = pool.tat !== undefined && isFull(pool.tat);
   let old: Record<string, unknown> = {};
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // Concurrent first requests of a container: the start form, refused to all but one, then the draw form.
+  for (let attempt = 0; attempt < 4; attempt++) {
     try {
       const out = await client.send(
         new UpdateCommand({

@@ -16,6 +16,7 @@ describe('npm run load (short run, correctness only)', () => {
   it('fires the whole mix at npm start and finds every response right', async () => {
     const run = await runScript('load', ['--connections', '4', '--amount', '300', '--json'], {}, { inherit: true, timeoutMs: 150_000 });
     expect(run.stderr).toBe('');
+    if (run.code !== 0) console.log(run.stdout.slice(-3000));
     expect(run.code).toBe(0);
     const report = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as LoadReport;
     expect(report).toMatchObject({ ok: true, wrong: 0, errors: 0, timeouts: 0, responses: 300 });
