@@ -1,21 +1,16 @@
 import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
-import { createSqsClient } from '../../src/aws/sqs.js';
 import { createChangeConsumerHandler } from '../../src/changes/handlers.js';
 import { journalFollower } from '../../src/changes/journal-follower.js';
 import { createChangeLogStore } from '../../src/changes/store.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createTransitionMatcher } from '../../src/watches/match-transitions.js';
-import { createSqsQueue, createTableQueue } from '../../src/watches/queue.js';
+import { createWebhookQueue } from '../../src/watches/queue.js';
 
 /** The legs table's stream (src/routes.ts); the handler is built by src/changes/handlers.ts. */
 const config = watchesFunctionConfig();
 const client = createFunctionClient(config);
-// The webhook queue: SQS on AWS, the local queue's table under npm start (src/watches/queue.ts).
-const queue =
-  config.webhookQueueUrl !== undefined
-    ? createSqsQueue(createSqsClient(config.aws), config.webhookQueueUrl)
-    : createTableQueue(client, config.localQueueTableName, config.clock);
+const queue = createWebhookQueue(config, client);
 export const handler = createChangeConsumerHandler({
   store: createChangeLogStore(client, config.legsTableName),
   clock: config.clock,

@@ -1,17 +1,13 @@
 import { createFunctionClient } from '../../src/aws/function-clients.js';
-import { createSqsClient } from '../../src/aws/sqs.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createDeliveryHandler } from '../../src/watches/delivery.js';
-import { createSqsQueue, createTableQueue } from '../../src/watches/queue.js';
+import { createWebhookQueue } from '../../src/watches/queue.js';
 import { systemResolver } from '../../src/watches/target.js';
 
 /** The webhook queue's consumer (src/routes.ts); built by src/watches/delivery.ts. */
 const config = watchesFunctionConfig();
 const client = createFunctionClient(config);
-const queue =
-  config.webhookQueueUrl !== undefined
-    ? createSqsQueue(createSqsClient(config.aws), config.webhookQueueUrl)
-    : createTableQueue(client, config.localQueueTableName, config.clock);
+const queue = createWebhookQueue(config, client);
 export const handler = createDeliveryHandler({
   tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
   queue,

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
+import type { WatchesConfig } from '../config.js';
+import { createSqsClient } from '../aws/sqs.js';
 
 /**
  * The queue between matching and delivery (docs/watches.md, "Queue"): SQS on AWS; under npm start
@@ -54,4 +56,14 @@ export function createTableQueue(client: DynamoDBDocumentClient, tableName: stri
       }
     },
   };
+}
+
+/** The webhook queue the settings name: SQS on AWS (WEBHOOK_QUEUE_URL), the local queue's table under npm start. */
+export function createWebhookQueue(
+  config: Pick<WatchesConfig, 'webhookQueueUrl' | 'localQueueTableName' | 'clock' | 'aws'>,
+  client: DynamoDBDocumentClient,
+): DeliveryQueue {
+  return config.webhookQueueUrl !== undefined
+    ? createSqsQueue(createSqsClient(config.aws), config.webhookQueueUrl)
+    : createTableQueue(client, config.localQueueTableName, config.clock);
 }
