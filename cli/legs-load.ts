@@ -129,12 +129,7 @@ async function main(): Promise<void> {
       dryRun,
       force,
       now,
-    }, { clock: config.clock });
-    if (outcome.snapshotNotBuilt !== undefined) {
-      process.stderr.write(
-        `warning: the listing snapshot was not built (${outcome.snapshotNotBuilt}); the listing reads the index until the next scheduled build\n`,
-      );
-    }
+    });
     const plan = outcome.plan;
     if (!plan) {
       // The wording is a contract: always "legs" and "invalid records", whatever the counts.

@@ -12,7 +12,6 @@ import { parseImportText, type ImportOptions } from '../src/legs/import/index.js
 import type { StoredLeg } from '../src/legs/storage.js';
 import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
-import { buildSnapshot } from '../src/legs/snapshot-build.js';
 import { assertPortFree, connectHost, ensureTables, isWildcardHost, LOOPBACK_HOST, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
 import {
@@ -115,8 +114,8 @@ export async function gatewayRoutes(): Promise<Route[]> {
 }
 
 /**
- * The change consumer's function (functions/consume-changes/handler.ts: the change log, the caches'
- * journal, the watches' matcher), fed from the legs table's stream by the local poller
+ * The change consumer's function (functions/consume-changes/handler.ts: the change log and the
+ * watches' matcher), fed from the legs table's stream by the local poller
  * (local/stream-poller.ts); a batch that fails three times is reported and skipped, as the
  * on-failure destination takes it on AWS.
  */
@@ -193,7 +192,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // The change consumer, fed from DynamoDB Local's stream as the event source mapping feeds it on AWS.
     poller = await startChangeConsumer(ddb.client, ddb.endpoint, options.legsTableName, options.say);
 
-    await writeLegs(ddb.client, options.legsTableName, legs, { clock: options.clock });
+    await writeLegs(ddb.client, options.legsTableName, legs);
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
     if (filled > 0) options.say(filledLine(filled));
     if (uncategorized > 0) options.say(uncategorizedLine(uncategorized));
@@ -211,6 +210,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // requests do not compete with the consumer's catch-up for DynamoDB Local.
     await poller.drain();
     options.say('The change log holds the loaded legs');
+    // The listing snapshot's build, as the stack schedules it (src/routes.ts): once now, then every period.
+    const buildSnapshot = await importHandler<() => Promise<unknown>>('buildSnapshot');
+    await buildSnapshot();
 
     const gateway = createGateway({
       routes: await gatewayRoutes(),
@@ -229,11 +231,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       );
       listening.listen(options.port, options.host, () => resolve());
     });
-    // The listing snapshot's scheduled build, as the stack runs it (src/routes.ts, every 15 minutes):
-    // a write made around the tools (by hand, in DynamoDB Local) shows as it would on AWS.
     const buildEvery = FUNCTIONS.buildSnapshot.scheduleMinutes * 60_000;
     const snapshotTimer = setInterval(() => {
-      buildSnapshot(ddb.client, options.legsTableName, { clock: options.clock }).catch((err: unknown) => {
+      buildSnapshot().catch((err: unknown) => {
         options.say(`The listing snapshot's scheduled build failed: ${err instanceof Error ? err.message : String(err)}`);
       });
     }, buildEvery);

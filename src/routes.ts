@@ -227,10 +227,10 @@ export const FUNCTIONS = {
   },
   buildSnapshot: {
     invokedBy: 'schedule',
-    scheduleMinutes: 15,
+    scheduleMinutes: 1,
     entry: 'functions/build-snapshot/handler.ts',
     logicalId: 'BuildSnapshotFunction',
-    description: 'Every 15 minutes: builds the listing snapshot',
+    description: 'Every minute: builds the listing snapshot when one is due (15 minutes old, or 500 changes behind)',
     memorySize: 1024,
     timeoutSeconds: 300,
     access: ['legs:snapshot'],

@@ -35,11 +35,6 @@ export interface TableDefinition {
  * both of these, and sets `ttl` (epoch seconds): DynamoDB TTL deletes the item some time after
  * (docs/deploy.md, "History and retention").
  *
- * The sparse index `byChange` holds the legs written by an incremental load since they were last
- * loaded in bulk: partition key the shard `xp`, sort key `lc`, the instant of the write; it projects
- * the listing index's three attributes (absent for a leg that left the listing). A container reads
- * the listing snapshot and then, from this index, what changed since (src/legs/snapshot.ts).
- *
  * The table's stream (old and new images) is the one change log: every item change, whoever made
  * it, reaches the change consumer (src/changes/), which writes the change feed's items.
  */
@@ -58,12 +53,6 @@ export const LEGS_TABLE = {
       sortKey: 'xd',
       keysOnly: true,
     },
-    {
-      indexName: 'byChange',
-      partitionKey: 'xp',
-      sortKey: 'lc',
-      nonKeyAttributes: ['lb', 'ls', 'lf'],
-    },
   ],
   timeToLiveAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',
@@ -71,7 +60,6 @@ export const LEGS_TABLE = {
 
 export const LEGS_INDEX = LEGS_TABLE.indexes[0];
 export const LEGS_EXPIRY_INDEX = LEGS_TABLE.indexes[1];
-export const LEGS_CHANGE_INDEX = LEGS_TABLE.indexes[2];
 
 /**
  * Keys table: one item per key, keyed by the SHA-256 (hex) of the whole key, never the key

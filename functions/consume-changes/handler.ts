@@ -1,7 +1,6 @@
 import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { createChangeConsumerHandler } from '../../src/changes/handlers.js';
-import { journalFollower } from '../../src/changes/journal-follower.js';
 import { createChangeLogStore } from '../../src/changes/store.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createTransitionMatcher } from '../../src/watches/match-transitions.js';
@@ -24,6 +23,4 @@ export const handler = createChangeConsumerHandler({
       clock: config.clock,
     }),
   ],
-  // The list functions' caches follow the change journal: writes made around the tools join it here.
-  itemSubscribers: [journalFollower(client, config.legsTableName, config.clock)],
 });

@@ -31,7 +31,7 @@ export class ScheduledFunctions extends Construct {
       const fn = new ServiceFunction(this, constructIdOf(name), { ...common, name }).grant(spec.access, { legs: props.legsTable });
       this.functions[name] = fn;
       this.rules[name] = new Rule(this, `${constructIdOf(name)}Schedule`, {
-        description: `${spec.description} (every ${spec.scheduleMinutes} minutes)`,
+        description: `${spec.description} (every ${spec.scheduleMinutes === 1 ? 'minute' : `${spec.scheduleMinutes} minutes`})`,
         schedule: Schedule.rate(Duration.minutes(spec.scheduleMinutes)),
         // One attempt more at most: the next run does whatever a failed one left.
         targets: [new LambdaFunction(fn.function, { retryAttempts: 1, maxEventAge: Duration.minutes(spec.scheduleMinutes) })],

@@ -7,8 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE, USAGE_KEY_PREFIX } from '../../src/tables.js';
-import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
+import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
 import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
@@ -170,14 +169,9 @@ export class ServiceFunction extends Construct {
 
   /**
    * The ingest function's access to the legs table: Scan (what a sync reads), BatchWriteItem (every
-   * write of the loader), GetItem and PutItem for the change journal the loader appends to
-   * (src/legs/journal.ts), and Query on the listing index: a large load (more than
-   * JOURNAL_RESET_ABOVE legs) builds the listing snapshot at its end (src/legs/snapshot-build.ts:
-   * it reads the index, writes its parts with BatchWriteItem, its manifest with PutItem). No other
-   * index, no DeleteItem.
+   * write of the loader), GetItem and PutItem (each source's last sync file). No index, no DeleteItem.
    */
   loadLegs(table: ITable): this {
-    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
     this.allow(['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
@@ -185,20 +179,20 @@ export class ServiceFunction extends Construct {
 
   /**
    * The retiring function's access to the legs table (src/legs/retire-legs.ts): Query on the
-   * `byExpiry` index only, UpdateItem on the table (a leg's retirement), GetItem and PutItem for the
-   * change journal (src/legs/journal.ts). No Scan, no DeleteItem (DynamoDB TTL deletes).
+   * `byExpiry` index only, UpdateItem on the table (a leg's retirement). No Scan, no DeleteItem
+   * (DynamoDB TTL deletes).
    */
   retireLegs(table: ITable): this {
     this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_EXPIRY_INDEX.indexName}`);
-    this.allow(['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:PutItem'], table.tableArn);
+    this.allow(['dynamodb:UpdateItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }
 
   /**
    * The snapshot build's access to the legs table (src/legs/snapshot-build.ts,
-   * src/legs/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on two
-   * items only, the journal head and the snapshot's manifest; PutItem (the manifest) and
+   * src/legs/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on the
+   * change log's head and entries and the snapshot's manifest; PutItem (the manifest) and
    * BatchWriteItem (the parts, put and deleted) only on items whose id starts with `~snapshot`.
    * The item conditions are `dynamodb:LeadingKeys` on the table's partition key, `ForAllValues`:
    * every key of a batch must match. No Scan, no UpdateItem, no DeleteItem, no other index, nothing
@@ -207,7 +201,7 @@ export class ServiceFunction extends Construct {
   buildSnapshot(table: ITable): this {
     this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
     this.allow(['dynamodb:GetItem'], table.tableArn, {
-      'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': [JOURNAL_HEAD_ID, SNAPSHOT_MANIFEST_ID] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, SNAPSHOT_MANIFEST_ID] },
     });
     this.allow(['dynamodb:PutItem', 'dynamodb:BatchWriteItem'], table.tableArn, {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SNAPSHOT_MANIFEST_ID}*`] },
@@ -217,13 +211,12 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The list function's access to the legs table: Query on the listing index and on the `byChange`
-   * index (the listing snapshot's delta, src/legs/snapshot-read.ts), GetItem and BatchGetItem on the
-   * table (the journal head, the snapshot's manifest and parts, the legs). Nothing else (no Scan, no
-   * writes, no other index).
+   * The list function's access to the legs table: Query on the listing index, GetItem and
+   * BatchGetItem on the table (the change log's head and entries, the snapshot's manifest and parts,
+   * the legs). Nothing else (no Scan, no writes, no other index).
    */
   readLegs(table: ITable): this {
-    this.allow(['dynamodb:Query'], [LEGS_INDEX, LEGS_CHANGE_INDEX].map((ix) => `${table.tableArn}/index/${ix.indexName}`));
+    this.allow(['dynamodb:Query'], `${table.tableArn}/index/${LEGS_INDEX.indexName}`);
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
@@ -246,21 +239,14 @@ export class ServiceFunction extends Construct {
   /**
    * The change consumer's access to the legs table (src/changes/store.ts): GetItem, BatchGetItem
    * and PutItem (the puts of its TransactWriteItems) on the change log's items only (the head, the
-   * entries, the legs' states) and on the change journal's (head and slots, which it appends writes
-   * made around the tools to: src/changes/journal-follower.ts), by `dynamodb:LeadingKeys`; and
-   * UpdateItem of a leg's change stamp and shard only (`dynamodb:Attributes`: id, lc, xp), which
-   * puts a write made around the tools in the listing snapshot's delta. Reading the stream is granted by its event
-   * source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
+   * entries, the legs' states), by `dynamodb:LeadingKeys`. Reading the stream is granted by its
+   * event source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
    */
   consumeChanges(table: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem'], table.tableArn, {
       'ForAllValues:StringLike': {
-        'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`],
+        'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`],
       },
-    });
-    this.allow(['dynamodb:UpdateItem'], table.tableArn, {
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [LEGS_TABLE.partitionKey, LEGS_CHANGE_INDEX.sortKey, LEGS_CHANGE_INDEX.partitionKey] },
-      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
     });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;

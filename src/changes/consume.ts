@@ -1,3 +1,4 @@
+import { indexKeyOf } from '../legs/leg-change.js';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
@@ -12,14 +13,11 @@ import { compareSequenceNumbers, transitionOf, type ItemChange, type ListingTran
  * batch, which is retried.
  */
 export type TransitionSubscriber = (transitions: readonly ListingTransition[]) => Promise<void>;
-/** A subscriber of the batch's item changes themselves (legs only, stream order): the caches' journal. */
-export type ItemSubscriber = (changes: readonly ItemChange[]) => Promise<void>;
 
 export interface ConsumeDependencies {
   store: ChangeLogStore;
   clock: Clock;
   subscribers?: readonly TransitionSubscriber[];
-  itemSubscribers?: readonly ItemSubscriber[];
   /** Entries per transaction (default GROUP_SIZE; tests make it small). */
   groupSize?: number;
   /** Attempts at committing the batch when other writers commit first (then the batch fails). */
@@ -37,14 +35,11 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   const batch: SequencedTransition[] = [];
   for (const change of changes) {
     const transition = transitionOf(change, now);
-    if (transition) batch.push({ transition, sequenceNumber: change.sequenceNumber });
+    if (transition) batch.push({ transition, sequenceNumber: change.sequenceNumber, index: indexKeyOf(change.newImage) });
   }
   const { entries, states } = batch.length === 0 ? { entries: 0, states: new Map<string, LegState>() } : await appendToLog(batch, deps);
   const transitions = batch.map((b) => asFirstGiven(b, states.get(b.transition.id)));
   if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
-  const legIds = new Set(transitions.map((t) => t.id));
-  const legChanges = changes.filter((c) => legIds.has(c.id));
-  if (legChanges.length > 0) for (const subscriber of deps.itemSubscribers ?? []) await subscriber(legChanges);
   return { transitions: transitions.length, entries };
 }
 

@@ -8,7 +8,7 @@ import { logger } from '../logger.js';
 import { CHANGE_METRICS, emfLine } from '../metrics.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
-import { consumeChanges, type ItemSubscriber, type TransitionSubscriber } from './consume.js';
+import { consumeChanges, type TransitionSubscriber } from './consume.js';
 import { parseChangesQuery, readChanges } from './feed.js';
 import type { ChangeLogStore } from './store.js';
 import { itemChangeOf, type ItemChange } from './transition.js';
@@ -29,7 +29,6 @@ export interface ConsumerDependencies {
   clock: Clock;
   stage: Stage;
   subscribers?: readonly TransitionSubscriber[];
-  itemSubscribers?: readonly ItemSubscriber[];
   /** Where the metrics line goes (default: stdout, as Lambda's EMF wants). */
   emit?: (line: string) => void;
 }

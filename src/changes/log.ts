@@ -1,3 +1,4 @@
+import type { IndexKey } from '../legs/leg-change.js';
 import { createHash } from 'node:crypto';
 import type { EmptyLeg } from '../legs/model.js';
 import { compareSequenceNumbers, type ListingTransition } from './transition.js';
@@ -34,12 +35,16 @@ export interface LogEntry {
   changedAt: string;
   /** The leg as listed; null for `withdrawn`. */
   leg: EmptyLeg | null;
+  /** Its listing index entry (what the listing's caches apply; never served); absent for `withdrawn`. */
+  index?: IndexKey;
 }
 
 /** A transition with the stream sequence number of the record it came from. */
 export interface SequencedTransition {
   transition: ListingTransition;
   sequenceNumber: string;
+  /** The leg's listing index entry after the change, if any. */
+  index?: IndexKey;
 }
 
 /** The digest of a shown record (its JSON text, the fields in the API's order), or null. */
@@ -75,7 +80,7 @@ export function planLog(
   const current = new Map<string, LegState | undefined>();
   const groups: LogGroup[] = [];
   let group: LogGroup = { entries: [], states: new Map() };
-  for (const { transition, sequenceNumber } of batch) {
+  for (const { transition, sequenceNumber, index } of batch) {
     const { id } = transition;
     const state = current.has(id) ? current.get(id) : stored.get(id);
     if (state !== undefined && compareSequenceNumbers(sequenceNumber, state.sequenceNumber) <= 0) continue;
@@ -89,7 +94,7 @@ export function planLog(
     }
     const nextState = { sequenceNumber, digest: next, changedAt: transition.changedAt };
     const prior = group.states.has(id) ? group.states.get(id)!.prior : state;
-    group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after });
+    group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after, ...(index && transition.after ? { index } : {}) });
     group.states.set(id, { next: nextState, prior });
     current.set(id, nextState);
   }

@@ -1,3 +1,4 @@
+import type { ChangeHead, ChangeSet } from '../legs/leg-change.js';
 import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
 import { listedRecord } from '../legs/get-leg.js';
@@ -9,9 +10,10 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
 /**
  * The change log's items, in the legs table beside the legs (ids starting with `~`, which no leg id
  * does, and no index attribute, so the listing never holds them):
- * - the head, id `~changes`: `q`, the number of the last entry committed (0 or absent: none);
+ * - the head, id `~changes`: `q`, the number of the last entry committed (0 or absent: none), and
+ *   `r`, the most recent entries' index changes (JSON, at most RECENT_BYTES) for the listing's caches;
  * - the entries, id `~change#<q>`: `k` the type (l, u, w), `l` the leg's id, `a` when it was
- *   committed (epoch ms), `r` the record's JSON text (not for `withdrawn`), `ttl` (epoch s);
+ *   committed (epoch ms), `r` the record's JSON text and `x` its index entry (not for `withdrawn`), `ttl` (epoch s);
  * - the legs' states, id `~feed#<leg id>`: `n` the last stream sequence number applied, `d` the
  *   digest of the record last given (absent: not listed), `t` the `changedAt` its transition was
  *   given (a retried batch gives it again), `ttl` once withdrawn.
@@ -34,19 +36,67 @@ export const GROUP_SIZE = 49;
 const TYPE_CODE: Record<ChangeType, string> = { listed: 'l', updated: 'u', withdrawn: 'w' };
 const CODE_TYPE: Record<string, ChangeType> = { l: 'listed', u: 'updated', w: 'withdrawn' };
 
+/** Bytes of the head's recent index changes: the head stays within one 4 KB read unit. */
+export const RECENT_BYTES = 3_000;
+
 /** A stored entry, as the feed gives it, with its number and commit instant. */
 export interface StoredEntry extends LogEntry {
   seq: number;
   committedAt: number;
 }
 
+/** A recent entry as the head keeps it: [q, id] (withdrawn) or [q, id, lb, ls, lf]. */
+type RecentCode = [number, string] | [number, string, string, string, string];
+
+function changeSetOf(code: unknown): ChangeSet | undefined {
+  if (!Array.isArray(code) || typeof code[0] !== 'number' || typeof code[1] !== 'string') return undefined;
+  if (code.length === 2) return { v: code[0], changes: [{ id: code[1] }] };
+  const [, id, lb, ls, lf] = code as unknown[];
+  if (code.length !== 5 || typeof lb !== 'string' || typeof ls !== 'string' || typeof lf !== 'string') return undefined;
+  return { v: code[0], changes: [{ id: id as string, index: { lb, ls, lf } }] };
+}
+
+function decodeRecent(raw: unknown): ChangeSet[] {
+  if (typeof raw !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    const sets = Array.isArray(parsed) ? parsed.map(changeSetOf) : [];
+    return sets.every((s) => s !== undefined) ? (sets as ChangeSet[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The newest `codes` whose JSON fits in RECENT_BYTES, oldest first. */
+function trimRecent(codes: readonly RecentCode[]): string {
+  const kept: string[] = [];
+  let bytes = 2;
+  for (let i = codes.length - 1; i >= 0; i--) {
+    const text = JSON.stringify(codes[i]);
+    if (bytes + text.length + 1 > RECENT_BYTES) break;
+    bytes += text.length + 1;
+    kept.unshift(text);
+  }
+  return `[${kept.join(',')}]`;
+}
+
+const recentCode = (seq: number, e: LogEntry): RecentCode => (e.index ? [seq, e.id, e.index.lb, e.index.ls, e.index.lf] : [seq, e.id]);
+const codeOf = (s: ChangeSet): RecentCode => {
+  const c = s.changes[0]!;
+  return c.index ? [s.v, c.id, c.index.lb, c.index.ls, c.index.lf] : [s.v, c.id];
+};
+
 export interface ChangeLogStore {
   /** The number of the last entry committed (strongly consistent). */
   head(): Promise<number>;
+  /** The head as the listing's caches follow it (eventually consistent): its number and recent index changes. */
+  recent(): Promise<ChangeHead>;
   /** The stored states of these legs (strongly consistent). */
   states(ids: readonly string[]): Promise<Map<string, LegState>>;
   /** Commits a group at `at` (epoch ms): false when the head or a state changed since it was read. */
   append(group: LogGroup, at: number): Promise<boolean>;
+  /** The number of the last entry committed before `instant` (epoch ms), 0 when no such entry is kept. */
+  seqBefore(instant: number): Promise<number>;
   /** Entries `from` to `to` (inclusive) in order, undefined where one is missing (expired). */
   entries(from: number, to: number): Promise<(StoredEntry | undefined)[]>;
   /**
@@ -66,14 +116,49 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
     if (typeof item.r !== 'string') return undefined;
     leg = toApiRecord(JSON.parse(item.r) as Record<string, unknown>);
   }
-  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg };
+  const x = item.x;
+  const index = Array.isArray(x) && x.length === 3 && x.every((s) => typeof s === 'string') ? { lb: x[0] as string, ls: x[1] as string, lf: x[2] as string } : undefined;
+  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg, ...(index ? { index } : {}) };
 }
 
 export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: string): ChangeLogStore {
+  async function readHead(consistent: boolean): Promise<ChangeHead> {
+    const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: HEAD_ID }, ConsistentRead: consistent }));
+    const q = out.Item?.q;
+    return typeof q === 'number' ? { version: q, recent: decodeRecent(out.Item?.r) } : { version: 0, recent: [] };
+  }
+
   return {
     async head() {
-      const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: HEAD_ID }, ConsistentRead: true }));
-      return typeof out.Item?.q === 'number' ? out.Item.q : 0;
+      return (await readHead(true)).version;
+    },
+
+    recent() {
+      return readHead(false);
+    },
+
+    async seqBefore(instant) {
+      // Commit instants grow with the number: step back from the head, then bisect.
+      const committedAt = async (q: number): Promise<number> => {
+        const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: entryId(q) }, ProjectionExpression: 'a', ConsistentRead: true }));
+        return typeof out.Item?.a === 'number' ? out.Item.a : Number.NEGATIVE_INFINITY;
+      };
+      let hi = (await readHead(true)).version;
+      if (hi === 0 || (await committedAt(hi)) < instant) return hi;
+      let step = 1;
+      let lo = Math.max(0, hi - step);
+      while (lo > 0 && (await committedAt(lo)) >= instant) {
+        hi = lo;
+        step *= 2;
+        lo = Math.max(0, hi - step);
+      }
+      // a(lo) < instant (or lo = 0), a(hi) >= instant
+      while (hi - lo > 1) {
+        const mid = Math.floor((lo + hi) / 2);
+        if ((await committedAt(mid)) < instant) lo = mid;
+        else hi = mid;
+      }
+      return lo;
     },
 
     async states(ids) {
@@ -96,7 +181,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
     },
 
     async append(group, at) {
-      const head = await this.head();
+      const { version: head, recent } = await readHead(true);
       const ttl = Math.floor((at + EXPIRE_AFTER_MS) / 1000);
       const entries = group.entries.map((e, i) => ({
         Put: {
@@ -108,6 +193,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             l: e.id,
             a: at,
             ...(e.leg === null ? {} : { r: JSON.stringify(e.leg) }),
+            ...(e.index ? { x: [e.index.lb, e.index.ls, e.index.lf] } : {}),
             ttl,
           },
           ConditionExpression: 'attribute_not_exists(id)',
@@ -131,7 +217,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       const headPut = {
         Put: {
           TableName: tableName,
-          Item: { id: HEAD_ID, q: seq, a: at },
+          Item: { id: HEAD_ID, q: seq, a: at, r: trimRecent([...recent.map(codeOf), ...group.entries.map((e, i) => recentCode(head + 1 + i, e))]) },
           ...(head === 0 ? { ConditionExpression: 'attribute_not_exists(id) OR q = :q' } : { ConditionExpression: 'q = :q' }),
           ExpressionAttributeValues: { ':q': head },
         },

@@ -185,16 +185,11 @@ export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<
     }
     const outcome =
       valid && !order?.newer.length
-        ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started }, { clock: () => now().getTime() })
+        ? await loadFeed(deps.dynamo, deps.legsTableName, { legs: parsed.legs, mode: where.mode, now: started })
         : undefined;
     if (order && outcome?.status === 'loaded') {
       const lost = await recordApplied(deps.dynamo, deps.legsTableName, sources, order.file, now());
       if (lost.length > 0) logger.warn('a newer sync file was recorded while this one loaded: syncs of one source ran at once', { file: object.key, sources: lost });
-    }
-    if (outcome?.snapshotNotBuilt !== undefined) {
-      logger.warn('The listing snapshot was not built after the load; the listing reads the index until the next scheduled build', {
-        reason: outcome.snapshotNotBuilt,
-      });
     }
     report = buildReport({ ...base, finishedAt: now().toISOString() }, parsed, outcome, order);
   } catch (err) {

@@ -1,8 +1,8 @@
 import { processClock } from '../clock.js';
 import { LRUCache } from 'lru-cache';
-import { RESET_ID, type ChangeSet, type JournalHead, type JournalSource, type LegChange } from './journal.js';
+import { applyChanges, type ChangeHead, type ChangeSet, type ChangeSource, type LegChange } from './leg-change.js';
 import { covers, MAX_CACHED_RECORDS, splitCached, type LegsRepository, type StartDateRange } from './repository.js';
-import { IndexEntryReader, type IndexEntry } from './storage.js';
+import type { IndexEntry } from './storage.js';
 
 /**
  * The per-container listing cache that knows when the data changed (docs/performance.md):
@@ -10,25 +10,22 @@ import { IndexEntryReader, type IndexEntry } from './storage.js';
  * - bucket reads are kept (a read serves any later read of the same bucket whose startDate range it
  *   covers; concurrent misses share one query), and page records by id (an LRU of at most
  *   MAX_CACHED_RECORDS);
- * - before it answers, at most once per `checkIntervalMs` (1 s), the cache reads the journal's head
- *   (one small item, src/legs/journal.ts). When the version moved, it applies the change sets it
- *   missed to the cached reads (each touched read becomes a new, sorted array, so the match memo sees
- *   the change) and drops the changed legs' records. The recent change sets ride in the head itself;
- *   older ones come from the journal's slots in one BatchGetItem; when they are gone (more than 100
- *   behind, or overwritten), or when a change set says "reset" (a large load), it drops everything;
- * - at the latest `ceilingMs` after it was filled, it drops everything anyway: a write that bypasses
- *   the journal (a hand-made PutItem) is seen within the ceiling;
- * - a bucket read that completes re-applies the head's recent change sets, so an index read that
- *   lags behind the journal (GSIs are eventually consistent) does not undo a change already seen.
+ * - at most once per `checkIntervalMs`, it reads the change log's head (src/changes/follow.ts) and
+ *   applies the changes it missed to the cached reads and records; when they are too many or gone,
+ *   it drops everything (at most once per `reloadIntervalMs`: meanwhile it keeps what it has);
+ * - at the latest `ceilingMs` after it was filled, it drops everything anyway;
+ * - a bucket read that completes re-applies the head's recent changes (the index may lag the log).
  *
  * Expiry is not cached state: the listing computes it from the clock at each request.
  */
 export interface ChangeAwareCacheOptions {
   /** Clock, epoch ms. */
   clock?: () => number;
-  /** Least time between two reads of the journal head. Default 1,000 ms. */
+  /** Least time between two reads of the change log's head. Default 1,000 ms. */
   checkIntervalMs?: number;
-  /** Longest a cached read or record is kept whatever the journal says. */
+  /** Least time between two full reloads for falling behind the change log. Default 10,000 ms. */
+  reloadIntervalMs?: number;
+  /** Longest a cached read or record is kept whatever the change log says. */
   ceilingMs: number;
   maxRecords?: number;
 }
@@ -53,14 +50,7 @@ interface CachedRead extends StartDateRange {
 }
 
 export const DEFAULT_CHECK_INTERVAL_MS = 1_000;
-
-function before(a: IndexEntry, b: IndexEntry): boolean {
-  return a.startDate < b.startDate || (a.startDate === b.startDate && a.id < b.id);
-}
-
-function inRange(startDate: string, range: StartDateRange): boolean {
-  return (range.from === undefined || startDate >= range.from) && (range.to === undefined || startDate <= range.to);
-}
+export const DEFAULT_RELOAD_INTERVAL_MS = 10_000;
 
 /** The changes of a run of change sets, the last change of each leg winning. */
 function lastChanges(sets: readonly ChangeSet[]): Map<string, LegChange> {
@@ -69,51 +59,20 @@ function lastChanges(sets: readonly ChangeSet[]): Map<string, LegChange> {
   return byId;
 }
 
-/**
- * `entries` (one bucket, index order) with `changes` applied: changed legs removed, and those now in
- * `bucket` within `range` inserted in order. The same array when nothing in it changes.
- */
-export function applyChanges(
-  entries: IndexEntry[],
-  bucket: string,
-  range: StartDateRange,
-  changes: ReadonlyMap<string, LegChange>,
-): IndexEntry[] {
-  const added: IndexEntry[] = [];
-  const reader = new IndexEntryReader();
-  for (const c of changes.values()) {
-    if (!c.index || c.index.lb !== bucket) continue;
-    const entry = reader.read({ id: c.id, ls: c.index.ls, lf: c.index.lf });
-    if (entry && inRange(entry.startDate, range)) added.push(entry);
-  }
-  let touched = added.length > 0;
-  if (!touched) for (const e of entries) if (changes.has(e.id)) { touched = true; break; }
-  if (!touched) return entries;
-  added.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
-  const kept = entries.filter((e) => !changes.has(e.id));
-  const out: IndexEntry[] = new Array<IndexEntry>(kept.length + added.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < kept.length && j < added.length) out[k++] = before(added[j]!, kept[i]!) ? added[j++]! : kept[i++]!;
-  while (i < kept.length) out[k++] = kept[i++]!;
-  while (j < added.length) out[k++] = added[j++]!;
-  return out;
-}
-
 export function withChangeAwareCache(
   repo: LegsRepository,
-  journal: JournalSource,
+  log: ChangeSource,
   options: ChangeAwareCacheOptions,
 ): ChangeAwareRepository {
   const clock = options.clock ?? processClock;
   const checkIntervalMs = options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
+  const reloadIntervalMs = options.reloadIntervalMs ?? DEFAULT_RELOAD_INTERVAL_MS;
   const maxRecords = options.maxRecords ?? MAX_CACHED_RECORDS;
   const stats: CacheStats = { headReads: 0, slotReads: 0, changeSetsApplied: 0, fullReloads: 0 };
 
   let reads = new Map<string, CachedRead[]>();
   const records = new LRUCache<string, Record<string, unknown>>({ max: maxRecords });
-  /** The journal version the cached state reflects; undefined before the first head read. */
+  /** The change log entry the cached state reflects; undefined before the first head read. */
   let seen: number | undefined;
   let recent: ChangeSet[] = [];
   let lastCheck = -Infinity;
@@ -144,9 +103,9 @@ export function withChangeAwareCache(
 
   async function check(now: number): Promise<void> {
     stats.headReads += 1;
-    const head: JournalHead = await journal.head();
+    const head: ChangeHead = await log.head();
     if (seen === undefined || head.version < seen) {
-      // First look, or a journal that went back (a table recreated): nothing cached can be trusted.
+      // First look, or a log that went back (a table recreated): nothing cached can be trusted.
       if (seen !== undefined) stats.fullReloads += 1;
       dropAll(now);
     } else if (head.version > seen) {
@@ -155,9 +114,10 @@ export function withChangeAwareCache(
       let sets: ChangeSet[] | undefined = inHead.length > 0 && inHead[0]!.v === from ? inHead : undefined;
       if (!sets) {
         stats.slotReads += 1;
-        sets = await journal.changeSets(from, head.version).catch(() => undefined);
+        sets = await log.changeSets(from, head.version).catch(() => undefined);
       }
-      if (sets && !sets.some((set) => set.changes.some((c) => c.id === RESET_ID))) apply(sets);
+      if (sets) apply(sets);
+      else if (now - filledAt < reloadIntervalMs) return;
       else {
         stats.fullReloads += 1;
         dropAll(now);

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { writeLegs, type WriteLegsOptions, type WriteLegsResult } from './loader.js';
+import { writeLegs, type WriteLegsOptions } from './loader.js';
 import { DEFAULT_SOURCE, sourceOf } from './source.js';
 import type { StoredLeg } from './storage.js';
 import { planLoad, type LoadMode, type LoadPlan } from './sync-plan.js';
@@ -35,14 +35,6 @@ export interface FeedLoadOutcome {
   written: number;
   /** Legs written with `listed: false`. */
   unlisted: number;
-  /** Why the listing snapshot was not built after a large write, when it was not (src/legs/snapshot-build.ts). */
-  snapshotNotBuilt?: string;
-}
-
-/** The reason of a write whose snapshot was not built, if any. */
-function notBuilt(...results: readonly (WriteLegsResult | undefined)[]): { snapshotNotBuilt?: string } {
-  for (const r of results) if (r?.snapshot && !r.snapshot.built) return { snapshotNotBuilt: r.snapshot.reason };
-  return {};
 }
 
 export async function loadFeed(
@@ -53,7 +45,7 @@ export async function loadFeed(
 ): Promise<FeedLoadOutcome> {
   if (request.mode === 'upsert' && !request.dryRun) {
     const result = await writeLegs(client, tableName, request.legs, writeOptions);
-    return { plan: undefined, status: 'loaded', written: result.written, unlisted: 0, ...notBuilt(result) };
+    return { plan: undefined, status: 'loaded', written: result.written, unlisted: 0 };
   }
   const ids = new Set(request.legs.map((l) => l.id));
   const synced = new Set(
@@ -67,5 +59,5 @@ export async function loadFeed(
   if (request.dryRun) return { plan, status: 'dry-run', written: 0, unlisted: 0 };
   const writes = plan.writes.length > 0 ? await writeLegs(client, tableName, plan.writes, writeOptions) : undefined;
   const unlists = plan.unlist.length > 0 ? await writeLegs(client, tableName, plan.unlist, writeOptions) : undefined;
-  return { plan, status: 'loaded', written: writes?.written ?? 0, unlisted: unlists?.written ?? 0, ...notBuilt(writes, unlists) };
+  return { plan, status: 'loaded', written: writes?.written ?? 0, unlisted: unlists?.written ?? 0 };
 }

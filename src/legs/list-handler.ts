@@ -8,7 +8,8 @@ import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../htt
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import { withChangeAwareCache } from './change-aware-cache.js';
-import { createJournalSource } from './journal.js';
+import { createChangeSource } from '../changes/follow.js';
+import { createChangeLogStore } from '../changes/store.js';
 import { listEmptyLegs } from './list-legs.js';
 import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';
@@ -29,17 +30,17 @@ export interface ListHandlerDependencies {
 
 /**
  * The functions' legs repository: the table, its buckets read from the listing snapshot where it
- * serves (src/legs/snapshot-read.ts), behind the change-aware listing cache
- * (src/legs/change-aware-cache.ts), which checks the change journal at most once a second and
- * re-reads everything at the latest every LISTING_CACHE_TTL_SECONDS; 0 turns it off.
+ * serves, behind the change-aware cache, which follows the change log and re-reads everything at
+ * the latest every LISTING_CACHE_TTL_SECONDS; 0 turns it off.
  */
 export function createListRepository(
   client: DynamoDBDocumentClient,
   config: Pick<Config, 'legsTableName' | 'listingCacheTtlSeconds'> & Partial<Pick<Config, 'clock'>>,
 ): LegsRepository & { clear(): void } {
   const table = createLegsRepository(client, config.legsTableName);
+  const log = createChangeSource(createChangeLogStore(client, config.legsTableName));
   return config.listingCacheTtlSeconds > 0
-    ? withChangeAwareCache(withSnapshot(table, client, config.legsTableName), createJournalSource(client, config.legsTableName), {
+    ? withChangeAwareCache(withSnapshot(table, client, config.legsTableName, log), log, {
         ceilingMs: config.listingCacheTtlSeconds * 1000,
         ...(config.clock ? { clock: config.clock } : {}),
       })

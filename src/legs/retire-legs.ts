@@ -4,37 +4,14 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 import { logger } from '../logger.js';
 import { emfLine, RETIRE_METRICS } from '../metrics.js';
 import { LEGS_EXPIRY_INDEX } from '../tables.js';
-import { appendChanges, RESET_ID, type LegChange } from './journal.js';
-import { JOURNAL_RESET_ABOVE, JOURNAL_SET_MAX } from './loader.js';
 import { deletionTime, dueDay, EXPIRY_SHARD_KEYS, EXPIRY_SHARDS } from './retirement.js';
-import { changeStamp } from './snapshot.js';
-import { BUCKET_ATTR, CHANGE_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from './storage.js';
+import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from './storage.js';
 
 /**
- * Retiring legs (docs/deploy.md, "History and retention"): the scheduled function's use case. One
- * run reads, from each shard of the sparse index `byExpiry`, the legs whose retirement day is due
- * (src/legs/retirement.ts: expired in every zone on earth), and for each one, in one conditional
- * UpdateItem, removes the listing index attributes (`lb`, `ls`, `lf`) and its retirement day (`xd`:
- * it leaves `byExpiry`), stamps the change (`lc`: the listing snapshot's delta sees it leave) and
- * sets `ttl`, RETENTION_DAYS after the retirement instant: DynamoDB TTL deletes the item later. No
- * Scan: a run reads only what is due.
- *
- * The journal (src/legs/journal.ts) sees every leg that leaves the listing index, as the loader's
- * writes do: one change set (the leg's id, no index) per chunk of at most JOURNAL_SET_MAX updates,
- * appended after the chunk is written; a run that retires more than JOURNAL_RESET_ABOVE legs appends
- * one reset instead, at the end (also after a failure, when anything was retired). A leg that was in
- * no listing (unlisted, blocked) is retired without a change.
- *
- * Bounds of one run: at most MAX_PER_SHARD legs from each of the EXPIRY_SHARDS shards (so at most
- * MAX_RETIRED_PER_RUN UpdateItems), at most MAX_QUERY_PAGES Queries per shard, at most
- * ceil(MAX_RETIRED_PER_RUN / JOURNAL_SET_MAX) journal appends. A shard with more due legs than that
- * is behind: the run says so (`behind`, the metric `RetireBehind`) and the next run goes on where it
- * stopped, since what it retired has left the index. Behind costs nothing but time: retired legs
- * were expired already, and the listing never shows an expired leg.
- *
- * The update is conditioned on `xd` still being the day the index gave: a leg loaded again in the
- * meantime (with a later endDate) is left alone, and so is an item already retired (the index is
- * eventually consistent and may still show it).
+ * Retiring legs (docs/deploy.md, "History and retention"): each run takes, from each shard of the
+ * `byExpiry` index, the legs due (expired in every zone) and, in one UpdateItem conditioned on the
+ * day the index gave, removes their listing attributes and sets `ttl`. At most MAX_PER_SHARD legs a
+ * shard; more is `behind`, for the next run. The change log sees each listed leg leave (`withdrawn`).
  */
 export const MAX_RETIRED_PER_RUN = 4_000;
 export const MAX_PER_SHARD = MAX_RETIRED_PER_RUN / EXPIRY_SHARDS;
@@ -55,14 +32,12 @@ export interface RetireReport {
   found: number;
   /** Legs retired (listing attributes removed, ttl set). */
   retired: number;
-  /** Of those, legs that were in the listing index (each a change in the journal). */
+  /** Of those, legs that were in the listing index (each a `withdrawn` change). */
   unlisted: number;
   /** Due legs left alone: loaded again with a later day, or retired already. */
   skipped: number;
   /** Shards with due legs left for the next run. */
   behind: string[];
-  /** How the journal heard of it. */
-  journal: 'none' | 'changes' | 'reset';
   queries: number;
 }
 
@@ -109,16 +84,14 @@ async function dueLegsOfShard(
   return legs.slice(0, limit);
 }
 
-/** Retires one leg; its journal change when it left the listing index, null when it was in none, undefined when skipped. */
-async function retireOne(client: DynamoDBDocumentClient, tableName: string, leg: DueLeg, stamp: string): Promise<LegChange | null | undefined> {
+/** Retires one leg: true when it left the listing index, false when it was in none, undefined when skipped. */
+async function retireOne(client: DynamoDBDocumentClient, tableName: string, leg: DueLeg): Promise<boolean | undefined> {
   try {
     const out = await client.send(
       new UpdateCommand({
         TableName: tableName,
         Key: { id: leg.id },
-        // The shard `xp` stays, with the change stamp `lc`: the listing snapshot's delta (the
-        // `byChange` index) sees the leg leave, as it sees a load's writes (src/legs/snapshot.ts).
-        UpdateExpression: 'REMOVE #lb, #ls, #lf, #xd SET #ttl = :ttl, #lc = :lc',
+        UpdateExpression: 'REMOVE #lb, #ls, #lf, #xd SET #ttl = :ttl',
         ConditionExpression: '#xd = :day',
         ExpressionAttributeNames: {
           '#lb': BUCKET_ATTR,
@@ -126,13 +99,12 @@ async function retireOne(client: DynamoDBDocumentClient, tableName: string, leg:
           '#lf': FILTER_ATTR,
           '#xd': EXPIRY_DAY_ATTR,
           '#ttl': TTL_ATTR,
-          '#lc': CHANGE_ATTR,
         },
-        ExpressionAttributeValues: { ':day': leg.day, ':ttl': deletionTime(leg.day), ':lc': stamp },
+        ExpressionAttributeValues: { ':day': leg.day, ':ttl': deletionTime(leg.day) },
         ReturnValues: 'UPDATED_OLD',
       }),
     );
-    return out.Attributes?.[BUCKET_ATTR] === undefined ? null : { id: leg.id };
+    return out.Attributes?.[BUCKET_ATTR] !== undefined;
   } catch (err) {
     if (err instanceof ConditionalCheckFailedException) return undefined;
     throw err;
@@ -160,36 +132,19 @@ async function settleAll<T, R>(items: readonly T[], limit: number, work: (item: 
 /** One run: what is due at `options.now`, retired; the report says what happened. */
 export async function retireDueLegs(client: DynamoDBDocumentClient, tableName: string, options: RetireOptions): Promise<RetireReport> {
   const due = dueDay(options.now);
-  const report: RetireReport = { dueDay: due, found: 0, retired: 0, unlisted: 0, skipped: 0, behind: [], journal: 'none', queries: 0 };
+  const report: RetireReport = { dueDay: due, found: 0, retired: 0, unlisted: 0, skipped: 0, behind: [], queries: 0 };
   const limit = options.maxPerShard ?? MAX_PER_SHARD;
   const legs: DueLeg[] = [];
   for (const shard of EXPIRY_SHARD_KEYS) legs.push(...(await dueLegsOfShard(client, tableName, shard, due, limit, report)));
   report.found = legs.length;
-  const bulk = legs.length > JOURNAL_RESET_ABOVE;
-
   let failure: Error | undefined;
-  for (let i = 0; i < legs.length && failure === undefined; i += JOURNAL_SET_MAX) {
-    const results = await settleAll(legs.slice(i, i + JOURNAL_SET_MAX), UPDATE_CONCURRENCY, (leg) => retireOne(client, tableName, leg, changeStamp(options.now)));
-    const changes: LegChange[] = [];
-    for (const r of results) {
-      if (r.status === 'rejected') {
-        failure ??= r.reason instanceof Error ? r.reason : new Error('Retiring a leg failed', { cause: r.reason });
-      } else if (r.value === undefined) {
-        report.skipped += 1;
-      } else {
-        report.retired += 1;
-        if (r.value) changes.push(r.value);
-      }
+  for (const r of await settleAll(legs, UPDATE_CONCURRENCY, (leg) => retireOne(client, tableName, leg))) {
+    if (r.status === 'rejected') failure ??= r.reason instanceof Error ? r.reason : new Error('Retiring a leg failed', { cause: r.reason });
+    else if (r.value === undefined) report.skipped += 1;
+    else {
+      report.retired += 1;
+      if (r.value) report.unlisted += 1;
     }
-    report.unlisted += changes.length;
-    if (!bulk && changes.length > 0) {
-      await appendChanges(client, tableName, changes);
-      report.journal = 'changes';
-    }
-  }
-  if (bulk && report.unlisted > 0) {
-    await appendChanges(client, tableName, [{ id: RESET_ID }]);
-    report.journal = 'reset';
   }
   if (failure !== undefined) throw failure;
   return report;

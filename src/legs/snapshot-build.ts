@@ -4,7 +4,7 @@ import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBD
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { LEGS_INDEX } from '../tables.js';
 import { monthIndexOf, monthName, toEpochDay } from './dates.js';
-import { JOURNAL_HEAD_ID, parseHead, type LegChange } from './journal.js';
+import { createChangeLogStore } from '../changes/store.js';
 import { HORIZON_DAYS } from './limits.js';
 import {
   bucketHash,
@@ -14,7 +14,6 @@ import {
   partId,
   partIds,
   SNAPSHOT_MANIFEST_ID,
-  SNAPSHOT_SKEW_MS,
   type BucketParts,
   type RawEntry,
   type SnapshotManifest,
@@ -22,31 +21,16 @@ import {
 import { BUCKET_ATTR, FILTER_ATTR, idOfSortKey, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, SORT_ATTR } from './storage.js';
 
 /**
- * Building the listing snapshot (src/legs/snapshot.ts): the scheduled function every 15 minutes
- * (functions/build-snapshot/handler.ts), and the loader at the end of a large load. A build
- *
- * 1. reads the manifest (strongly consistent) and the journal's version;
- * 2. reads every bucket a listing can read from the listing index (`snapshotMonths`), four at a
- *    time, with a large load's own legs laid over what it read (`overlay`);
- * 3. writes the parts of every bucket whose content changed (a bucket's parts are named by its
- *    content's hash: an unchanged bucket costs nothing);
- * 4. writes the manifest, conditioned on the generation token it read: a large load that began in
- *    the meantime marked the snapshot stale, and this build's view may predate it;
- * 5. deletes the parts the previous manifest had already retired (a container that read an older
- *    manifest a moment ago finds them gone and reads the index instead).
+ * Builds the listing snapshot: notes where the change log stood INDEX_LAG_MS before it began (the
+ * delta starts there), then reads every bucket a listing can read from the index; writes the parts of the buckets whose content changed, then the manifest
+ * (conditioned on the token it read), then deletes the parts the previous manifest retired.
  */
 export interface BuildOptions {
-  /**
-   * Legs the caller has just written, as the listing index now holds them (a large load's own
-   * legs): they override what the index read shows of them, which may lag behind the writes (a
-   * global secondary index is eventually consistent, and a large load's legs carry no change stamp).
-   */
-  overlay?: ReadonlyMap<string, LegChange>;
   clock?: () => number;
 }
 
 export interface BuildResult {
-  /** False when a large load marked the snapshot stale during the build: nothing was published. */
+  /** False when another build published first: nothing was published. */
   published: boolean;
   buckets: number;
   entries: number;
@@ -55,6 +39,9 @@ export interface BuildResult {
   partsDeleted: number;
   manifest?: SnapshotManifest;
 }
+
+/** How far the listing index may lag the change log: the delta starts this long before a build. */
+export const INDEX_LAG_MS = 60_000;
 
 /** Buckets a build reads at once. */
 const BUILD_CONCURRENCY = 4;
@@ -105,14 +92,6 @@ async function readBucket(client: DynamoDBDocumentClient, tableName: string, buc
   return list;
 }
 
-/** `list` (one bucket, index order) with the overlay's legs taken out and those now in `bucket` put in, in order. */
-function overlaid(list: readonly RawEntry[], bucket: string, overlay: ReadonlyMap<string, LegChange>): RawEntry[] {
-  if (overlay.size === 0) return [...list];
-  const out = list.filter((e) => !overlay.has(idOfSortKey(e.ls) ?? ''));
-  for (const c of overlay.values()) if (c.index?.lb === bucket) out.push({ ls: c.index.ls, lf: c.index.lf });
-  return out.sort((a, b) => (a.ls < b.ls ? -1 : a.ls > b.ls ? 1 : 0));
-}
-
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
 /** BatchWriteItem in batches of 25 (DynamoDB's limit), unprocessed items retried with backoff. */
@@ -131,10 +110,9 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, req
 export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: string, options: BuildOptions = {}): Promise<BuildResult> {
   const clock = options.clock ?? processClock;
   const previous = await readManifest(client, tableName);
-  const head = await client.send(new GetCommand({ TableName: tableName, Key: { id: JOURNAL_HEAD_ID }, ConsistentRead: true }));
   const builtAt = clock();
+  const logSeq = await createChangeLogStore(client, tableName).seqBefore(builtAt - INDEX_LAG_MS);
   const months = snapshotMonths(new Date(builtAt).toISOString().slice(0, 10));
-  const overlay = options.overlay ?? new Map<string, LegChange>();
   // A few buckets at a time: all of them at once queue on a small database (DynamoDB Local on two
   // cores) past a request's time-out.
   const lists: RawEntry[][] = [];
@@ -149,7 +127,7 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
   );
   const byBucket = new Map<string, RawEntry[]>();
   months.buckets.forEach((bucket, i) => {
-    const list = overlaid(lists[i]!, bucket, overlay);
+    const list = lists[i]!;
     if (list.length > 0) byBucket.set(bucket, list);
   });
 
@@ -173,10 +151,8 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
   const current = new Set(partIds({ buckets }));
   const manifest: SnapshotManifest = {
     token: randomUUID(),
-    stale: false,
     builtAt,
-    watermark: builtAt - SNAPSHOT_SKEW_MS,
-    journalVersion: parseHead(head.Item).version,
+    logSeq,
     firstMonth: months.first,
     lastMonth: months.last,
     buckets,
@@ -204,26 +180,4 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
   const deletions = (previous?.retired ?? []).filter((id) => !current.has(id));
   await batchWrite(client, tableName, deletions.map((id) => ({ DeleteRequest: { Key: { id } } })));
   return { published: true, buckets: byBucket.size, entries, partsWritten: puts.length, partsDeleted: deletions.length, manifest };
-}
-
-/**
- * Marks the snapshot stale (a large load is about to write legs without change stamps): readers
- * read the index until the next build, and a build under way does not publish (its token is gone).
- * Keeps the buckets' parts for the next build to reuse or retire. Without a snapshot it writes a
- * stale, empty manifest, so that a first build under way does not publish either.
- */
-export async function markSnapshotStale(client: DynamoDBDocumentClient, tableName: string, clock: () => number = processClock): Promise<void> {
-  const previous = await readManifest(client, tableName);
-  const base: SnapshotManifest = previous ?? {
-    token: '',
-    stale: true,
-    builtAt: clock(),
-    watermark: clock(),
-    journalVersion: 0,
-    firstMonth: '',
-    lastMonth: '',
-    buckets: {},
-    retired: [],
-  };
-  await client.send(new PutCommand({ TableName: tableName, Item: encodeManifest({ ...base, stale: true, token: randomUUID() }) }));
 }

@@ -1,35 +1,15 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
-import { LEGS_CHANGE_INDEX } from '../tables.js';
-import { applyChanges } from './change-aware-cache.js';
-import { changeOfItem, type LegChange } from './journal.js';
-import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_DELTA_PAGES_PER_SHARD, MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
-import { EXPIRY_SHARD_KEYS } from './retirement.js';
+import { applyChanges, type ChangeSource, type LegChange } from './leg-change.js';
+import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
 import type { LegsRepository } from './repository.js';
-import {
-  changeStamp,
-  covers,
-  decodeBucket,
-  decodeManifest,
-  partId,
-  sliceByStart,
-  SNAPSHOT_MANIFEST_ID,
-  type SnapshotManifest,
-} from './snapshot.js';
-import { CHANGE_ATTR, EXPIRY_SHARD_ATTR, type IndexEntry } from './storage.js';
+import { covers, decodeBucket, decodeManifest, partId, sliceByStart, SNAPSHOT_MANIFEST_ID, type SnapshotManifest } from './snapshot.js';
+import type { IndexEntry } from './storage.js';
 
 /**
- * Bucket reads from the listing snapshot (src/legs/snapshot.ts) where one can serve, from the index
- * (`repo`) where not. A container's first read takes the manifest (one GetItem) and the delta (one
- * Query per shard of the `byChange` index, from the manifest's watermark), then the buckets' parts
- * (those asked for together in one BatchGetItem), applies the delta to them and keeps the result for the ranges asked
- * later. `invalidate()` forgets all that; the change-aware cache calls it whenever the change journal
- * moved or it dropped everything, so what it reads next is read anew.
- *
- * The index serves instead, and the listing is the same, when there is no manifest, when it is
- * stale (a large load since the build), when the delta holds more than MAX_DELTA_PAGES_PER_SHARD
- * pages in a shard (the snapshot is that far behind), or when a bucket's parts are missing or not
- * readable (a part deleted by a build after this container read the manifest).
+ * Bucket reads from the listing snapshot (manifest, then the change log's entries after its `logSeq`
+ * laid over the buckets' parts), from the index (`repo`) where it cannot serve: no manifest, a delta
+ * longer than `log` reads, or parts missing. `invalidate()` makes the next read read anew.
  */
 export interface SnapshotStats {
   /** Bucket reads served by the snapshot. */
@@ -48,45 +28,21 @@ interface State {
 
 export type SnapshotRepository = LegsRepository & { invalidate(): void; readonly stats: SnapshotStats };
 
-export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClient, tableName: string): SnapshotRepository {
+export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClient, tableName: string, log: ChangeSource): SnapshotRepository {
   const stats: SnapshotStats = { snapshotReads: 0, indexReads: 0 };
   let state: Promise<State | undefined> | undefined;
 
   async function readState(): Promise<State | undefined> {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: SNAPSHOT_MANIFEST_ID } }));
     const manifest = decodeManifest(out.Item);
-    if (!manifest || manifest.stale) return undefined;
-    const shards = await Promise.all(EXPIRY_SHARD_KEYS.map((shard) => readDelta(shard, changeStamp(manifest.watermark))));
-    if (shards.some((s) => s === undefined)) return undefined;
+    if (!manifest) return undefined;
+    const head = await log.head();
+    const sets = await log.changeSets(manifest.logSeq + 1, head.version);
+    if (!sets) return undefined;
     const delta = new Map<string, LegChange>();
-    // Each shard in write order: the last write of a leg wins (a leg is in one shard).
-    for (const changes of shards) for (const c of changes!) delta.set(c.id, c);
+    // In log order: the last change of a leg wins.
+    for (const set of sets) for (const c of set.changes) delta.set(c.id, c);
     return { manifest, delta, buckets: new Map(), parts: partsLoader() };
-  }
-
-  async function readDelta(shard: string, from: string): Promise<LegChange[] | undefined> {
-    const changes: LegChange[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    for (let page = 0; page < MAX_DELTA_PAGES_PER_SHARD; page++) {
-      const out = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: LEGS_CHANGE_INDEX.indexName,
-          // The index projects the listing index's attributes and its keys: nothing more to ask for.
-          KeyConditionExpression: '#p = :p AND #c >= :c',
-          ExpressionAttributeNames: { '#p': EXPIRY_SHARD_ATTR, '#c': CHANGE_ATTR },
-          ExpressionAttributeValues: { ':p': shard, ':c': from },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) {
-        // What the index holds for the leg now, or nothing (it left the listing): a change as the journal has it.
-        changes.push(changeOfItem(item));
-      }
-      startKey = out.LastEvaluatedKey;
-      if (!startKey) return changes;
-    }
-    return undefined;
   }
 
   /** The parts named, read in BatchGetItems of at most 100 keys in parallel; a part not found (or left unprocessed) is absent. */

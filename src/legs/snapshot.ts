@@ -4,38 +4,20 @@ import { lowerBound } from './listing.js';
 import { FILTER_ATTR, IndexEntryReader, LONG_BUCKET, SORT_ATTR, type IndexEntry } from './storage.js';
 
 /**
- * The listing snapshot (docs/performance.md, "The listing snapshot"): what a new container reads
- * instead of the listing index, so that its first request reads a few compact items by key rather
- * than every Query page of every bucket.
- *
- * - **Parts**, ids `~snapshot#<bucket>#<hash>#<k>`: the index entries of one bucket (sort key and
- *   filter attribute, in index order), as gzip'd JSON in the binary attribute `z`, split so that a
- *   part stays far below DynamoDB's 400 KB item limit. `<hash>` names the bucket's content, so a
- *   bucket that did not change since the last build keeps its parts (nothing is written for it).
- * - **The manifest**, id `~snapshot`: which parts make up each bucket, the watermark, the
- *   generation token. A build writes the parts first, then the manifest (conditioned on the token
- *   it read), then deletes the parts superseded one build earlier.
- * - **The delta**: every leg written by an incremental load carries `lc`, the instant of the write
- *   (ISO 8601), and the sparse index `byChange` (partition: the leg's shard `xp`, sort key `lc`)
- *   projects what the listing index holds for it. A reader applies the legs written since the
- *   manifest's watermark, read from that index, to the parts: the snapshot plus the delta is the
- *   listing index as it is now. A large load (writeLegs, JOURNAL_RESET_ABOVE) marks the snapshot
- *   stale instead and builds it again at its end.
- *
- * Like the journal's items, their ids start with `~`, which no leg id does, and they carry no index
- * attribute. This module is pure: encoding and decoding. Reading is src/legs/snapshot-read.ts,
- * building src/legs/snapshot-build.ts.
+ * The listing snapshot (docs/performance.md): parts (`~snapshot#<bucket>#<hash>#<k>`, a bucket's
+ * index entries as gzip'd JSON, named by content) and the manifest (`~snapshot`). A reader lays the
+ * change log's entries after the manifest's `logSeq` over the parts. Encoding and decoding only.
  */
 export const SNAPSHOT_MANIFEST_ID = '~snapshot';
 export const SNAPSHOT_PART_PREFIX = `${SNAPSHOT_MANIFEST_ID}#`;
 
-/**
- * How far before the start of its read a build puts its watermark: a write's `lc` is its writer's
- * clock, and the read may lag a moment behind a write (a scheduled build reads eventually
- * consistent). A write the build did not see is then still in the delta, whichever clock stamped it,
- * as long as the clocks are within this of each other.
- */
-export const SNAPSHOT_SKEW_MS = 60_000;
+/** A build is due when there is no snapshot, it is this old, or its delta is longer than REBUILD_DELTA entries. */
+export const REBUILD_AGE_MS = 15 * 60_000;
+export const REBUILD_DELTA = 500;
+
+export function buildDue(manifest: Pick<SnapshotManifest, 'builtAt' | 'logSeq'> | undefined, logHead: number, now: number): boolean {
+  return manifest === undefined || now - manifest.builtAt >= REBUILD_AGE_MS || logHead - manifest.logSeq > REBUILD_DELTA;
+}
 
 /** Largest gzip'd payload of one part, bytes (DynamoDB's item limit is 400 KB, names included). */
 export const MAX_PART_BYTES = 300_000;
@@ -43,11 +25,6 @@ export const MAX_PART_BYTES = 300_000;
 /** True when the snapshot holds `bucket`: the long bucket, or a month from its first to its last. */
 export function covers(m: Pick<SnapshotManifest, 'firstMonth' | 'lastMonth'>, bucket: string): boolean {
   return bucket === LONG_BUCKET || (m.firstMonth !== '' && bucket >= m.firstMonth && bucket <= m.lastMonth);
-}
-
-/** The instant of a write as `lc` holds it. */
-export function changeStamp(epochMs: number): string {
-  return new Date(epochMs).toISOString();
 }
 
 export interface BucketParts {
@@ -64,14 +41,10 @@ export interface BucketParts {
 export interface SnapshotManifest {
   /** Generation token: a build's manifest is written only while the token it read is still there. */
   token: string;
-  /** Marked stale by a large load: readers read the index until the next build. */
-  stale: boolean;
   /** Epoch ms: when the build began to read. */
   builtAt: number;
-  /** Epoch ms: legs written from this instant on are read from the delta. */
-  watermark: number;
-  /** The journal version the build read before it began (src/legs/journal.ts). */
-  journalVersion: number;
+  /** The change log's head when the build began to read: later entries are the delta. */
+  logSeq: number;
   /** The month buckets the build read, first and last (`yyyy-MM`); the long bucket too. Others are read from the index. */
   firstMonth: string;
   lastMonth: string;
@@ -95,10 +68,8 @@ export function encodeManifest(m: SnapshotManifest): Record<string, unknown> {
   return {
     id: SNAPSHOT_MANIFEST_ID,
     g: m.token,
-    st: m.stale,
     bt: m.builtAt,
-    at: m.watermark,
-    jv: m.journalVersion,
+    lq: m.logSeq,
     m: `${m.firstMonth}/${m.lastMonth}`,
     b: JSON.stringify(Object.fromEntries(Object.entries(m.buckets).map(([k, b]) => [k, [b.hash, b.parts, b.entries, b.bytes]]))),
     old: JSON.stringify(m.retired),
@@ -109,7 +80,7 @@ const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number
 
 /** The manifest of a stored item; undefined when there is none or it is not one (a reader then reads the index). */
 export function decodeManifest(item: Readonly<Record<string, unknown>> | undefined): SnapshotManifest | undefined {
-  if (typeof item?.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt) || !isCount(item.at)) return undefined;
+  if (typeof item?.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt) || !isCount(item.lq)) return undefined;
   try {
     const raw: unknown = JSON.parse(item.b);
     const old: unknown = JSON.parse(typeof item.old === 'string' ? item.old : '[]');
@@ -122,10 +93,8 @@ export function decodeManifest(item: Readonly<Record<string, unknown>> | undefin
     const [firstMonth = '', lastMonth = ''] = typeof item.m === 'string' ? item.m.split('/') : [];
     return {
       token: item.g,
-      stale: item.st === true,
       builtAt: item.bt,
-      watermark: item.at,
-      journalVersion: isCount(item.jv) ? item.jv : 0,
+      logSeq: item.lq,
       firstMonth,
       lastMonth,
       buckets,

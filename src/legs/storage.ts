@@ -1,4 +1,4 @@
-import { LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
+import { LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
 import { AIRCRAFT_CATEGORIES, categoryNamed, type AircraftCategory } from './aircraft-category.js';
 import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
@@ -48,8 +48,6 @@ export const SORT_ATTR = LEGS_INDEX.sortKey;
 export const FILTER_ATTR = 'lf';
 export const EXPIRY_SHARD_ATTR = LEGS_EXPIRY_INDEX.partitionKey;
 export const EXPIRY_DAY_ATTR = LEGS_EXPIRY_INDEX.sortKey;
-/** The instant of an incremental write (ISO 8601), the sort key of the `byChange` index (src/legs/snapshot.ts). */
-export const CHANGE_ATTR = LEGS_CHANGE_INDEX.sortKey;
 /** Epoch seconds after which DynamoDB TTL deletes the item; set by the retiring function only. */
 export const TTL_ATTR = LEGS_TABLE.timeToLiveAttribute;
 

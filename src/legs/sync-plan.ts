@@ -2,7 +2,7 @@ import { categoryOf } from './import/aircraft-spellings.js';
 import { ID_PATTERN } from './import/reference-data.js';
 import { toApiRecord } from './model.js';
 import { DEFAULT_SOURCE, sourceOf } from './source.js';
-import { CHANGE_ATTR, expiryInstant, toStorageItem, type StoredLeg } from './storage.js';
+import { expiryInstant, toStorageItem, type StoredLeg } from './storage.js';
 
 /**
  * What a load writes, decided without I/O: the legs of a file against the items the table holds.
@@ -107,13 +107,9 @@ function sameValue(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameValue((a as StoredItem)[k], (b as StoredItem)[k]));
 }
 
-/**
- * True when writing `leg` would leave `item` as it is, but for the change stamp `lc` (the instant of
- * the item's last incremental write, src/legs/snapshot.ts), which says nothing of the leg.
- */
+/** True when writing `leg` would leave `item` as it is. */
 export function isUnchanged(leg: StoredLeg, item: StoredItem): boolean {
-  const { [CHANGE_ATTR]: _stamp, ...rest } = item;
-  return sameValue(toStorageItem(leg), rest);
+  return sameValue(toStorageItem(leg), item);
 }
 
 const zero = (): PlanCounts => ({ new: 0, changed: 0, unchanged: 0, unlist: 0, inListing: 0, leaving: 0 });

@@ -1,0 +1,23 @@
+import type { ChangeSet, ChangeSource } from '../legs/leg-change.js';
+import type { ChangeLogStore } from './store.js';
+
+/** Most entries a follower reads past the head's recent ones; further behind, it reads everything anew. */
+export const FOLLOW_MAX = 1_000;
+
+/** The change log as the listing's caches and snapshot follow it: index changes by entry number. */
+export function createChangeSource(store: Pick<ChangeLogStore, 'recent' | 'entries'>, maxEntries = FOLLOW_MAX): ChangeSource {
+  return {
+    head: () => store.recent(),
+    async changeSets(from, to) {
+      if (to < from) return [];
+      if (to - from + 1 > maxEntries) return undefined;
+      const sets: ChangeSet[] = [];
+      for (const entry of await store.entries(from, to)) {
+        // Gone (expired), or written before entries carried their index entry: read everything anew.
+        if (entry === undefined || (entry.type !== 'withdrawn' && entry.index === undefined)) return undefined;
+        sets.push({ v: entry.seq, changes: [entry.index ? { id: entry.id, index: entry.index } : { id: entry.id }] });
+      }
+      return sets;
+    },
+  };
+}
