@@ -2,7 +2,6 @@ import { beforeEach, describe, expect, it, jest, afterAll } from '@jest/globals'
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { expiryShard } from '../../src/legs/retirement.js';
 import { encodeBucket, encodeManifest, partId, SNAPSHOT_MANIFEST_ID, type BucketParts } from '../../src/legs/snapshot.js';
 import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
 import { lambdaContext, listEvent } from '../support/events.js';
@@ -11,8 +10,8 @@ import { storedLeg } from '../support/legs.js';
 
 /**
  * The list function with a listing snapshot (src/legs/snapshot-read.ts, composed in
- * src/legs/list-handler.ts): with a manifest, its buckets come from the parts and the `byChange`
- * delta, with no Query on the listing index; with the manifest stale, from the index.
+ * src/legs/list-handler.ts): with a manifest, its buckets come from the parts and the change log's
+ * entries after the manifest's position, with no Query on the listing index; else from the index.
  */
 const ddb = mockClient(DynamoDBDocumentClient);
 const { handler, repository } = buildListHandler();
@@ -29,7 +28,7 @@ const AT_BUILD = [
   leg('d', '2026-12-10', '2026-12-10'),
   leg('long1', '2026-12-01', '2027-02-15'),
 ];
-/** Written since, by an incremental load: `a` blocked, `c` moved to January, `e` new. */
+/** Written since (the change log's entries after the build): `a` blocked, `c` moved to January, `e` new. */
 const SINCE = [
   leg('a', '2026-11-25', '2026-11-26', { blocked: true }),
   leg('c', '2027-01-05', '2027-01-06'),
@@ -43,7 +42,7 @@ const items = (legs: StoredLeg[]) => legs.map(toStorageItem);
 const nowItems = items(NOW_LEGS);
 
 /** The snapshot's parts and manifest as a build writes them, from the table at build time. */
-function snapshotItems(stale: boolean) {
+function snapshotItems(logSeq: number | undefined) {
   const buckets: Record<string, BucketParts> = {};
   const parts: Record<string, unknown>[] = [];
   const byBucket = new Map<string, { ls: string; lf: string }[]>();
@@ -60,34 +59,43 @@ function snapshotItems(stale: boolean) {
     z.forEach((part, k) => parts.push({ id: partId(bucket, hash, k), z: new Uint8Array(part) }));
     buckets[bucket] = { hash, parts: z.length, entries: list.length, bytes: z.reduce((a, p) => a + p.length, 0) };
   }
-  const manifest = encodeManifest({
+  const manifest: Record<string, unknown> = encodeManifest({
     token: 'token-1',
-    stale,
     builtAt: BUILT_AT,
-    watermark: BUILT_AT - 60_000,
-    journalVersion: 0,
+    logSeq: logSeq ?? 0,
     firstMonth: '2026-10',
     lastMonth: '2027-12',
     buckets,
     retired: [],
   });
+  if (logSeq === undefined) delete manifest.lq;
   return { manifest, parts };
 }
 
-function serve(stale: boolean) {
-  const { manifest, parts } = snapshotItems(stale);
+const LOG_AT_BUILD = 40;
+/** The change log: the entries of SINCE after LOG_AT_BUILD, and its head `ahead` entries further. */
+function changeLog(ahead = 0): Record<string, unknown>[] {
+  const entries = items(SINCE).map((i, n) => ({
+    id: `~change#${LOG_AT_BUILD + 1 + n}`,
+    q: LOG_AT_BUILD + 1 + n,
+    k: typeof i.lb === 'string' ? 'u' : 'w',
+    l: i.id,
+    a: BUILT_AT + 1_000,
+    ...(typeof i.lb === 'string' ? { r: JSON.stringify({ id: i.id }), x: [i.lb, i.ls, i.lf] } : {}),
+  }));
+  return [{ id: '~changes', q: LOG_AT_BUILD + SINCE.length + ahead, r: '[]' }, ...entries];
+}
+
+function serve(logSeq: number | undefined, ahead = 0) {
+  const { manifest, parts } = snapshotItems(logSeq);
+  const log = changeLog(ahead);
   expect(parts.length).toBeGreaterThan(Object.keys(JSON.parse(manifest.b as string) as object).length);
-  ddb.on(GetCommand).callsFake((input: { Key: { id: string } }) => (input.Key.id === SNAPSHOT_MANIFEST_ID ? { Item: manifest } : {}));
+  ddb.on(GetCommand).callsFake((input: { Key: { id: string } }) =>
+    input.Key.id === SNAPSHOT_MANIFEST_ID ? { Item: manifest } : input.Key.id === '~changes' ? { Item: log[0] } : {},
+  );
   ddb.on(QueryCommand).callsFake(
     (input: { IndexName?: string; ExpressionAttributeValues: Record<string, string> }) => {
       const v = input.ExpressionAttributeValues;
-      if (input.IndexName === 'byChange') {
-        // The delta: the legs written since, in the shard asked, from the watermark on.
-        const stamp = new Date(BUILT_AT + 1_000).toISOString();
-        expect(stamp >= v[':c']!).toBe(true);
-        const delta = items(SINCE).filter((i) => expiryShard(i.id as string) === v[':p']);
-        return { Items: delta.map((i) => ({ id: i.id, lb: i.lb, ls: i.ls, lf: i.lf })) };
-      }
       const inBucket = nowItems
         .filter((i) => i.lb === v[':b'] && (v[':lo'] === undefined || (i.ls as string) >= v[':lo']) && (v[':hi'] === undefined || (i.ls as string) <= v[':hi']))
         .sort((x, y) => ((x.ls as string) < (y.ls as string) ? -1 : 1));
@@ -96,7 +104,7 @@ function serve(stale: boolean) {
   );
   ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => {
     const [table, req] = Object.entries(input.RequestItems)[0]!;
-    const all = [...parts, ...nowItems];
+    const all = [...parts, ...nowItems, ...log];
     return { Responses: { [table]: req.Keys.map((k) => all.find((i) => i.id === k.id)).filter(Boolean) } };
   });
 }
@@ -115,30 +123,31 @@ afterAll(() => {
   jest.useRealTimers();
 });
 
+const batchGetIds = () =>
+  ddb.commandCalls(BatchGetCommand).flatMap((c) => Object.values(c.args[0].input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.id))));
+
 describe('list-empty-legs handler with a listing snapshot', () => {
-  it('answers from the snapshot parts plus the delta, without a Query on the listing index', async () => {
-    serve(false);
+  it('answers from the snapshot parts plus the change log since the build, without a Query on the listing index', async () => {
+    serve(LOG_AT_BUILD);
     const data = await list();
     expect(data.records.map((r) => r.id)).toEqual(EXPECTED);
     expect(data.total).toBe(EXPECTED.length);
     // The moved leg is shown where it is now.
     expect(data.records.find((r) => r.id === 'c')!.startDate).toBe('2027-01-05');
-    expect(queriesOn('byDepartureBucket')).toHaveLength(0);
-    // One Query of the delta per shard.
-    const shards = queriesOn('byChange').map((c) => String(c.args[0].input.ExpressionAttributeValues?.[':p']));
-    expect(new Set(shards).size).toBe(8);
-    const partReads = ddb
-      .commandCalls(BatchGetCommand)
-      .flatMap((c) => Object.values(c.args[0].input.RequestItems ?? {}).flatMap((r) => (r.Keys ?? []).map((k) => String(k.id))))
-      .filter((id) => id.startsWith('~snapshot#'));
-    expect(partReads.length).toBeGreaterThan(0);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
+    const ids = batchGetIds();
+    expect(ids.filter((id) => id.startsWith('~snapshot#')).length).toBeGreaterThan(0);
+    expect(ids.filter((id) => id.startsWith('~change#')).sort()).toEqual(['~change#41', '~change#42', '~change#43']);
   });
 
-  it('answers from the listing index when the manifest is stale, the same listing', async () => {
-    serve(true);
+  it.each([
+    ['the manifest is from before the change log (no position)', undefined, 0],
+    ['the change log is more than 1,000 entries past the build', LOG_AT_BUILD, 1_000],
+  ])('answers from the listing index when %s, the same listing', async (_case, logSeq, ahead) => {
+    serve(logSeq, ahead);
     const data = await list();
     expect(data.records.map((r) => r.id)).toEqual(EXPECTED);
-    expect(queriesOn('byDepartureBucket').length).toBeGreaterThan(0);
-    expect(queriesOn('byChange')).toHaveLength(0);
+    expect(ddb.commandCalls(QueryCommand).length).toBeGreaterThan(0);
+    expect(batchGetIds().filter((id) => id.startsWith('~snapshot#'))).toHaveLength(0);
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
-import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
 import { FUNCTIONS } from '../../src/routes.js';
 import { WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
@@ -68,23 +67,17 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
   });
 
-  it("least privilege: the consumer reads the stream, writes only the change log's and the journal's items and a leg's change stamp; the feed reads only the log, and scans", () => {
+  it("least privilege: the consumer reads the stream and reads and writes only the change log's items; the feed reads only the log, and scans", () => {
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
     const all = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
     const consumer = [...onTable(all, legsId), ...all.filter((s) => JSON.stringify(s.Resource).includes('StreamArn'))];
     const onItems = consumer.find((s) => actions(s).includes('dynamodb:PutItem'))!;
     expect(actions(onItems)).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem']);
     expect(onItems.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, JOURNAL_HEAD_ID, `${JOURNAL_HEAD_ID}#*`] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`] },
     });
-    const update = consumer.find((s) => actions(s).includes('dynamodb:UpdateItem'))!;
-    expect(actions(update)).toEqual(['dynamodb:UpdateItem']);
-    expect(update.Condition).toEqual({
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'lc', 'xp'] },
-      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
-    });
-    expect(onTable(all, legsId)).toHaveLength(2);
-    for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+    expect(onTable(all, legsId)).toHaveLength(1);
+    for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']) {
       expect(consumer.flatMap(actions)).not.toContain(forbidden);
     }
     expect(consumer.flatMap(actions)).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']));

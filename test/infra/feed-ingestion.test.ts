@@ -126,7 +126,7 @@ describe.each(STAGES)('stage %s', (stage) => {
     expect(json(env.FEEDS_BUCKET_NAME)).toContain(`empty-legs-${stage}-feeds`);
   });
 
-  it('least privilege: read incoming/*, write reports/*, never delete, send to the failure queue only, Scan, BatchWriteItem and the journal GetItem and PutItem on the legs table, Query on its listing index (the snapshot a large load builds), its own logs; nothing else', () => {
+  it('least privilege: read incoming/*, write reports/*, never delete, send to the failure queue only, Scan, BatchWriteItem, GetItem and PutItem (the sync order) on the legs table, no index, its own logs; nothing else', () => {
     const f = resourcesOfType(t(), 'AWS::Lambda::Function')[INGEST_FUNCTION_LOGICAL_ID]!;
     const roleId = (props(f).Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]!;
     const policies = Object.values(resourcesOfType(t(), 'AWS::IAM::Policy')).filter((p) => json(props(p).Roles) === json([{ Ref: roleId }]));
@@ -134,7 +134,7 @@ describe.each(STAGES)('stage %s', (stage) => {
     const statements = (props(policies[0]!).PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement;
     const grants = statements.map((s) => [([] as string[]).concat(s.Action).sort().join(','), json(s.Resource)]);
     expect(grants.map(([a]) => a).sort()).toEqual(
-      ['dynamodb:BatchWriteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:Scan', 'dynamodb:Query', 'logs:CreateLogStream,logs:PutLogEvents', 's3:GetObject,s3:GetObjectVersion', 's3:PutObject', 'sqs:SendMessage'].sort(),
+      ['dynamodb:BatchWriteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:Scan', 'logs:CreateLogStream,logs:PutLogEvents', 's3:GetObject,s3:GetObjectVersion', 's3:PutObject', 'sqs:SendMessage'].sort(),
     );
     const resourceOf = (action: string) => grants.find(([a]) => a === action)![1]!;
     // The failure queue only; and no grant deletes a feed file.
@@ -143,8 +143,6 @@ describe.each(STAGES)('stage %s', (stage) => {
     expect(resourceOf('s3:GetObject,s3:GetObjectVersion')).toMatch(/\/incoming\/\*"\]\]\}$/);
     expect(resourceOf('s3:PutObject')).toMatch(/\/reports\/\*"\]\]\}$/);
     expect(resourceOf('dynamodb:BatchWriteItem,dynamodb:GetItem,dynamodb:PutItem,dynamodb:Scan')).toMatch(/^\{"Fn::GetAtt":\["DataLegsTable[0-9A-F]+","Arn"\]\}$/);
-    // The listing index only: the snapshot build at the end of a large load reads it (src/legs/snapshot-build.ts).
-    expect(resourceOf('dynamodb:Query')).toMatch(/^\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["DataLegsTable[0-9A-F]+","Arn"\]\},"\/index\/byDepartureBucket"\]\]\}$/);
     // no managed policies on the role
     expect(props(resourcesOfType(t(), 'AWS::IAM::Role')[roleId]!).ManagedPolicyArns).toBeUndefined();
   });

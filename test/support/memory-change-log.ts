@@ -28,6 +28,15 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
     head() {
       return Promise.resolve(log.length);
     },
+    recent() {
+      const recent = log.slice(-20).map((e) => ({ v: e.seq, changes: [e.index ? { id: e.id, index: e.index } : { id: e.id }] }));
+      return Promise.resolve({ version: log.length, recent });
+    },
+    seqBefore(instant) {
+      let q = 0;
+      for (const e of log) if (e.committedAt < instant) q = e.seq;
+      return Promise.resolve(q);
+    },
     states(ids) {
       const found = new Map<string, LegState>();
       for (const id of ids) {

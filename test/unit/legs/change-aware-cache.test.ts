@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { applyChanges, withChangeAwareCache } from '../../../src/legs/change-aware-cache.js';
-import type { ChangeSet, JournalHead, JournalSource, LegChange } from '../../../src/legs/journal.js';
+import { withChangeAwareCache } from '../../../src/legs/change-aware-cache.js';
+import { applyChanges, type ChangeHead, type ChangeSet, type ChangeSource, type LegChange } from '../../../src/legs/leg-change.js';
 import type { LegsRepository } from '../../../src/legs/repository.js';
 import { parseIndexItem, toStorageItem, type IndexEntry } from '../../../src/legs/storage.js';
 import { storedLeg } from '../../support/legs.js';
@@ -52,12 +52,12 @@ describe('applyChanges', () => {
   });
 });
 
-/** A journal in memory: `write` appends a change set; the head keeps the last `inHead` sets. */
+/** A change log in memory: `write` appends changes; the head keeps the last `inHead`. */
 function memoryJournal(inHead = 2) {
   const sets: ChangeSet[] = [];
   const calls = { head: 0, slots: 0 };
-  const source: JournalSource = {
-    head(): Promise<JournalHead> {
+  const source: ChangeSource = {
+    head(): Promise<ChangeHead> {
       calls.head += 1;
       return Promise.resolve({ version: sets.length, recent: sets.slice(-inHead) });
     },
@@ -130,11 +130,15 @@ describe('withChangeAwareCache', () => {
     expect(s.table.calls.query).toBe(1);
   });
 
-  it('re-reads everything when the journal cannot be followed, and at the ceiling', async () => {
+  it('re-reads everything when the log cannot be followed (at most once per reload interval), and at the ceiling', async () => {
     const s = setup(1);
     await s.ids();
     for (let i = 0; i < 101; i++) s.write(stored(`x${i}`, 20));
     s.tick(1_000);
+    // Filled a second ago: it keeps what it has rather than read everything again.
+    expect((await s.ids()).length).toBe(2);
+    expect(s.cache.stats.fullReloads).toBe(0);
+    s.tick(9_000);
     expect((await s.ids()).length).toBe(103);
     expect(s.table.calls.query).toBe(2);
     expect(s.cache.stats.fullReloads).toBe(1);

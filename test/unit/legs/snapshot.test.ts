@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { AIRCRAFT_CATEGORIES } from '../../../src/legs/aircraft-category.js';
 import { addDays, fromEpochDay, toEpochDay } from '../../../src/legs/dates.js';
-import { changeOfItem } from '../../../src/legs/journal.js';
+import { changeOfItem } from '../../../src/legs/leg-change.js';
 import {
   covers,
   decodeBucket,
@@ -14,6 +14,9 @@ import {
   partIds,
   sliceByStart,
   SNAPSHOT_MANIFEST_ID,
+  buildDue,
+  REBUILD_AGE_MS,
+  REBUILD_DELTA,
   type RawEntry,
   type SnapshotManifest,
 } from '../../../src/legs/snapshot.js';
@@ -194,10 +197,8 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
   const manifest: fc.Arbitrary<SnapshotManifest> = fc
     .record({
       token: fc.uuid(),
-      stale: fc.boolean(),
       builtAt: fc.nat(),
-      watermark: fc.nat(),
-      journalVersion: fc.nat(),
+      logSeq: fc.nat(),
       months: fc.option(fc.tuple(month, month), { nil: undefined }),
       buckets: fc.dictionary(fc.oneof(month, fc.constant('long')), fc.record({ hash, parts: fc.nat(40), entries: fc.nat(100_000), bytes: fc.nat(10_000_000) }), { maxKeys: 16 }),
       retired: fc.array(fc.tuple(month, hash, fc.nat(5)).map(([b, h, k]) => partId(b, h, k)), { maxLength: 10 }),
@@ -233,10 +234,8 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
 
   const good = encodeManifest({
     token: 't',
-    stale: false,
     builtAt: 10,
-    watermark: 5,
-    journalVersion: 3,
+    logSeq: 3,
     firstMonth: '2026-10',
     lastMonth: '2027-12',
     buckets: { '2026-12': { hash: 'abc', parts: 2, entries: 40, bytes: 900 } },
@@ -245,8 +244,8 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
 
   it('reads a good item, and fills what an item may leave out', () => {
     expect(decodeManifest(good)?.buckets).toEqual({ '2026-12': { hash: 'abc', parts: 2, entries: 40, bytes: 900 } });
-    const { jv: _jv, st: _st, old: _old, m: _m, ...bare } = good;
-    expect(decodeManifest(bare)).toMatchObject({ journalVersion: 0, stale: false, retired: [], firstMonth: '', lastMonth: '' });
+    const { old: _old, m: _m, ...bare } = good;
+    expect(decodeManifest(bare)).toMatchObject({ logSeq: 3, retired: [], firstMonth: '', lastMonth: '' });
   });
 
   it.each<[string, Record<string, unknown> | undefined]>([
@@ -265,11 +264,25 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
     ['an entry count that is a string', { ...good, b: JSON.stringify({ '2026-12': ['abc', 1, '40'] }) }],
     ['no build time', { ...good, bt: undefined }],
     ['a negative build time', { ...good, bt: -1 }],
-    ['a watermark that is a string', { ...good, at: '5' }],
+    ['no change log position (a manifest of before the change log)', { ...good, lq: undefined }],
+    ['a change log position that is a string', { ...good, lq: '5' }],
     ['retired parts that are not JSON', { ...good, old: '[' }],
     ['retired parts that are not a list', { ...good, old: '{}' }],
   ])('refuses %s (the reader then reads the index)', (_name, item) => {
     expect(decodeManifest(item)).toBeUndefined();
+  });
+});
+
+describe('buildDue', () => {
+  it('is due without a snapshot, at REBUILD_AGE_MS, and past REBUILD_DELTA entries of delta', () => {
+    fc.assert(
+      fc.property(fc.nat(10_000_000), fc.nat(2 * REBUILD_AGE_MS), fc.nat(100_000), fc.nat(2 * REBUILD_DELTA), (builtAt, age, logSeq, delta) => {
+        const due = buildDue({ builtAt, logSeq }, logSeq + delta, builtAt + age);
+        expect(due).toBe(age >= REBUILD_AGE_MS || delta > REBUILD_DELTA);
+        expect(buildDue(undefined, logSeq, builtAt + age)).toBe(true);
+      }),
+      fcParams(300),
+    );
   });
 });
 
@@ -299,7 +312,7 @@ describe('covers', () => {
   });
 });
 
-describe('a delta item as a change (changeOfItem, src/legs/journal.ts)', () => {
+describe('an item as a change (changeOfItem)', () => {
   it('a listed leg: its index entry; a leg that left the listing: a removal', () => {
     const item = toStorageItem(storedLeg({ id: 'x', startDate: '2026-12-01', endDate: '2026-12-03' }));
     expect(changeOfItem({ id: 'x', lb: item.lb, ls: item.ls, lf: item.lf })).toEqual({
