@@ -48,8 +48,14 @@ const BUILD_CONCURRENCY = 4;
 
 /** The manifest as stored now (strongly consistent), or undefined. */
 export async function readManifest(client: DynamoDBDocumentClient, tableName: string): Promise<SnapshotManifest | undefined> {
+  return (await readStored(client, tableName)).manifest;
+}
+
+/** The stored manifest and its token: an item this version cannot read still has a token to replace. */
+async function readStored(client: DynamoDBDocumentClient, tableName: string): Promise<{ manifest?: SnapshotManifest; token?: string }> {
   const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: SNAPSHOT_MANIFEST_ID }, ConsistentRead: true }));
-  return decodeManifest(out.Item);
+  const manifest = decodeManifest(out.Item);
+  return { ...(manifest ? { manifest } : {}), ...(typeof out.Item?.g === 'string' ? { token: out.Item.g } : {}) };
 }
 
 /**
@@ -109,7 +115,7 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, req
 
 export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: string, options: BuildOptions = {}): Promise<BuildResult> {
   const clock = options.clock ?? processClock;
-  const previous = await readManifest(client, tableName);
+  const { manifest: previous, token } = await readStored(client, tableName);
   const builtAt = clock();
   const logSeq = await createChangeLogStore(client, tableName).seqBefore(builtAt - INDEX_LAG_MS);
   const months = snapshotMonths(new Date(builtAt).toISOString().slice(0, 10));
@@ -163,8 +169,8 @@ export async function buildSnapshot(client: DynamoDBDocumentClient, tableName: s
       new PutCommand({
         TableName: tableName,
         Item: encodeManifest(manifest),
-        ...(previous
-          ? { ConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': previous.token } }
+        ...(token !== undefined
+          ? { ConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': token } }
           : { ConditionExpression: 'attribute_not_exists(id)' }),
       }),
     );

@@ -35,7 +35,7 @@ export function withSnapshot(repo: LegsRepository, client: DynamoDBDocumentClien
   async function readState(): Promise<State | undefined> {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: SNAPSHOT_MANIFEST_ID } }));
     const manifest = decodeManifest(out.Item);
-    if (!manifest) return undefined;
+    if (manifest?.logSeq === undefined) return undefined;
     const head = await log.head();
     const sets = await log.changeSets(manifest.logSeq + 1, head.version);
     if (!sets) return undefined;

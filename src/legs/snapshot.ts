@@ -16,7 +16,7 @@ export const REBUILD_AGE_MS = 15 * 60_000;
 export const REBUILD_DELTA = 500;
 
 export function buildDue(manifest: Pick<SnapshotManifest, 'builtAt' | 'logSeq'> | undefined, logHead: number, now: number): boolean {
-  return manifest === undefined || now - manifest.builtAt >= REBUILD_AGE_MS || logHead - manifest.logSeq > REBUILD_DELTA;
+  return manifest?.logSeq === undefined || now - manifest.builtAt >= REBUILD_AGE_MS || logHead - manifest.logSeq > REBUILD_DELTA;
 }
 
 /** Largest gzip'd payload of one part, bytes (DynamoDB's item limit is 400 KB, names included). */
@@ -43,8 +43,8 @@ export interface SnapshotManifest {
   token: string;
   /** Epoch ms: when the build began to read. */
   builtAt: number;
-  /** The change log's head when the build began to read: later entries are the delta. */
-  logSeq: number;
+  /** Where the change log stood when the build began to read: later entries are the delta (none: read the index). */
+  logSeq?: number;
   /** The month buckets the build read, first and last (`yyyy-MM`); the long bucket too. Others are read from the index. */
   firstMonth: string;
   lastMonth: string;
@@ -69,7 +69,7 @@ export function encodeManifest(m: SnapshotManifest): Record<string, unknown> {
     id: SNAPSHOT_MANIFEST_ID,
     g: m.token,
     bt: m.builtAt,
-    lq: m.logSeq,
+    ...(m.logSeq === undefined ? {} : { lq: m.logSeq }),
     m: `${m.firstMonth}/${m.lastMonth}`,
     b: JSON.stringify(Object.fromEntries(Object.entries(m.buckets).map(([k, b]) => [k, [b.hash, b.parts, b.entries, b.bytes]]))),
     old: JSON.stringify(m.retired),
@@ -80,7 +80,7 @@ const isCount = (x: unknown): x is number => Number.isInteger(x) && (x as number
 
 /** The manifest of a stored item; undefined when there is none or it is not one (a reader then reads the index). */
 export function decodeManifest(item: Readonly<Record<string, unknown>> | undefined): SnapshotManifest | undefined {
-  if (typeof item?.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt) || !isCount(item.lq)) return undefined;
+  if (typeof item?.g !== 'string' || typeof item.b !== 'string' || !isCount(item.bt)) return undefined;
   try {
     const raw: unknown = JSON.parse(item.b);
     const old: unknown = JSON.parse(typeof item.old === 'string' ? item.old : '[]');
@@ -94,7 +94,7 @@ export function decodeManifest(item: Readonly<Record<string, unknown>> | undefin
     return {
       token: item.g,
       builtAt: item.bt,
-      logSeq: item.lq,
+      ...(isCount(item.lq) ? { logSeq: item.lq } : {}),
       firstMonth,
       lastMonth,
       buckets,

@@ -40,7 +40,7 @@ const byStart = (a: StoredLeg, b: StoredLeg) => (a.startDate === b.startDate ? (
 let t: TestTables;
 beforeAll(async () => {
   t = await createTestTables();
-  await writeLegs(t.client, t.legsTableName, legs, { clock: testClock });
+  await writeLegs(t.client, t.legsTableName, legs);
   await buildSnapshot(t.client, t.legsTableName, { clock: testClock });
 }, 60_000);
 afterAll(async () => t?.drop());

@@ -1,20 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DeleteCommand, GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { demoLegs } from '../../local/demo/index.js';
 import { addDays } from '../../src/legs/dates.js';
-import { JOURNAL_RESET_ABOVE, writeLegs } from '../../src/legs/loader.js';
+import { writeLegs } from '../../src/legs/loader.js';
+import { createChangeSource } from '../../src/changes/follow.js';
+import { createChangeLogStore } from '../../src/changes/store.js';
+import type { StreamPoller } from '../../local/stream-poller.js';
+import { startChangeConsumer } from '../support/change-consumer.js';
 import { createLegsRepository, type LegsRepository, type StartDateRange } from '../../src/legs/repository.js';
-import { partId, partIds, SNAPSHOT_MANIFEST_ID, SNAPSHOT_PART_PREFIX, type SnapshotManifest } from '../../src/legs/snapshot.js';
-import { buildSnapshot, markSnapshotStale, readManifest, snapshotMonths } from '../../src/legs/snapshot-build.js';
+import { partId, partIds, SNAPSHOT_MANIFEST_ID, SNAPSHOT_PART_PREFIX } from '../../src/legs/snapshot.js';
+import { buildSnapshot as build, INDEX_LAG_MS, readManifest, snapshotMonths } from '../../src/legs/snapshot-build.js';
 import { withSnapshot } from '../../src/legs/snapshot-read.js';
 import { toStorageItem, type IndexEntry, type StoredLeg } from '../../src/legs/storage.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
-import { testToday } from '../support/clock.js';
+import { testClock, testToday } from '../support/clock.js';
 
 /**
- * The listing snapshot against DynamoDB Local (src/legs/snapshot*.ts): built at the end of a large
- * load, read with the delta of later incremental loads, marked stale, raced, missing a part, built
- * again. Whatever the state, a bucket read through the snapshot must give what the listing index
+ * The listing snapshot against DynamoDB Local (src/legs/snapshot*.ts), with the change consumer
+ * running on the table's stream: built after a large load, read with the change log since, without
+ * a position, raced, missing a part, built again. Whatever the state, a bucket read through the snapshot must give what the listing index
  * gives (createLegsRepository), entry for entry and in the same order.
  *
  * The tests run in order on one table: each starts from the state the one before left.
@@ -48,13 +52,25 @@ describe('the listing snapshot on DynamoDB Local', () => {
   /** The legs as the table holds them now (the test's own record of what it wrote). */
   const current = new Map<string, StoredLeg>();
 
+  let consumer: StreamPoller;
+
   beforeAll(async () => {
     t = await createTestTables();
     index = createLegsRepository(t.client, t.legsTableName);
+    consumer = startChangeConsumer(t);
   });
-  afterAll(async () => t.drop());
+  afterAll(async () => {
+    await consumer.stop();
+    await t.drop();
+  });
 
-  const reader = () => withSnapshot(index, t.client, t.legsTableName);
+  const log = () => createChangeSource(createChangeLogStore(t.client, t.legsTableName));
+  const reader = (client = t.client) => withSnapshot(index, client, t.legsTableName, log());
+  /** A build once what was written is logged, INDEX_LAG_MS later (its delta starts after those writes). */
+  const buildSnapshot = async (client = t.client) => {
+    await consumer.drain();
+    return build(client, t.legsTableName, { clock: () => testClock() + INDEX_LAG_MS + 1_000 });
+  };
 
   /**
    * Ranges of a bucket from its own dates (read from the index): open, and with `all`, from, to,
@@ -122,11 +138,10 @@ describe('the listing snapshot on DynamoDB Local', () => {
     return out.Item !== undefined;
   }
 
-  /** Incremental writes (fewer legs than a large load), recorded. */
+  /** Writes, recorded, once the change log has them. */
   async function writeSome(legs: StoredLeg[]) {
-    expect(legs.length).toBeLessThanOrEqual(JOURNAL_RESET_ABOVE);
-    const result = await writeLegs(t.client, t.legsTableName, legs);
-    expect(result.snapshot).toBeUndefined();
+    await writeLegs(t.client, t.legsTableName, legs);
+    await consumer.drain();
     for (const l of legs) current.set(l.id, l);
   }
 
@@ -139,15 +154,14 @@ describe('the listing snapshot on DynamoDB Local', () => {
     return found;
   }
 
-  it('a large load publishes a snapshot, and every bucket read through it equals the index read, with no index read', async () => {
-    expect(LEGS.length).toBeGreaterThan(JOURNAL_RESET_ABOVE);
-    const result = await writeLegs(t.client, t.legsTableName, LEGS);
-    for (const l of LEGS) current.set(l.id, l);
+  it('a build after a large load publishes a snapshot, and every bucket read through it equals the index read, with no index read', async () => {
+    await writeSome(LEGS);
     const inSnapshot = LEGS.filter((l) => visible(l) && MONTHS.buckets.includes(bucketOfLeg(l)));
-    expect(result.snapshot).toEqual({ built: true, entries: inSnapshot.length });
+    const result = await buildSnapshot();
+    expect([result.published, result.entries]).toEqual([true, inSnapshot.length]);
 
     const manifest = await readManifest(t.client, t.legsTableName);
-    expect(manifest).toMatchObject({ stale: false, firstMonth: MONTHS.first, lastMonth: MONTHS.last });
+    expect(manifest).toMatchObject({ firstMonth: MONTHS.first, lastMonth: MONTHS.last, logSeq: await createChangeLogStore(t.client, t.legsTableName).head() });
     for (const bucket of MONTHS.buckets) {
       expect([bucket, manifest!.buckets[bucket]?.entries ?? 0]).toEqual([bucket, expectedKeys(bucket).length]);
     }
@@ -155,7 +169,7 @@ describe('the listing snapshot on DynamoDB Local', () => {
     expect(await snapshotPartIdsStored()).toEqual(partIds(manifest!).sort());
 
     const spy = spyClient(t.client);
-    const snapshot = withSnapshot(index, spy.client, t.legsTableName);
+    const snapshot = reader(spy.client);
     const { reads, outside } = await expectSameAsIndex(snapshot, true);
     // The whole buckets are also what the legs say (not only what the index says).
     for (const bucket of MONTHS.buckets) expect(keysOf(await snapshot.queryBucket(bucket))).toEqual(expectedKeys(bucket));
@@ -164,7 +178,7 @@ describe('the listing snapshot on DynamoDB Local', () => {
     for (const command of spy.sent) expect((command as { input: { IndexName?: string } }).input.IndexName).not.toBe('byDepartureBucket');
   }, 60_000);
 
-  it('shows an incremental write (blocked, moved to another month, new) to a new reader, through the delta', async () => {
+  it('shows a write (blocked, moved to another month, new) to a new reader, through the change log since the build', async () => {
     const blocked = listedLegIn(() => true);
     const moved = listedLegIn((l) => l.startDate === l.endDate || l.endDate <= addDays(l.startDate, 3), [blocked.id]);
     // 35 days later: another month bucket, still one the snapshot holds (the demo legs start within 6 months).
@@ -174,7 +188,7 @@ describe('the listing snapshot on DynamoDB Local', () => {
     const added = { ...blocked, id: 'snapshot-test-new-leg', startDate: addDays(TODAY, 10), endDate: addDays(TODAY, 11), blocked: false };
     const before = await readManifest(t.client, t.legsTableName);
     await writeSome([{ ...blocked, blocked: true }, movedTo, added]);
-    // The manifest is the one the large load published: what changed is only in the delta.
+    // The manifest is the one built before: what changed is only in the change log.
     expect((await readManifest(t.client, t.legsTableName))?.token).toBe(before!.token);
 
     const snapshot = reader();
@@ -199,13 +213,13 @@ describe('the listing snapshot on DynamoDB Local', () => {
     expect(keysOf(await snapshot.queryBucket(bucket))).not.toContain(`${leg.startDate}#${leg.id}`);
   });
 
-  it('marked stale, the snapshot serves no read (the index does, the same); a build publishes it again', async () => {
-    await markSnapshotStale(t.client, t.legsTableName);
-    const stale = reader();
-    const stalePass = await expectSameAsIndex(stale);
-    expect(stale.stats).toEqual({ snapshotReads: 0, indexReads: stalePass.reads });
+  it('a manifest without a change log position (written before the log) serves no read (the index does, the same); a build publishes one', async () => {
+    await t.client.send(new UpdateCommand({ TableName: t.legsTableName, Key: { id: SNAPSHOT_MANIFEST_ID }, UpdateExpression: 'REMOVE lq' }));
+    const old = reader();
+    const oldPass = await expectSameAsIndex(old);
+    expect(old.stats).toEqual({ snapshotReads: 0, indexReads: oldPass.reads });
 
-    const built = await buildSnapshot(t.client, t.legsTableName);
+    const built = await buildSnapshot();
     expect(built.published).toBe(true);
     const fresh = reader();
     const { reads, outside } = await expectSameAsIndex(fresh);
@@ -213,8 +227,8 @@ describe('the listing snapshot on DynamoDB Local', () => {
   }, 60_000);
 
   it('a rebuild with nothing changed writes nothing; a change rewrites its bucket only, and the old parts go one build later', async () => {
-    const first = await buildSnapshot(t.client, t.legsTableName);
-    const unchanged = await buildSnapshot(t.client, t.legsTableName);
+    const first = await buildSnapshot();
+    const unchanged = await buildSnapshot();
     expect([unchanged.published, unchanged.partsWritten]).toEqual([true, 0]);
     expect(unchanged.manifest!.buckets).toEqual(first.manifest!.buckets);
     expect(unchanged.manifest!.retired).toEqual([]);
@@ -222,7 +236,7 @@ describe('the listing snapshot on DynamoDB Local', () => {
     const leg = listedLegIn(() => true);
     const bucket = bucketOfLeg(leg);
     await writeSome([{ ...leg, depCityName: `${leg.depCityName} Renamed` }]);
-    const changed = await buildSnapshot(t.client, t.legsTableName);
+    const changed = await buildSnapshot();
     const [was, now] = [unchanged.manifest!, changed.manifest!];
     expect(now.buckets[bucket]!.hash).not.toBe(was.buckets[bucket]!.hash);
     expect(changed.partsWritten).toBe(now.buckets[bucket]!.parts);
@@ -232,7 +246,7 @@ describe('the listing snapshot on DynamoDB Local', () => {
     // Still there for the readers of the previous manifest...
     for (const id of superseded) expect([id, await exists(id)]).toEqual([id, true]);
 
-    const later = await buildSnapshot(t.client, t.legsTableName);
+    const later = await buildSnapshot();
     expect([later.partsWritten, later.partsDeleted]).toEqual([0, superseded.length]);
     // ...gone one build later.
     for (const id of superseded) expect([id, await exists(id)]).toEqual([id, false]);
@@ -240,35 +254,26 @@ describe('the listing snapshot on DynamoDB Local', () => {
     await expectSameAsIndex(reader());
   }, 60_000);
 
-  it('a build that a large load marks stale meanwhile does not publish, and leaves no part of its own behind', async () => {
+  it('a build that another build publishes before does not publish, and leaves no part of its own behind', async () => {
     // A change, so that the build writes parts of its own.
     const leg = listedLegIn(() => true);
     await writeSome([{ ...leg, arrCityName: `${leg.arrCityName} Again` }]);
-    let marked = false;
+    let raced = false;
     const racing = spyClient(t.client, async (command) => {
-      if (!marked && command instanceof PutCommand && command.input.Item?.id === SNAPSHOT_MANIFEST_ID) {
-        marked = true;
-        await markSnapshotStale(t.client, t.legsTableName);
+      if (!raced && command instanceof PutCommand && command.input.Item?.id === SNAPSHOT_MANIFEST_ID) {
+        raced = true;
+        expect((await buildSnapshot()).published).toBe(true);
       }
     });
-    const result = await buildSnapshot(racing.client, t.legsTableName);
-    expect(marked).toBe(true);
+    const result = await buildSnapshot(racing.client);
+    expect(raced).toBe(true);
     expect(result.published).toBe(false);
     expect(result.partsWritten).toBeGreaterThan(0);
 
-    const manifest: SnapshotManifest | undefined = await readManifest(t.client, t.legsTableName);
-    expect(manifest?.stale).toBe(true);
-    const named = new Set([...partIds(manifest!), ...manifest!.retired]);
+    const manifest = (await readManifest(t.client, t.legsTableName))!;
+    const named = new Set([...partIds(manifest), ...manifest.retired]);
     const orphans = (await snapshotPartIdsStored()).filter((id) => !named.has(id));
     expect(orphans).toEqual([]);
-    expect(result.partsDeleted).toBe(result.partsWritten);
-
-    // Stale: the index serves, and it has the change.
-    const stale = reader();
-    await expectSameAsIndex(stale);
-    expect(stale.stats.snapshotReads).toBe(0);
-    const rebuilt = await buildSnapshot(t.client, t.legsTableName);
-    expect(rebuilt.published).toBe(true);
     const fresh = reader();
     await expectSameAsIndex(fresh);
     expect(fresh.stats.snapshotReads).toBeGreaterThan(0);
@@ -276,7 +281,6 @@ describe('the listing snapshot on DynamoDB Local', () => {
 
   it('a bucket whose part is missing is read from the index, and the answer is still right', async () => {
     const manifest = (await readManifest(t.client, t.legsTableName))!;
-    expect(manifest.stale).toBe(false);
     const [bucket, parts] = Object.entries(manifest.buckets).find(([b]) => b !== 'long')!;
     await t.client.send(new DeleteCommand({ TableName: t.legsTableName, Key: { id: partId(bucket, parts.hash, 0) } }));
 

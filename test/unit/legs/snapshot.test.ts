@@ -198,14 +198,14 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
     .record({
       token: fc.uuid(),
       builtAt: fc.nat(),
-      logSeq: fc.nat(),
+      logSeq: fc.option(fc.nat(), { nil: undefined }),
       months: fc.option(fc.tuple(month, month), { nil: undefined }),
       buckets: fc.dictionary(fc.oneof(month, fc.constant('long')), fc.record({ hash, parts: fc.nat(40), entries: fc.nat(100_000), bytes: fc.nat(10_000_000) }), { maxKeys: 16 }),
       retired: fc.array(fc.tuple(month, hash, fc.nat(5)).map(([b, h, k]) => partId(b, h, k)), { maxLength: 10 }),
     })
-    .map(({ months, ...m }) => {
+    .map(({ months, logSeq, ...m }) => {
       const [a, b] = months ?? ['', ''];
-      return { ...m, firstMonth: a < b ? a : b, lastMonth: a < b ? b : a };
+      return { ...m, ...(logSeq === undefined ? {} : { logSeq }), firstMonth: a < b ? a : b, lastMonth: a < b ? b : a };
     });
 
   it('round-trips, through a stored item (what DynamoDB gives back is the same JSON)', () => {
@@ -246,6 +246,9 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
     expect(decodeManifest(good)?.buckets).toEqual({ '2026-12': { hash: 'abc', parts: 2, entries: 40, bytes: 900 } });
     const { old: _old, m: _m, ...bare } = good;
     expect(decodeManifest(bare)).toMatchObject({ logSeq: 3, retired: [], firstMonth: '', lastMonth: '' });
+    // Without a usable change log position (a manifest of before the log): no delta, the reader reads the index.
+    expect(decodeManifest({ ...good, lq: undefined })?.logSeq).toBeUndefined();
+    expect(decodeManifest({ ...good, lq: '5' })?.logSeq).toBeUndefined();
   });
 
   it.each<[string, Record<string, unknown> | undefined]>([
@@ -264,8 +267,6 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
     ['an entry count that is a string', { ...good, b: JSON.stringify({ '2026-12': ['abc', 1, '40'] }) }],
     ['no build time', { ...good, bt: undefined }],
     ['a negative build time', { ...good, bt: -1 }],
-    ['no change log position (a manifest of before the change log)', { ...good, lq: undefined }],
-    ['a change log position that is a string', { ...good, lq: '5' }],
     ['retired parts that are not JSON', { ...good, old: '[' }],
     ['retired parts that are not a list', { ...good, old: '{}' }],
   ])('refuses %s (the reader then reads the index)', (_name, item) => {
@@ -280,6 +281,8 @@ describe('buildDue', () => {
         const due = buildDue({ builtAt, logSeq }, logSeq + delta, builtAt + age);
         expect(due).toBe(age >= REBUILD_AGE_MS || delta > REBUILD_DELTA);
         expect(buildDue(undefined, logSeq, builtAt + age)).toBe(true);
+        // A manifest of before the change log (no position) is replaced at once.
+        expect(buildDue({ builtAt }, logSeq, builtAt + age)).toBe(true);
       }),
       fcParams(300),
     );
