@@ -113,8 +113,8 @@ describe('the change feed over HTTP', () => {
     expect(seenAfterMs).toBeDefined();
     console.log(`A write around the tools was in the change feed ${Math.round(seenAfterMs!)} ms after it was made (DynamoDB Local, this machine).`);
 
-    // The listing follows every write too (the consumer journals the writes made around the tools
-    // for the list function's cache): once it shows them, it is what the mirror holds.
+    // The listing follows every write too (the list containers follow the change log):
+    // once it shows them, it is what the mirror holds.
     let listed = await listing();
     let inListingAfterMs: number | undefined;
     for (const deadline = performance.now() + 60_000; performance.now() < deadline; ) {

@@ -81,7 +81,7 @@ describe('events/list-empty-legs.json → list handler', () => {
 
   beforeEach(() => {
     const items = legs.map(toStorageItem);
-    // The change journal's head (src/legs/journal.ts): no change set yet.
+    // The change log's head: no entry yet.
     ddb.on(GetCommand).resolves({});
     ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => ({
       Items: items

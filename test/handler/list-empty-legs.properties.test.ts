@@ -133,7 +133,7 @@ function serve(legs: FixtureLeg[], pageSize: number): Calls {
     return item;
   });
   ddb.reset();
-  // The change journal's head (src/legs/journal.ts): no change set yet.
+  // The change log's head: no entry yet.
   ddb.on(GetCommand).resolves({});
   ddb.on(QueryCommand).callsFake((input: { KeyConditionExpression: string; ExpressionAttributeValues: Record<string, string>; ExclusiveStartKey?: { ls: string } }) => {
     calls.query += 1;

@@ -128,11 +128,11 @@ describe('list-empty-legs handler', () => {
     const buckets = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input.ExpressionAttributeValues?.[':b'] as string);
     expect(buckets.sort()).toEqual(['2026-11', '2026-12', 'long']);
     for (const c of ddb.commandCalls(QueryCommand)) expect(c.args[0].input.IndexName).toBe('byDepartureBucket');
-    // Besides the reads of the listing, only the change journal's head and the listing snapshot's
+    // Besides the reads of the listing, only the change log's head and the listing snapshot's
     // manifest (one GetItem each; there is no manifest here, so the index serves).
     const others = ddb.calls().filter((c) => !(c.args[0] instanceof QueryCommand || c.args[0] instanceof BatchGetCommand));
     expect(others.map((c) => [c.args[0].constructor.name, (c.args[0].input as { Key?: unknown }).Key])).toEqual([
-      ['GetCommand', { id: '~journal' }],
+      ['GetCommand', { id: '~changes' }],
       ['GetCommand', { id: '~snapshot' }],
     ]);
   });

@@ -38,7 +38,7 @@ async function list(params: Record<string, string> | undefined, authorizer: Auth
 
 beforeEach(() => {
   ddb.reset();
-  // The change journal's head (src/legs/journal.ts): no change set yet.
+  // The change log's head: no entry yet.
   ddb.on(GetCommand).resolves({});
   repository.clear();
   ddb.on(QueryCommand).resolves({ Items: [] });

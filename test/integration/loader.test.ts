@@ -18,7 +18,7 @@ async function scanAll(client: DynamoDBDocumentClient, TableName: string): Promi
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const out = await client.send(new ScanCommand({ TableName, ExclusiveStartKey }));
-    // Legs only: the change journal's items (ids starting with `~`, src/legs/journal.ts) share the table.
+    // Legs only: the service's own items (ids starting with `~`) share the table.
     items.push(...((out.Items ?? []) as Item[]).filter((i) => !String(i.id).startsWith('~')));
     ExclusiveStartKey = out.LastEvaluatedKey;
   } while (ExclusiveStartKey);

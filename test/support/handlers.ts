@@ -61,8 +61,8 @@ export function buildAuthorizerHandler(options: { config?: Config; client?: Dyna
 export { createFunctionClient };
 
 /**
- * Before each list handler test: no mocked answer but the change journal's head (no change set
- * yet, src/legs/journal.ts), an empty listing cache, and the clock at `now` (timers left real).
+ * Before each list handler test: no mocked answer but an empty change log head (no entry yet),
+ * an empty listing cache, and the clock at `now` (timers left real).
  */
 export function resetListHandler(
   ddb: AwsStub<ServiceInputTypes, ServiceOutputTypes, DynamoDBDocumentClientResolvedConfig>,

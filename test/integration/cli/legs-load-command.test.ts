@@ -22,7 +22,7 @@ function run(args: string[], env: Record<string, string | undefined>): Promise<R
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 
 async function count(t: TestTables): Promise<number> {
-  // Legs only: the change journal's items (ids starting with `~`, src/legs/journal.ts) share the table.
+  // Legs only: the service's own items (ids starting with `~`) share the table.
   const out = await t.client.send(
     new ScanCommand({
       TableName: t.legsTableName,
