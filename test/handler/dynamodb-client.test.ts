@@ -99,7 +99,7 @@ describe('the functions\' client against an HTTP peer', () => {
     {
       what: "a gateway's page that is not JSON (a server error)",
       answer: { status: 502, body: '<html>bad gateway</html>' },
-      raised: { $fault: 'server', $metadata: { httpStatusCode: 502 } },
+      raised: { $metadata: { httpStatusCode: 502 } },
     },
   ])('retries $what up to the budget attempts, then raises an error the envelope answers 503 for', async ({ answer, raised }) => {
     peer.answers = Array.from({ length: 5 }, () => answer);
