@@ -15,8 +15,7 @@ import { itemSize, wireItemSize, type WireValue } from './capacity.js';
  * call, what came back: the consumed read units as DynamoDB reports them (measured, not
  * estimated), the items and their size, and for a Query its bucket and input.
  *
- * It wraps the client's `send`, where every command passes, the listing's lean Query
- * (src/aws/lean-query.ts) included, which skips the client's middleware stack. A document-client
+ * It wraps the client's `send`, where every command passes. A document-client
  * command (lib-dynamodb) is in plain-object form, in and out; a client command (client-dynamodb) is
  * in wire form (`{ S: ... }`): the call records which. It keeps only references while the handler
  * runs; sizes are computed by `summarizeCall` afterwards, outside the timed section.
@@ -82,12 +81,7 @@ export function consumedUnits(consumed: unknown): number {
   return list.reduce<number>((sum, c) => sum + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
 }
 
-/**
- * `meanEntryBytes`: the mean DynamoDB size of the index entry of the data set, for a Query whose items the
- * listing read from the response text (src/legs/index-page.ts), which leaves `Items` empty and
- * `Count` as DynamoDB sent it: the call then read `Count` entries of that mean size.
- */
-export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
+export function summarizeCall(call: RawCall): RecordedCall {
   const { operation, input, output } = call;
   let items: WireItem[] = [];
   if (operation === 'Query') items = (output.Items as WireItem[] | undefined) ?? [];
@@ -115,9 +109,8 @@ export function summarizeCall(call: RawCall, meanEntryBytes = 0): RecordedCall {
     getId: operation === 'GetItem' ? stringValue((input.Key as Record<string, unknown> | undefined)?.id, call.document) : undefined,
     queryInput: operation === 'Query' ? input : undefined,
     document: call.document,
-    ...(operation === 'Query' && items.length === 0 && typeof output.Count === 'number' && output.Count > 0
-      ? { items: output.Count, itemBytes: output.Count * meanEntryBytes }
-      : { items: items.length, itemBytes: items.reduce((sum, item) => sum + size(item), 0) }),
+    items: items.length,
+    itemBytes: items.reduce((sum, item) => sum + size(item), 0),
     readUnits: consumedUnits(output.ConsumedCapacity),
     ms: call.ms,
   };

@@ -41,11 +41,12 @@ export function resultSection(r: BenchResult): string {
         ? ` Listing snapshot: ${int(r.data.snapshot.entries)} entries in ${int(r.data.snapshot.parts)} parts, ${n(r.data.snapshot.bytes / 1000)} kB gzip'd, built again in ${n(r.data.snapshot.rebuildSeconds)} s.`
         : '') +
       (r.coldCpu
-        ? (r.coldCpu.growth
-            ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds}: ${n(r.coldCpu.afterMs.p50)} ms, against ${n(r.coldCpu.growth.baseMs.p50)} ms at ${int(r.coldCpu.growth.baseLegs)} legs in the same run (${n(r.coldCpu.growth.ratio, 2)} times).`
-            : ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds} each: ${n(r.coldCpu.beforeMs.p50)} ms reading as before, ${n(r.coldCpu.afterMs.p50)} ms now (${n(r.coldCpu.ratio, 3)}).`) +
+        ? ` Cold-cache handler CPU of the no-filter query, median of ${r.coldCpu.rounds}: ${n(r.coldCpu.afterMs.p50)} ms` +
+          (r.coldCpu.growth
+            ? `, against ${n(r.coldCpu.growth.baseMs.p50)} ms at ${int(r.coldCpu.growth.baseLegs)} legs in the same run (${n(r.coldCpu.growth.ratio, 2)} times).`
+            : '.') +
           (r.coldCpu.heap
-            ? ` Heap after a full collection (the functions' design, in its process): ${n(r.coldCpu.heap.emptyBytes / 1e6)} MB before its first read, ${n(r.coldCpu.heap.filledBytes / 1e6)} MB holding the cold read.`
+            ? ` Heap after a full collection (in its process): ${n(r.coldCpu.heap.emptyBytes / 1e6)} MB before its first read, ${n(r.coldCpu.heap.filledBytes / 1e6)} MB holding the cold read.`
             : '')
         : ''),
   );
@@ -94,7 +95,7 @@ export function targetsTable(results: readonly BenchResult[]): string {
   for (const name of names) {
     const cells = results.map((r) => {
       const t = r.targets.find((x) => nameOf(x) === name);
-      return t ? `${t.value} ${t.unit === 'ratio' || t.unit === 'queries' ? '' : `${t.unit} `}(limit ${t.limit}) ${t.holds ? 'holds' : '**fails**'}` : '';
+      return t ? `${t.value} ${t.unit === 'ratio' || t.unit === 'queries' ? '' : `${t.unit} `}(limit ${t.limit}) ${t.notJudged !== undefined ? 'not judged' : t.holds ? 'holds' : '**fails**'}` : '';
     });
     out.push(`| ${name.replace(/\|/g, '\\|')} | ${cells.join(' | ')} |`);
   }

@@ -19,7 +19,7 @@ import { addDays, utcDate } from '../src/legs/dates.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { HORIZON_DAYS } from '../src/legs/limits.js';
-import { BUCKET_ATTR, FILTER_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, SORT_ATTR, toStorageItem } from '../src/legs/storage.js';
+import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../src/legs/storage.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { createTableInput, LEGS_INDEX, LEGS_TABLE } from '../src/tables.js';
@@ -29,7 +29,7 @@ import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue }
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
-import { coldCpuTarget, coldGrowthTarget, evaluateTargets, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldGrowthTarget, evaluateTargets, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
 import { rateLimitScenarios, runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
 import { MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
@@ -118,16 +118,12 @@ export interface BenchResult {
   overall: { cold: ModeFigures; warm: ModeFigures; authorizerLatencyMs: LatencySummary };
   hotBucket: { bucket: string; entries: number; readUnitsPerRead: number; fullReadsPerSecondAt3000: number };
   bundles: BundleReport;
-  /**
-   * Cold-cache handler CPU of the no-filter query (every bucket read), the read as it was before
-   * (bench/legacy-repository.ts) and the functions' own, alternating in the same run.
-   */
+  /** Cold-cache handler CPU of the no-filter query (every bucket read), in a process of its own (bench/cold-cpu.ts). */
   coldCpu?: {
     rounds: number;
-    beforeMs: LatencySummary;
+    /** The handler's CPU per request (the name is the one committed results carry, docs/bench-results). */
     afterMs: LatencySummary;
-    ratio: number;
-    /** heapUsed after a full GC of the functions' design, in its process: before its first read and after its last cold read (bench/cold-cpu.ts). */
+    /** heapUsed after a full GC, in its process: before its first read and after its last cold read. */
     heap?: { emptyBytes: number; filledBytes: number };
     /** Past 20,000 legs: the same request's CPU at 20,000 legs in this run (a table of its own), and the ratio. */
     growth?: { baseLegs: number; baseMs: LatencySummary; ratio: number };
@@ -148,7 +144,7 @@ const GROWTH_BASE_LEGS = 20_000;
 
 /** Rounds of the import CPU comparison (a median of each). */
 const IMPORT_CPU_ROUNDS = 5;
-/** Rounds of the cold-CPU comparison at least (a median of each design). */
+/** Rounds of the cold-CPU measurement at least (a median). */
 const MIN_COLD_CPU_ROUNDS = 10;
 /**
  * Unmeasured rounds of the mix before the warm-cache runs. Node runs single-threaded here, so V8
@@ -282,16 +278,12 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const today = utcDate(now);
   log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
   const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
-  let entryBytes = 0;
   const data: DataLeg[] = legs.map((leg) => {
     const item = toStorageItem(leg);
     const bucket = item[BUCKET_ATTR];
-    // The DynamoDB size of its index entry as the listing reads it (id, sort key, filter).
-    if (typeof bucket === 'string') entryBytes += itemSize({ id: item.id, [SORT_ATTR]: item[SORT_ATTR], [FILTER_ATTR]: item[FILTER_ATTR] });
     return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: itemSize(item) };
   });
   const sizeById = new Map(data.map((d) => [d.leg.id, d.itemBytes]));
-  const meanEntryBytes = entryBytes / (data.filter((d) => d.bucket !== undefined).length || 1);
   const buckets: Record<string, number> = {};
   for (const d of data) if (d.bucket !== undefined) buckets[d.bucket] = (buckets[d.bucket] ?? 0) + 1;
 
@@ -397,7 +389,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const res: APIGatewayProxyStructuredResultV2 = await handler(event, context);
       const t1 = performance.now();
       const cpu = process.cpuUsage(cpu0);
-      const calls = recorder.reset().map((call) => summarizeCall(call, meanEntryBytes));
+      const calls = recorder.reset().map((call) => summarizeCall(call));
       const body = typeof res.body === 'string' ? res.body : '';
       // A body equal to one already checked for this query (all but its trace id) needs no second
       // parse: the warm runs then make no garbage of their own for the next request to collect.
@@ -472,41 +464,27 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     }
 
     collectGarbage();
-    // Cold-cache CPU, before and after: the no-filter query (it reads every bucket, as a new
-    // container does) with an empty cache, the read as it was and the functions' own, alternating
-    // which goes first, on the same table.
+    // Cold-cache CPU: the no-filter query (it reads every bucket, as a new container does) with an
+    // empty cache.
     const coldCpuRounds = Math.max(options.coldRounds, MIN_COLD_CPU_ROUNDS);
-    log(`cold-cache CPU: ${coldCpuRounds} rounds of the no-filter query, the read as before and as now, each in a process of its own, alternating`);
+    log(`cold-cache CPU: ${coldCpuRounds} rounds of the no-filter query, in a process of its own`);
     const coldQuery = mix[0]!;
     mute();
     const { context: coldAuthorizer } = await authorize(authorizerEvent(key, coldQuery.params), lambdaContext('authorizer')).finally(unmute);
-    // Past 20,000 legs the read as it was (the index through the SDK) cannot answer within the
-    // function's database deadline on DynamoDB Local: only the functions' own read is measured, and
-    // held against its cost at 20,000 legs in this run (a table of its own, below).
-    const compareBefore = options.legs <= GROWTH_BASE_LEGS;
+    // Past 20,000 legs the cost is held against its cost at 20,000 legs in this run (a table of its own, below).
+    const growth = options.legs > GROWTH_BASE_LEGS;
     const coldSamples = await measureColdCpu({
       settings: functionEnv,
       rounds: coldCpuRounds,
       params: coldQuery.params,
       authorizer: coldAuthorizer,
       expectedTotal: expected[0]!.total,
-      designs: compareBefore ? ['before', 'after'] : ['after'],
     });
     for (const message of coldSamples.errors) fail(message);
-    const coldBefore = coldSamples.beforeMs;
-    const coldAfter = coldSamples.afterMs;
-    const coldCpu: NonNullable<BenchResult['coldCpu']> = {
-      rounds: coldCpuRounds,
-      beforeMs: summarize(coldBefore),
-      afterMs: summarize(coldAfter),
-      ratio: 0,
-      heap: coldSamples.heap,
-    };
-    coldCpu.ratio = coldCpu.beforeMs.p50 > 0 ? coldCpu.afterMs.p50 / coldCpu.beforeMs.p50 : 0;
-    if (compareBefore) log(`  median CPU ${coldCpu.beforeMs.p50.toFixed(1)} ms before, ${coldCpu.afterMs.p50.toFixed(1)} ms now (${coldCpu.ratio.toFixed(3)})`);
-    else log(`  median CPU ${coldCpu.afterMs.p50.toFixed(1)} ms`);
+    const coldCpu: NonNullable<BenchResult['coldCpu']> = { rounds: coldCpuRounds, afterMs: summarize(coldSamples.cpuMs), heap: coldSamples.heap };
+    log(`  median CPU ${coldCpu.afterMs.p50.toFixed(1)} ms`);
     log(`  heap after a full GC: ${(coldCpu.heap!.emptyBytes / 1e6).toFixed(1)} MB before the first read, ${(coldCpu.heap!.filledBytes / 1e6).toFixed(1)} MB after the last cold read`);
-    if (!compareBefore) {
+    if (growth) {
       log(`cold-cache CPU at ${GROWTH_BASE_LEGS} legs, same run: loading them into a table of their own`);
       const baseLegs = demoLegs(today, { count: GROWTH_BASE_LEGS, months: 12, airports: 200, seed: options.seed });
       await ensureTables(db.client, { legsTableName: growthTable, keysTableName: names.keysTableName });
@@ -522,10 +500,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         params: coldQuery.params,
         authorizer: coldAuthorizer,
         expectedTotal: baseExpected.total,
-        designs: ['after'],
       });
       for (const message of base.errors) fail(message);
-      const baseMs = summarize(base.afterMs);
+      const baseMs = summarize(base.cpuMs);
       coldCpu.growth = { baseLegs: GROWTH_BASE_LEGS, baseMs, ratio: baseMs.p50 > 0 ? coldCpu.afterMs.p50 / baseMs.p50 : 0 };
       log(`  median CPU ${baseMs.p50.toFixed(1)} ms at ${GROWTH_BASE_LEGS} legs, ${coldCpu.afterMs.p50.toFixed(1)} ms at ${options.legs} (${coldCpu.growth.ratio.toFixed(2)} times)`);
     }
@@ -554,7 +531,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
           do {
             const out = await db.client.send(new DocQueryCommand({ ...input, ExclusiveStartKey: startKey, ReturnConsumedCapacity: 'TOTAL' }));
             calls.push(
-              summarizeCall({ operation: 'Query', document: true, input: input, output: out, ms: 0 }, meanEntryBytes),
+              summarizeCall({ operation: 'Query', document: true, input: input, output: out, ms: 0 }),
             );
             startKey = out.LastEvaluatedKey;
           } while (startKey);
@@ -746,11 +723,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         warmP95Ms: q.warm.cpuMs.p95,
         excessBuckets: q.buckets.excess,
       })),
-      listBundleBytes: bundles.list.bytes,
       listImportMs: bundles.list.importMs,
       helloImportMs: bundles.hello.importMs,
     });
-    if (compareBefore) targets.push(coldCpuTarget(coldCpu.ratio));
     if (coldCpu.growth) targets.push(coldGrowthTarget(options.legs, coldCpu.growth.baseLegs, coldCpu.growth.ratio));
     targets.push(importCpuTarget(importCpu.legs, importCpu.ratio));
     targets.push(
@@ -770,6 +745,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const [before, after] = traffic.designs;
       targets.push(
         ...trafficTargets({
+          seconds: traffic.options.seconds,
           before: { readUnitsPerRequest: before!.readUnitsPerRequest, busiestBucketRps: before!.busiestBucket.requestsPerSecond },
           after: {
             readUnitsPerRequest: after!.readUnitsPerRequest,

@@ -18,8 +18,6 @@ import { FUNCTIONS, type BundledFile, type FunctionName, type FunctionSpec } fro
  * - The SDK's default credential chain is replaced by the environment-variable provider
  *   (src/aws/lambda-credentials.ts): Lambda always supplies credentials that way, and the rest of
  *   the chain is about a third of the bundle.
- * - The endpoint cache's LRU (mnemonist) is lru-cache, which the bundle holds already
- *   (src/aws/endpoint-lru.ts).
  * - Minified, with a linked source map without sources (NODE_OPTIONS=--enable-source-maps turns
  *   stack traces back into TypeScript lines).
  */
@@ -48,7 +46,6 @@ export const SETTINGS = {
   /** Module replacements (absolute paths). */
   alias: {
     '@aws-sdk/credential-provider-node': 'src/aws/lambda-credentials.ts',
-    'mnemonist/lru-cache': 'src/aws/endpoint-lru.ts',
   },
 } as const;
 

@@ -83,10 +83,7 @@ export function createDocumentClient(options: DynamoDbClientOptions): DynamoDBDo
       httpsAgent: { keepAlive: true },
     }),
   });
-  // The SDK's logger middleware copies every response (its sensitive-data filter walks each item)
-  // to hand it to the client's logger, even the no-op logger these clients have: at 20,000 legs
-  // that copy was a fifth of a cold container's CPU (docs/performance.md, "Cold cache"). Nothing
-  // here logs through the SDK.
+  // Nothing logs through the SDK: its logger middleware only copies every response (docs/performance.md, "Cold cache").
   client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },

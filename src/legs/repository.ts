@@ -1,11 +1,9 @@
 import { processClock } from '../clock.js';
-import type { DynamoDBDocumentClient, QueryCommandInput, QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
-import { LeanQueryCommand } from '../aws/lean-query.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
 import { ttlCache } from '../ttl-cache.js';
-import { readIndexPage } from './index-page.js';
 import { segmentsAfter } from './listing.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS, MAX_IDS_PER_REQUEST, MAX_QUERY_PAGES_PER_BUCKET } from './limits.js';
 import { BUCKET_ATTR, FILTER_ATTR, IndexEntryReader, SORT_ATTR, type IndexEntry } from './storage.js';
@@ -96,13 +94,9 @@ export function createLegsRepository(client: DynamoDBDocumentClient, tableName: 
         }
         pages += 1;
         const entries: IndexEntry[] = [];
-        // The entries are read from the response's text (src/legs/index-page.ts), the request sent
-        // past the SDK's middleware (src/aws/lean-query.ts). A client that returns Items (a mock,
-        // one that never reaches HTTP) has them read below.
-        const command = new LeanQueryCommand(bucketQueryInput(tableName, condition, startKey), (body) => readIndexPage(body, reader, entries));
         let out: QueryCommandOutput;
         try {
-          out = await client.send(command);
+          out = await client.send(new QueryCommand(bucketQueryInput(tableName, condition, startKey)));
         } catch (err) {
           failed = true;
           throw err;

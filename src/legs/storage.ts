@@ -88,14 +88,9 @@ export function fold(value: string): string {
 /**
  * The part of a leg the listing filters and orders on: what the index holds.
  *
- * The places (cities and codes) stay in the text they were read from, found by offsets: a cached
- * entry is this object and its id, and `text` is the response page it was read from
- * (src/legs/index-page.ts), shared by all the page's entries, or the filter attribute as a string
- * of its own. Six strings of its own per entry made a cold read's garbage collection twice the
- * work, and a view of the attribute per entry was one object more to copy (docs/performance.md,
- * "Cold cache"). The separators are U+001F, or their JSON escape `\u001F` in a response page; the
- * offsets account for either. `cityIncludes` and `hasCode` read it; `entryFields` gives the fields
- * as strings.
+ * The places (cities and codes) stay in the filter attribute, `text`, found by offsets (one string
+ * per entry, not six: docs/performance.md, "Cold cache"). `cityIncludes` and `hasCode` read it;
+ * `entryFields` gives the fields as strings.
  */
 export interface IndexEntry {
   id: string;
@@ -103,7 +98,7 @@ export interface IndexEntry {
   endDate: string;
   /** Epoch ms from which the leg is expired: the start of the day after endDate in its departure zone. */
   expiresAt: number;
-  /** The text holding the filter attribute (`lf`): the attribute itself, or the response page it came in. */
+  /** The filter attribute (`lf`). */
   text: string;
   /** Departure city: text[depCityAt, depCityEnd). Then the codes, the arrival city, the arrival codes. */
   depCityAt: number;
@@ -129,10 +124,7 @@ export function cityIncludes(entry: IndexEntry, side: Side, needle: string): boo
   return includesWithin(entry.text, needle, start, end);
 }
 
-/**
- * True when `needle` lies within `text[from, to)`. The search stays inside the range: `text` may be
- * a whole response page, where `indexOf` would run on through every later entry.
- */
+/** True when `needle` lies within `text[from, to)` (the search stays inside the range). */
 function includesWithin(text: string, needle: string, from: number, to: number): boolean {
   if (needle.length === 0) return from <= to;
   const first = needle.charCodeAt(0);
@@ -377,29 +369,22 @@ export class IndexEntryReader {
     return this.fromFilter(id, sort.slice(0, 10), filter);
   }
 
-  /** The start date of the entry read last ('' before the first): a reader of a page's text shares it. */
-  get lastStartDate(): string {
-    return this.lastStart;
-  }
-
   /**
-   * An entry from its id, the sort key's first ten characters and the filter attribute, which is
-   * `text[from, to)` (by default all of `text`), its seven fields (six when written before the
-   * aircraft field) separated by `separator` (a response page holds the separator escaped,
-   * src/legs/index-page.ts).
+   * An entry from its id, the sort key's first ten characters and the filter attribute `text`: its
+   * seven fields (six when written before the aircraft field) separated by U+001F.
    */
-  fromFilter(id: string, startDate: string, text: string, separator = SEP, from = 0, to = text.length): IndexEntry | undefined {
-    const step = separator.length;
-    const s1 = text.indexOf(separator, from);
-    const s2 = s1 < 0 ? -1 : text.indexOf(separator, s1 + step);
-    const s3 = s2 < 0 ? -1 : text.indexOf(separator, s2 + step);
-    const s4 = s3 < 0 ? -1 : text.indexOf(separator, s3 + step);
-    const s5 = s4 < 0 ? -1 : text.indexOf(separator, s4 + step);
-    if (s5 < 0 || s5 + step > to) return undefined;
-    let s6 = text.indexOf(separator, s5 + step);
-    if (s6 >= 0 && s6 + step <= to) {
-      const s7 = text.indexOf(separator, s6 + step);
-      if (s7 >= 0 && s7 + step <= to) return undefined;
+  fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
+    const step = SEP.length;
+    const to = text.length;
+    const s1 = text.indexOf(SEP);
+    const s2 = s1 < 0 ? -1 : text.indexOf(SEP, s1 + step);
+    const s3 = s2 < 0 ? -1 : text.indexOf(SEP, s2 + step);
+    const s4 = s3 < 0 ? -1 : text.indexOf(SEP, s3 + step);
+    const s5 = s4 < 0 ? -1 : text.indexOf(SEP, s4 + step);
+    if (s5 < 0) return undefined;
+    let s6 = text.indexOf(SEP, s5 + step);
+    if (s6 >= 0) {
+      if (text.indexOf(SEP, s6 + step) >= 0) return undefined;
     } else {
       s6 = -1;
     }
@@ -416,7 +401,7 @@ export class IndexEntryReader {
       this.lastStart = startDate;
       this.lastStartMs = Date.parse(`${startDate}T00:00:00Z`);
     }
-    const span = Number(text.slice(from, s1));
+    const span = Number(text.slice(0, s1));
     if (!Number.isInteger(span) || span < 0 || Number.isNaN(this.lastStartMs)) return undefined;
     const endMs = this.lastStartMs + span * DAY_MS;
     let endDate = this.ends.get(endMs);

@@ -76,7 +76,7 @@ describe('the environment, read in src/config.ts only within the runtime', () =>
 
   it.each([
     ['src/aws/dynamodb.ts', 'export const region = process.env.AWS_REGION;'],
-    ['src/aws/lean-query.ts', "export const trace = process.env['_X_AMZN_TRACE_ID'];"],
+    ['src/aws/dynamodb.ts', "export const trace = process.env['_X_AMZN_TRACE_ID'];"],
     ['src/legs/list-handler.ts', 'const { env } = process;\nexport const e = env;'],
     ['src/keys/store.ts', "import { env } from 'node:process';\nexport const e = env;"],
     ['functions/ingest-feed/handler.ts', 'export const bucket = process.env.FEEDS_BUCKET_NAME;'],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { evaluateTargets, gzipTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
+import { evaluateTargets, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
 
 const base: TargetInputs = {
   legs: 20_000,
@@ -7,7 +7,6 @@ const base: TargetInputs = {
     { name: 'a', coldReadUnits: 100, wholeItemReadUnits: 1000, warmP95Ms: 1, excessBuckets: [] },
     { name: 'b', coldReadUnits: 50, wholeItemReadUnits: 500, warmP95Ms: 2, excessBuckets: [] },
   ],
-  listBundleBytes: 250_000,
   listImportMs: 90,
   helloImportMs: 40,
 };
@@ -17,7 +16,7 @@ const byUnit = (targets: ReturnType<typeof evaluateTargets>, fragment: string) =
 describe('evaluateTargets', () => {
   it('gives one target per point of the issue, all holding within the limits', () => {
     const targets = evaluateTargets(base);
-    expect(targets).toHaveLength(5);
+    expect(targets).toHaveLength(4);
     expect(targets.every((t) => t.holds)).toBe(true);
     for (const t of targets) expect(Object.keys(t).sort()).toEqual(['holds', 'limit', 'name', 'unit', 'value']);
   });
@@ -44,12 +43,21 @@ describe('evaluateTargets', () => {
     expect(byUnit(evaluateTargets({ ...slow, legs: 50_000 }), 'p95').holds).toBe(true);
   });
 
-  it('limits the bundle to 300 kB and its import time to 3 times the hello-world one', () => {
-    expect(byUnit(evaluateTargets({ ...base, listBundleBytes: 300_001 }), 'bundle size').holds).toBe(false);
-    expect(byUnit(evaluateTargets({ ...base, listBundleBytes: 300_000 }), 'bundle size').holds).toBe(true);
+  it('limits the import time to 3 times the hello-world one, and sets no limit on the bundle size', () => {
+    expect(evaluateTargets(base).some((t) => t.name.includes('bundle'))).toBe(false);
     const ratio = byUnit(evaluateTargets({ ...base, listImportMs: 121, helloImportMs: 40 }), 'import time');
     expect(ratio.value).toBe(3.025);
     expect(ratio.holds).toBe(false);
+  });
+
+  it('reports the read units below 20,000 legs without judging them; judges them from 20,000 on', () => {
+    const heavy = { ...base, queries: [{ ...base.queries[0]!, coldReadUnits: 300 }] };
+    const small = byUnit(evaluateTargets({ ...heavy, legs: 19_999 }), 'read units');
+    expect(small).toMatchObject({ value: 0.3, holds: true, notJudged: expect.stringContaining('20000') });
+    expect(byUnit(evaluateTargets(heavy), 'read units')).toMatchObject({ value: 0.3, holds: false });
+    expect(byUnit(evaluateTargets(heavy), 'read units').notJudged).toBeUndefined();
+    expect(importCpuTarget(2_000, 1.3)).toMatchObject({ holds: true, notJudged: expect.any(String) });
+    expect(importCpuTarget(20_000, 1.3)).toMatchObject({ holds: false });
   });
 
   it('counts the queries that read a bucket the window does not need', () => {
@@ -64,6 +72,7 @@ describe('evaluateTargets', () => {
 
 describe('trafficTargets and gzipTarget', () => {
   const good = {
+    seconds: 60,
     before: { readUnitsPerRequest: 8, busiestBucketRps: 30 },
     after: { readUnitsPerRequest: 0.3, busiestBucketRps: 0.5, stalenessP99Ms: 1_000, inconsistent: 0 },
     keysSeenWithinMs: 1_000,
@@ -79,6 +88,16 @@ describe('trafficTargets and gzipTarget', () => {
     expect(bad({ stalenessP99Ms: 2_001 })).toEqual(['traffic: staleness p99, change-aware cache']);
     expect(bad({ inconsistent: 1 })).toHaveLength(1);
     expect(trafficTargets({ ...good, keysSeenWithinMs: 2_500 }).filter((t) => !t.holds)).toHaveLength(1);
+  });
+
+  it('reports the read units of a simulation under 30 s without judging them, and judges the rest', () => {
+    const short = trafficTargets({ ...good, seconds: 29, after: { ...good.after, readUnitsPerRequest: 0.9, stalenessP99Ms: 2_001 } });
+    expect(short.filter((t) => t.notJudged !== undefined).map((t) => [t.name, t.value, t.holds])).toEqual([
+      ['traffic: read units per request, change-aware cache', 0.9, true],
+      ['traffic: read units per request, change-aware / TTL cache', 0.1125, true],
+    ]);
+    expect(short.filter((t) => !t.holds).map((t) => t.name)).toEqual(['traffic: staleness p99, change-aware cache']);
+    expect(trafficTargets({ ...good, seconds: 30, after: { ...good.after, readUnitsPerRequest: 0.9 } }).filter((t) => !t.holds)).toHaveLength(2);
   });
 
   it('gzip: compressed / plain at most 1/5', () => {
