@@ -6,7 +6,8 @@ import { readKeysVersion } from '../src/keys/version.js';
 import { withChangeAwareCache } from '../src/legs/change-aware-cache.js';
 import { addDays } from '../src/legs/dates.js';
 import { mulberry32 } from '../local/demo/generator.js';
-import { createJournalSource, JOURNAL_HEAD_ID } from '../src/legs/journal.js';
+import { createChangeSource } from '../src/changes/follow.js';
+import { createChangeLogStore, HEAD_ID } from '../src/changes/store.js';
 import { listEmptyLegs } from '../src/legs/list-legs.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { MatchMemo } from '../src/legs/match-memo.js';
@@ -23,11 +24,12 @@ import type { ReplayStats } from './replay-proxy.js';
  * The traffic simulation (docs/performance.md, "Traffic simulation"): many containers, each with its
  * own listing cache and match memo, answer requests arriving at a set rate with the query mix, over a
  * simulated time span (a simulated clock: nothing waits), while a writer changes legs with the
- * project's loader (a steady trickle, plus one large batch half way). Both designs run in the same
+ * project's loader (a steady trickle, plus one large batch half way) and the change consumer logs
+ * each write LOG_LAG_MS of simulated time after it. Both designs run in the same
  * run, on the same table, the same requests and the same writes, interleaved event by event:
  *
  * - `ttl`: the per-container cache with a TTL (withBucketCache), as deployed before;
- * - `change-aware`: the cache that follows the change journal (withChangeAwareCache), its bucket
+ * - `change-aware`: the cache that follows the change log (withChangeAwareCache), its bucket
  *   reads from the listing snapshot (withSnapshot), as the functions compose it (createListRepository).
  *
  * Read units are DynamoDB Local's ConsumedCapacity of each design's own client. Staleness: every
@@ -70,7 +72,7 @@ export interface DesignFigures {
   /** Query calls per simulated second, per bucket (the partitions of the listing index). */
   bucketRequestsPerSecond: Record<string, number>;
   busiestBucket: { bucket: string; requestsPerSecond: number };
-  /** GetItem calls per second on the journal head (one item, one partition of the table). */
+  /** GetItem calls per second on the change log's head (one item, one partition of the table). */
   headReadsPerSecond: number;
   latencyMs: LatencySummary;
   /** Latency of the requests that read the index (cache misses). */
@@ -126,6 +128,12 @@ interface WriteEvent {
 
 const QUARTER_HOUR = 15 * 60_000;
 
+/**
+ * Simulated time from a write to its entry in the change log: the event source mapping's polling
+ * (about four times a second) and a batch's commit; `npm run bench:changes` measures the real lag.
+ */
+export const LOG_LAG_MS = 500;
+
 export async function runTraffic(input: {
   options: TrafficOptions;
   tableName: string;
@@ -140,6 +148,8 @@ export async function runTraffic(input: {
    * replay proxy (bench/replay-proxy.ts): the buckets each write touched, before the next request.
    */
   ttlReads?: { newClient: () => DynamoDBDocumentClient; invalidate: (buckets: readonly string[]) => Promise<void> };
+  /** Runs the change consumer over what the table's stream holds, at simulated instant `at`. */
+  consume: (at: number) => Promise<void>;
   /** Reads every leg of the table (the oracle check). */
   scanLegs: () => Promise<Map<string, Record<string, unknown>>>;
   log: (line: string) => void;
@@ -158,12 +168,13 @@ export async function runTraffic(input: {
 
   const makeDesign = (name: Design['name']): Design => {
     const client = name === 'ttl' && input.ttlReads ? input.ttlReads.newClient() : input.newClient();
+    const changeLog = createChangeSource(createChangeLogStore(client, input.tableName));
     const containers: Container[] = Array.from({ length: options.containers }, () => {
       const table = createLegsRepository(client, input.tableName);
       const repository =
         name === 'ttl'
           ? withBucketCache(table, options.ttlSeconds * 1000, clock)
-          : withChangeAwareCache(withSnapshot(table, client, input.tableName), createJournalSource(client, input.tableName), {
+          : withChangeAwareCache(withSnapshot(table, client, input.tableName, changeLog), changeLog, {
               ceilingMs: options.ceilingSeconds * 1000,
               clock,
             });
@@ -228,7 +239,7 @@ export async function runTraffic(input: {
       design.calls += 1;
       design.readUnits += call.readUnits;
       if (call.operation === 'Query' && call.bucket !== undefined) design.buckets.set(call.bucket, (design.buckets.get(call.bucket) ?? 0) + 1);
-      if (call.operation === 'GetItem' && call.getId === JOURNAL_HEAD_ID) design.headReads += 1;
+      if (call.operation === 'GetItem' && call.getId === HEAD_ID) design.headReads += 1;
     }
     void res;
     const got = JSON.stringify([page.total, page.records.map((r) => [r.id, r.price])]);
@@ -261,7 +272,7 @@ export async function runTraffic(input: {
 
   // The events of the span: requests at an even rate to random containers with random queries of
   // the mix; a trickle write every 1/writesPerSecond s; the batch half way.
-  type Event = { at: number; kind: 'request'; ci: number; qi: number } | { at: number; kind: 'write'; legs: number };
+  type Event = { at: number; kind: 'request'; ci: number; qi: number } | { at: number; kind: 'write'; legs: number } | { at: number; kind: 'consume' };
   const events: Event[] = [];
   const requests = Math.round(options.requestsPerSecond * options.seconds);
   for (let j = 0; j < requests; j++) {
@@ -270,7 +281,10 @@ export async function runTraffic(input: {
   const trickle = Math.round(options.writesPerSecond * options.seconds);
   for (let j = 0; j < trickle; j++) events.push({ at: start + Math.floor(((j + 0.5) * spanMs) / trickle), kind: 'write', legs: 1 });
   if (options.batchLegs > 0) events.push({ at: start + Math.floor(spanMs / 2) + 250, kind: 'write', legs: options.batchLegs });
-  events.sort((a, b) => a.at - b.at || (a.kind === 'write' ? -1 : 1));
+  for (const w of events.filter((e) => e.kind === 'write')) events.push({ at: w.at + LOG_LAG_MS, kind: 'consume' });
+  // At one instant: writes, then the consumer, then requests.
+  const order = { write: 0, consume: 1, request: 2 };
+  events.sort((a, b) => a.at - b.at || order[a.kind] - order[b.kind]);
 
   const ids = [...model.keys()];
   let created = 0;
@@ -295,7 +309,8 @@ export async function runTraffic(input: {
   const began = performance.now();
   for (const e of events) {
     simNow = e.at;
-    if (e.kind === 'write') {
+    if (e.kind === 'consume') await input.consume(simNow);
+    else if (e.kind === 'write') {
       const legs: StoredLeg[] = [];
       if (e.legs === 1) legs.push(changeOne());
       else {
