@@ -39,7 +39,7 @@ export interface RecordedCall {
   bucket: string | undefined;
   /** The buckets of the listing snapshot's parts a BatchGetItem read (src/legs/snapshot.ts). */
   snapshotBuckets: string[];
-  /** The id a GetItem read (the journal's head, the snapshot's manifest). */
+  /** The id a GetItem read (the change log's head, the snapshot's manifest). */
   getId: string | undefined;
   /** The Query's input (plain-object form when `document`), to replay it elsewhere. */
   queryInput: Record<string, unknown> | undefined;

@@ -65,7 +65,7 @@ export function trafficTable(t: NonNullable<BenchResult['traffic']>): string {
     ['read units per request', (d) => n(d.readUnitsPerRequest, 3)],
     ['DynamoDB calls per request', (d) => n(d.callsPerRequest, 3)],
     ['busiest bucket partition, requests/s', (d) => `${n(d.busiestBucket.requestsPerSecond, 2)} (${d.busiestBucket.bucket || '-'})`],
-    ['journal head reads/s (one item)', (d) => n(d.headReadsPerSecond, 1)],
+    ['change log head reads/s (one item)', (d) => n(d.headReadsPerSecond, 1)],
     ['latency ms, p50 / p95 / p99', (d) => ms(d.latencyMs)],
     ['latency ms of cache misses, p50 / p95 / p99 (n)', (d) => (d.missLatencyMs.n > 0 ? `${ms(d.missLatencyMs)} (${d.missLatencyMs.n})` : '-')],
     ['CPU ms per request, p50 / p95 / p99', (d) => ms(d.cpuMs)],

@@ -19,9 +19,8 @@ export interface Config {
   dynamodbEndpoint: string | undefined;
   dynamodbPort: number;
   /**
-   * Ceiling of the per-container listing cache in seconds: the cache follows the change journal and
-   * re-reads everything at the latest after this long (what a write that bypasses the journal
-   * waits for at most); 0 turns the cache off.
+   * Ceiling of the per-container listing cache in seconds: the cache follows the change log and
+   * re-reads everything at the latest after this long; 0 turns the cache off.
    */
   listingCacheTtlSeconds: number;
   /** The one clock: the real one, or shifted by CLOCK_AT (local runs only). */

@@ -21,27 +21,19 @@ import { AIRPORT_DATA_FILE } from './airports/data-file.js';
 /** What a function may do to a table; the stack turns each into the narrowest IAM statements. */
 export type TableAccess =
   /**
-   * Legs table: Query on the listing index and on the `byChange` index (the listing snapshot's
-   * delta), GetItem and BatchGetItem on the table (the journal head, the snapshot's manifest and
-   * parts, the legs).
+   * Legs table: Query on the listing index, GetItem and BatchGetItem on the table (the change log's
+   * head and entries, the snapshot's manifest and parts, the legs).
    */
   | 'legs:read'
-  /**
-   * Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader, and the listing
-   * snapshot's parts), GetItem and PutItem (the change journal the loader appends to, the snapshot's
-   * manifest), Query on the listing index (the snapshot a large load builds at its end).
-   */
+  /** Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and PutItem (the sync order). */
   | 'legs:load'
   /** Legs table: GetItem on the table only (one leg read by its id). */
   | 'legs:get'
-  /**
-   * Legs table: Query on the `byExpiry` index (the legs due), UpdateItem on the table (a leg's
-   * retirement), GetItem and PutItem (the change journal it appends to). No Scan, no DeleteItem.
-   */
+  /** Legs table: Query on the `byExpiry` index (the legs due), UpdateItem on the table (a leg's retirement). */
   | 'legs:retire'
   /**
-   * Legs table: Query on the listing index (what a build reads), GetItem on the journal head and the
-   * snapshot's manifest only, PutItem and BatchWriteItem (puts and deletes) on the snapshot's items
+   * Legs table: Query on the listing index (what a build reads), GetItem on the change log's head and
+   * entries and the snapshot's manifest only, PutItem and BatchWriteItem (puts and deletes) on the snapshot's items
    * only (ids `~snapshot...`, an IAM condition on the partition key). No Scan, no UpdateItem, no
    * DeleteItem, no write to a leg.
    */
@@ -69,9 +61,8 @@ export type TableAccess =
   | 'legs:changes'
   /**
    * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
-   * PutItem (in TransactWriteItems) on the change log's and the change journal's items only (ids
-   * `~change...`, `~feed#...`, `~journal...`); UpdateItem of a leg's `lc` and `xp` only. No Scan, no
-   * Query, no other write to a leg.
+   * PutItem (in TransactWriteItems) on the change log's items only (ids `~change...`, `~feed#...`).
+   * No Scan, no Query, no write to a leg.
    */
   | 'legs:consume'
   /** Keys table: GetItem on the table (a key is read by its hash). */

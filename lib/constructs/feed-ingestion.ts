@@ -122,8 +122,8 @@ export class FeedIngestion extends Construct {
     }
     // Least privilege: read feeds (any version) under incoming/, write reports under reports/ (never
     // delete a file), send to its failure queue (below); on the legs table, Scan (what a sync reads),
-    // BatchWriteItem (every write of the loader), GetItem and PutItem for the change journal
-    // (src/legs/journal.ts) and each source's last applied sync file (src/feeds/sync-order.ts).
+    // BatchWriteItem (every write of the loader), GetItem and PutItem for each source's last
+    // applied sync file (src/feeds/sync-order.ts).
     const role = this.ingest.role;
     role.addToPrincipalPolicy(
       new PolicyStatement({ effect: Effect.ALLOW, actions: ['s3:GetObject', 's3:GetObjectVersion'], resources: [`${bucketArn}/${INCOMING_PREFIX}*`] }),

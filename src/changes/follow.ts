@@ -1,8 +1,9 @@
 import type { ChangeSet, ChangeSource } from '../legs/leg-change.js';
+import { MAX_FOLLOWED_ENTRIES } from '../legs/limits.js';
 import type { ChangeLogStore } from './store.js';
 
 /** Most entries a follower reads past the head's recent ones; further behind, it reads everything anew. */
-export const FOLLOW_MAX = 1_000;
+export const FOLLOW_MAX = MAX_FOLLOWED_ENTRIES;
 
 /** The change log as the listing's caches and snapshot follow it: index changes by entry number. */
 export function createChangeSource(store: Pick<ChangeLogStore, 'recent' | 'entries'>, maxEntries = FOLLOW_MAX): ChangeSource {

@@ -33,7 +33,7 @@ export interface ListingTransition {
   after: EmptyLeg | null;
 }
 
-/** Ids of the table's own bookkeeping items (journal, snapshot, change log) start with this; a leg's never does. */
+/** Ids of the table's own bookkeeping items (snapshot, change log, sync order) start with this; a leg's never does. */
 export const SERVICE_ITEM_PREFIX = '~';
 
 /**

@@ -5,7 +5,7 @@ import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/li
  * The order of a source's sync files (docs/import-format.md, "Order of sync files"). A sync file is
  * refused when a newer one was already applied for one of its sources, so that a late retry of an
  * older file never undoes a newer one. The last file applied per source is an item of the legs
- * table, id `~feed-sync#<source>` (like the journal's items, outside the leg id format).
+ * table, id `~feed-sync#<source>` (like the change log's items, outside the leg id format).
  */
 export const SYNC_STATE_PREFIX = '~feed-sync#';
 export const syncStateId = (source: string): string => `${SYNC_STATE_PREFIX}${source}`;

@@ -14,15 +14,8 @@ import { parseListQuery } from './query.js';
 import { BUCKET_ATTR, IndexEntryReader } from './storage.js';
 
 /**
- * GET /open/v1/empty-legs/{id} (src/routes.ts, docs/api.md "One leg"): the leg with that id, if the
- * listing without filters would list it now; else NOT_FOUND, with one message whatever the reason
- * (unknown, unlisted, blocked, expired), so that the answer tells nothing the listing does not.
- *
- * One GetItem per request, strongly consistent, no cache: a leg loaded, changed, blocked or unlisted
- * is answered so by the next request, whatever wrote it (the listing follows writes within 2 s, and
- * a write that bypasses the change journal within its cache ceiling). It costs one read unit per
- * request for an item up to 4 KB (half that eventually consistent), which is what a by-id poll is
- * worth; docs/performance.md, "One leg by id".
+ * GET /open/v1/empty-legs/{id}: the leg if the unfiltered listing would list it now, else NOT_FOUND
+ * with one message whatever the reason. One strongly consistent GetItem, no cache (docs/api.md).
  */
 
 /** A leg id as the import format defines it (src/legs/import/reference-data.ts): 1-64 of A-Z a-z 0-9 _ -. */

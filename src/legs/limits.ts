@@ -65,38 +65,18 @@ export const MAX_BATCH_GET_CALLS = Math.ceil(MAX_IDS_PER_REQUEST / BATCH_GET_LIM
 /** Most Query requests of one list request. */
 export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
 
-/**
- * The change journal's check (src/legs/journal.ts), at most once a second per container: one
- * GetItem of its head, and one BatchGetItem of the missed change sets with at most 6 attempts.
- */
-export const MAX_JOURNAL_CALLS = 1 + MAX_BATCH_GET_ATTEMPTS;
+/** Entries of the change log a follower reads at once (src/changes/follow.ts FOLLOW_MAX): 10 BatchGetItems. */
+export const MAX_FOLLOWED_ENTRIES = 1_000;
 
-/**
- * Query pages of the listing snapshot's delta (the `byChange` index, src/legs/snapshot-read.ts) read
- * per shard at most. A delta larger than that means the snapshot is far behind: the read takes the
- * index instead. 4 pages is thousands of legs written since the last build on DynamoDB Local, which
- * cuts a page at 1 MB of whole items, and tens of thousands on DynamoDB.
- */
-export const MAX_DELTA_PAGES_PER_SHARD = 4;
+/** Following the change log, at most once a second per container: its head, then the missed entries. */
+export const MAX_LOG_CALLS = 1 + Math.ceil(MAX_FOLLOWED_ENTRIES / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
 
 /** Parts of one bucket's snapshot read at most; a bucket with more is read from the index. */
 export const MAX_SNAPSHOT_PARTS_PER_BUCKET = 32;
 
-/**
- * The listing snapshot's reads in one request: its manifest (one GetItem), the delta (EXPIRY_SHARDS
- * shards x MAX_DELTA_PAGES_PER_SHARD Query pages) and the parts of the buckets read (at most
- * MAX_BUCKET_READS x MAX_SNAPSHOT_PARTS_PER_BUCKET, in BatchGetItems of BATCH_GET_LIMIT keys, each
- * with MAX_BATCH_GET_ATTEMPTS attempts): 1 + 8 x 4 + 6 x 6 = 69.
- */
+/** The listing snapshot's reads in one request: its manifest, the change log since its build, the parts of the buckets read. */
 export const MAX_SNAPSHOT_CALLS =
-  1 +
-  EXPIRY_SHARDS * MAX_DELTA_PAGES_PER_SHARD +
-  Math.ceil((MAX_BUCKET_READS * MAX_SNAPSHOT_PARTS_PER_BUCKET) / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
+  1 + MAX_LOG_CALLS + Math.ceil((MAX_BUCKET_READS * MAX_SNAPSHOT_PARTS_PER_BUCKET) / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
 
-/**
- * Most DynamoDB requests (SDK commands) one list request sends: the snapshot's reads, then the
- * index's for the buckets the snapshot could not serve, the page's records and the journal's check:
- * 69 + 16 x 32 + 6 + 7 = 594. The SDK client may retry each command on a throttle or a network
- * error (its maxAttempts, src/aws/dynamodb.ts).
- */
-export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_SNAPSHOT_CALLS + MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_JOURNAL_CALLS;
+/** Most DynamoDB requests one list request sends (each may be retried by the SDK client: src/aws/dynamodb.ts). */
+export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_SNAPSHOT_CALLS + MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_LOG_CALLS;
