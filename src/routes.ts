@@ -61,7 +61,7 @@ export type TableAccess =
   | 'legs:changes'
   /**
    * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
-   * PutItem (in TransactWriteItems) on the change log's items only (ids `~change...`, `~feed#...`).
+   * PutItem, UpdateItem (in TransactWriteItems) on the change log's items only (ids `~change...`, `~feed#...`).
    * No Scan, no Query, no write to a leg.
    */
   | 'legs:consume'

@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
-import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
+import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
@@ -238,14 +238,14 @@ export class ServiceFunction extends Construct {
 
   /**
    * The change consumer's access to the legs table (src/changes/store.ts): GetItem, BatchGetItem
-   * and PutItem (the puts of its TransactWriteItems) on the change log's items only (the head, the
-   * entries, the legs' states), by `dynamodb:LeadingKeys`. Reading the stream is granted by its
+   * PutItem and UpdateItem (the actions of its TransactWriteItems) on the change log's items only
+   * (the head, the entries, the legs' states, the index pages), by `dynamodb:LeadingKeys`. Reading the stream is granted by its
    * event source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
    */
   consumeChanges(table: ITable): this {
-    this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem'], table.tableArn, {
+    this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], table.tableArn, {
       'ForAllValues:StringLike': {
-        'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`],
+        'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, `${PAGE_PREFIX}*`],
       },
     });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);

@@ -6,19 +6,16 @@ import type { ChangeLogStore } from './store.js';
 export const FOLLOW_MAX = MAX_FOLLOWED_ENTRIES;
 
 /** The change log as the listing's caches and snapshot follow it: index changes by entry number. */
-export function createChangeSource(store: Pick<ChangeLogStore, 'recent' | 'entries'>, maxEntries = FOLLOW_MAX): ChangeSource {
+export function createChangeSource(store: Pick<ChangeLogStore, 'recent' | 'indexChanges'>, maxEntries = FOLLOW_MAX): ChangeSource {
   return {
     head: () => store.recent(),
     async changeSets(from, to) {
       if (to < from) return [];
       if (to - from + 1 > maxEntries) return undefined;
-      const sets: ChangeSet[] = [];
-      for (const entry of await store.entries(from, to)) {
-        // Gone (expired), or written before entries carried their index entry: read everything anew.
-        if (entry === undefined || (entry.type !== 'withdrawn' && entry.index === undefined)) return undefined;
-        sets.push({ v: entry.seq, changes: [entry.index ? { id: entry.id, index: entry.index } : { id: entry.id }] });
-      }
-      return sets;
+      const sets = await store.indexChanges(from, to);
+      // One gone (expired): read everything anew.
+      if (sets.some((set) => set === undefined)) return undefined;
+      return sets as ChangeSet[];
     },
   };
 }

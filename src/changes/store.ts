@@ -2,7 +2,7 @@ import type { ChangeHead, ChangeSet } from '../legs/leg-change.js';
 import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
 import { listedRecord } from '../legs/get-leg.js';
-import { MAX_BATCH_GET_ATTEMPTS } from '../legs/limits.js';
+import { CHANGE_PAGE_SIZE, MAX_BATCH_GET_ATTEMPTS } from '../legs/limits.js';
 import { toApiRecord, type EmptyLeg } from '../legs/model.js';
 import { BUCKET_ATTR } from '../legs/storage.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
@@ -12,6 +12,8 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
  * does, and no index attribute, so the listing never holds them):
  * - the head, id `~changes`: `q`, the number of the last entry committed (0 or absent: none), and
  *   `r`, the most recent entries' index changes (JSON, at most RECENT_BYTES) for the listing's caches;
+ * - the index pages, id `~changes#p<k>`: the index changes of entries 50k to 50k+49 (`c<q>`), which
+ *   the listing's caches read instead of the entries (a page costs what one entry does);
  * - the entries, id `~change#<q>`: `k` the type (l, u, w), `l` the leg's id, `a` when it was
  *   committed (epoch ms), `r` the record's JSON text and `x` its index entry (not for `withdrawn`), `ttl` (epoch s);
  * - the legs' states, id `~feed#<leg id>`: `n` the last stream sequence number applied, `d` the
@@ -22,16 +24,19 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
  * in commit order, and a record is never applied twice (src/changes/log.ts).
  */
 export const HEAD_ID = '~changes';
+export const PAGE_PREFIX = '~changes#p';
+/** Entries per index page. */
+export const PAGE_SIZE = CHANGE_PAGE_SIZE;
 export const ENTRY_PREFIX = '~change#';
 export const STATE_PREFIX = '~feed#';
 /** The ids of every change-log item start with this (the consumer's IAM condition). */
-export const CHANGE_LOG_ID_PREFIXES = [HEAD_ID, ENTRY_PREFIX, STATE_PREFIX] as const;
+export const CHANGE_LOG_ID_PREFIXES = [HEAD_ID, ENTRY_PREFIX, STATE_PREFIX, PAGE_PREFIX] as const;
 
 /** Items a Scan of the initial listing evaluates at least per request. */
 const SCAN_PAGE_MIN = 100;
 
-/** Entries per transaction: with their states and the head, within TransactWriteItems' 100 actions. */
-export const GROUP_SIZE = 49;
+/** Entries per transaction: with their states, the head and two index pages, within TransactWriteItems' 100 actions. */
+export const GROUP_SIZE = 48;
 
 const TYPE_CODE: Record<ChangeType, string> = { listed: 'l', updated: 'u', withdrawn: 'w' };
 const CODE_TYPE: Record<string, ChangeType> = { l: 'listed', u: 'updated', w: 'withdrawn' };
@@ -81,6 +86,8 @@ function trimRecent(codes: readonly RecentCode[]): string {
 }
 
 const recentCode = (seq: number, e: LogEntry): RecentCode => (e.index ? [seq, e.id, e.index.lb, e.index.ls, e.index.lf] : [seq, e.id]);
+const pageId = (seq: number) => `${PAGE_PREFIX}${Math.floor(seq / PAGE_SIZE)}`;
+
 const codeOf = (s: ChangeSet): RecentCode => {
   const c = s.changes[0]!;
   return c.index ? [s.v, c.id, c.index.lb, c.index.ls, c.index.lf] : [s.v, c.id];
@@ -97,6 +104,8 @@ export interface ChangeLogStore {
   append(group: LogGroup, at: number): Promise<boolean>;
   /** The number of the last entry committed before `instant` (epoch ms), 0 when no such entry is kept. */
   seqBefore(instant: number): Promise<number>;
+  /** The index changes of entries `from` to `to` (inclusive), in order, undefined where one is missing (expired). */
+  indexChanges(from: number, to: number): Promise<(ChangeSet | undefined)[]>;
   /** Entries `from` to `to` (inclusive) in order, undefined where one is missing (expired). */
   entries(from: number, to: number): Promise<(StoredEntry | undefined)[]>;
   /**
@@ -213,6 +222,23 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             : { ConditionExpression: 'n = :n', ExpressionAttributeValues: { ':n': prior.sequenceNumber } }),
         },
       }));
+      const pages = new Map<string, { names: Record<string, string>; values: Record<string, unknown> }>();
+      group.entries.forEach((e, i) => {
+        const q = head + 1 + i;
+        const page = pages.get(pageId(q)) ?? { names: { '#ttl': 'ttl' }, values: { ':ttl': ttl } };
+        page.names[`#c${q}`] = `c${q}`;
+        page.values[`:c${q}`] = recentCode(q, e).slice(1);
+        pages.set(pageId(q), page);
+      });
+      const pageUpdates = [...pages].map(([id, { names, values }]) => ({
+        Update: {
+          TableName: tableName,
+          Key: { id },
+          UpdateExpression: `SET ${Object.keys(names).map((n) => `${n} = :${n.slice(1)}`).join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      }));
       const seq = head + group.entries.length;
       const headPut = {
         Put: {
@@ -223,13 +249,30 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
         },
       };
       try {
-        await client.send(new TransactWriteCommand({ TransactItems: [...entries, ...states, headPut] }));
+        await client.send(new TransactWriteCommand({ TransactItems: [...entries, ...states, ...pageUpdates, headPut] }));
         return true;
       } catch (err) {
         const name = err instanceof Error ? err.name : '';
         if (name === 'TransactionCanceledException' || name === 'TransactionConflictException') return false;
         throw err;
       }
+    },
+
+    async indexChanges(from, to) {
+      if (to < from) return [];
+      const ids = [...new Set(Array.from({ length: to - from + 1 }, (_, i) => pageId(from + i)))];
+      const pages = new Map<string, Record<string, unknown>>();
+      for (let i = 0; i < ids.length; i += 100) {
+        const got = await batchGet(client, tableName, ids.slice(i, i + 100).map((id) => ({ id })), MAX_BATCH_GET_ATTEMPTS, { consistent: true });
+        if (got.unprocessed.length > 0) throw new Error('The change log pages could not be read (unprocessed keys)');
+        for (const item of got.items) pages.set(String(item.id), item);
+      }
+      const result: (ChangeSet | undefined)[] = [];
+      for (let q = from; q <= to; q++) {
+        const code: unknown = pages.get(pageId(q))?.[`c${q}`];
+        result.push(Array.isArray(code) ? changeSetOf([q, ...code]) : undefined);
+      }
+      return result;
     },
 
     async entries(from, to) {

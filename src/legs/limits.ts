@@ -65,11 +65,14 @@ export const MAX_BATCH_GET_CALLS = Math.ceil(MAX_IDS_PER_REQUEST / BATCH_GET_LIM
 /** Most Query requests of one list request. */
 export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
 
-/** Entries of the change log a follower reads at once (src/changes/follow.ts FOLLOW_MAX): 10 BatchGetItems. */
-export const MAX_FOLLOWED_ENTRIES = 1_000;
+/** Entries of one change log index page (src/changes/store.ts). */
+export const CHANGE_PAGE_SIZE = 50;
 
-/** Following the change log, at most once a second per container: its head, then the missed entries. */
-export const MAX_LOG_CALLS = 1 + Math.ceil(MAX_FOLLOWED_ENTRIES / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
+/** Entries of the change log a follower reads at once (src/changes/follow.ts FOLLOW_MAX): 40 pages. */
+export const MAX_FOLLOWED_ENTRIES = 2_000;
+
+/** Following the change log, at most once a second per container: its head, then the missed entries' pages. */
+export const MAX_LOG_CALLS = 1 + Math.ceil(MAX_FOLLOWED_ENTRIES / CHANGE_PAGE_SIZE / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
 
 /** Parts of one bucket's snapshot read at most; a bucket with more is read from the index. */
 export const MAX_SNAPSHOT_PARTS_PER_BUCKET = 32;

@@ -128,8 +128,8 @@ describe('listing cache: change-aware', () => {
     await c.ids();
     // More entries than one follow may read (FOLLOW_MAX): withdrawals of legs that never were.
     const store = createChangeLogStore(t.client, t.legsTableName);
-    for (let g = 0; g * 49 <= FOLLOW_MAX; g++) {
-      const ids = Array.from({ length: 49 }, (_, i) => `no-such-leg-${g}-${i}`);
+    for (let g = 0; g * 48 <= FOLLOW_MAX; g++) {
+      const ids = Array.from({ length: 48 }, (_, i) => `no-such-leg-${g}-${i}`);
       const entries = ids.map((id) => ({ type: 'withdrawn' as const, id, changedAt: new Date(clock).toISOString(), leg: null }));
       const states = new Map(ids.map((id) => [id, { next: { sequenceNumber: '1', digest: null }, prior: undefined }]));
       expect(await store.append({ entries, states }, clock)).toBe(true);

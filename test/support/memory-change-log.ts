@@ -55,6 +55,14 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       for (const [id, { next }] of group.states) stateOf.set(id, next);
       return Promise.resolve(true);
     },
+    indexChanges(from, to) {
+      const out = [];
+      for (let q = from; q <= to; q++) {
+        const e = deleted.has(q) ? undefined : log[q - 1];
+        out.push(e && { v: e.seq, changes: [e.index ? { id: e.id, index: e.index } : { id: e.id }] });
+      }
+      return Promise.resolve(out);
+    },
     entries(from, to) {
       const out: (StoredEntry | undefined)[] = [];
       for (let q = from; q <= to; q++) out.push(deleted.has(q) ? undefined : log[q - 1]);

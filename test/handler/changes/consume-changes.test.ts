@@ -54,11 +54,13 @@ describe('the change consumer', () => {
       ],
     });
     const tx = ddb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(tx.map((t) => String(t.Put!.Item!.id))).toEqual(['~change#8', '~change#9', '~feed#EL-1', HEAD_ID]);
+    expect(tx.map((t) => String(t.Put?.Item?.id ?? t.Update?.Key?.id))).toEqual(['~change#8', '~change#9', '~feed#EL-1', '~changes#p0', HEAD_ID]);
+    // The index page holds both entries' index changes (what the listing's caches read).
+    expect(tx[3]!.Update!.ExpressionAttributeValues).toMatchObject({ ':c8': ['EL-1', expect.any(String), expect.any(String), expect.any(String)], ':c9': ['EL-1', expect.any(String), expect.any(String), expect.any(String)] });
     expect(tx[0]!.Put).toMatchObject({ Item: { q: 8, k: 'l', l: 'EL-1', a: NOW }, ConditionExpression: 'attribute_not_exists(id)' });
     expect(JSON.parse(String(tx[1]!.Put!.Item!.r))).toEqual(toApiRecord({ ...LEG, price: 12 }));
     expect(tx[2]!.Put).toMatchObject({ Item: { n: '102' }, ConditionExpression: 'attribute_not_exists(id)' });
-    expect(tx[3]!.Put).toMatchObject({ Item: { q: 9 }, ConditionExpression: 'q = :q', ExpressionAttributeValues: { ':q': 7 } });
+    expect(tx[4]!.Put).toMatchObject({ Item: { q: 9 }, ConditionExpression: 'q = :q', ExpressionAttributeValues: { ':q': 7 } });
     expect(ddb.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems).toEqual({ legs: { Keys: [{ id: '~feed#EL-1' }], ConsistentRead: true } });
     expect(seen.map((t) => [t.id, t.before?.price ?? null, t.after?.price ?? null])).toEqual([
       ['EL-1', null, 10],
