@@ -9,7 +9,8 @@ import { clientIdOf, environmentForStage, isClientId, isKeyId, KEY_PREFIXES } fr
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
 import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
 import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
-import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
+import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/keys/store.js';
+import { type CreatedKey, type PublicKeyRecord } from '../src/keys/record.js';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
 import { readUsage, USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
 

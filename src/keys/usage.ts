@@ -3,7 +3,8 @@ import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aw
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DAY_MS } from './grace.js';
-import { TAT_SLACK_MS, utcDay, type PoolAnswer, type PoolRequest, type UsageTotals, type UsageWrite } from './limiter.js';
+import { TAT_SLACK_MS, utcDay } from './bucket.js';
+import type { PoolAnswer, PoolRequest, UsageTotals, UsageWrite } from './limiter-ports.js';
 import { USAGE_KEY_PREFIX } from '../tables.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { addressKey, createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from '../../../src/keys/address-limit.js';
-import { viewerAddress } from '../../../src/keys/authorizer.js';
+import { viewerAddress } from '../../../src/keys/request-source.js';
 import { readConfig } from '../../../src/config.js';
 import { ConfigError } from '../../../src/errors.js';
 
