@@ -15,14 +15,8 @@ import { writeLegs } from '../src/legs/loader.js';
 import { buildSnapshot } from '../src/legs/snapshot-build.js';
 import { assertPortFree, connectHost, ensureTables, isWildcardHost, LOOPBACK_HOST, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
-import {
-  AUTHORIZER_FUNCTION,
-  DEFAULT_ROUTE,
-  FUNCTIONS,
-  ROUTES,
-  localFunctionName,
-  type FunctionName,
-} from '../src/routes.js';
+import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTES } from '../src/routes.js';
+import { FUNCTIONS, localFunctionName, type FunctionName } from '../src/function-table.js';
 import { serveDocs } from './docs-page.js';
 import { readWatchesConfig } from '../src/config.js';
 import { startQueueWorker } from './watches/queue-worker.js';

@@ -7,7 +7,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { constructIdOf, FUNCTIONS, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/routes.js';
+import { constructIdOf, FUNCTIONS, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
 import { acknowledge } from '../nag.js';
 import { ENV, ServiceFunction, type ServiceFunctionProps } from './service-function.js';
 

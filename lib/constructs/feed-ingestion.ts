@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { FEEDS_BUCKET_ENV, type Stage } from '../../src/config.js';
 import { INCOMING_PREFIX, REPORTS_PREFIX } from '../../src/feeds/keys.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
-import { FUNCTIONS } from '../../src/routes.js';
+import { FUNCTIONS } from '../../src/function-table.js';
 import { acknowledge } from '../nag.js';
 import type { LogLevel } from '../stage-config.js';
 import { ServiceFunction } from './service-function.js';

@@ -14,16 +14,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  AUTHORIZER_FUNCTION,
-  constructIdOf,
-  DEFAULT_ROUTE,
-  ROUTE_NAMES,
-  ROUTES,
-  type FunctionName,
-  type RouteName,
-  type RouteSpec,
-} from '../../src/routes.js';
+import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTE_NAMES, ROUTES, type RouteName, type RouteSpec } from '../../src/routes.js';
+import { constructIdOf, type FunctionName } from '../../src/function-table.js';
 
 /**
  * One JSON object per request in the access log. `$context.authorizer.*` are the authorizer's

@@ -11,7 +11,8 @@ import { KEYS_TABLE, LEGS_CHANGE_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABL
 import { JOURNAL_HEAD_ID } from '../../src/legs/journal.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
 import { ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../../src/changes/store.js';
-import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
+import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
+import { type TableAccess } from '../../src/table-access.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
 

@@ -8,7 +8,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { FUNCTIONS } from '../../src/routes.js';
+import { FUNCTIONS } from '../../src/function-table.js';
 import { acknowledge } from '../nag.js';
 import type { LogLevel } from '../stage-config.js';
 import { ENV, ServiceFunction } from './service-function.js';

@@ -19,7 +19,8 @@ import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.j
 import { DEFAULT_RATE_LIMIT } from '../../src/keys/rate-limit.js';
 import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
-import { DEFAULT_ROUTE, FUNCTION_NAMES, FUNCTIONS, ROUTES, routeKeyOf, type FunctionName } from '../../src/routes.js';
+import { DEFAULT_ROUTE, ROUTES, routeKeyOf } from '../../src/routes.js';
+import { FUNCTION_NAMES, FUNCTIONS, type FunctionName } from '../../src/function-table.js';
 import {
   allStrings,
   arnOf,
