@@ -8,7 +8,7 @@ export interface Confirmed<T> {
 
 export interface VersionFollowerOptions<T> {
   clock: Clock;
-  /** Least time between the starts of two reads (ms). */
+  /** Least time between the starts of two reads (ms); 0: every poll reads (one at a time). */
   intervalMs: number;
   /** Reads the small item that says the version (throws when it cannot). */
   read: () => Promise<T>;
@@ -57,7 +57,7 @@ export function createVersionFollower<T>(options: VersionFollowerOptions<T>): Ve
     poll() {
       if (flight) return undefined;
       const at = options.clock();
-      if (at - lastStart < options.intervalMs) return undefined;
+      if (options.intervalMs > 0 && at - lastStart < options.intervalMs) return undefined;
       lastStart = at;
       const read = readOnce(at, generation).finally(() => {
         if (flight === read) flight = undefined;

@@ -107,6 +107,18 @@ describe('createVersionFollower', () => {
     await follower.inFlight()?.catch(() => undefined);
   });
 
+  it('with intervalMs 0, every poll reads, whatever the clock does', async () => {
+    let now = 5_000;
+    let reads = 0;
+    const follower = createVersionFollower({ clock: () => now, intervalMs: 0, read: () => Promise.resolve(++reads) });
+    await follower.poll();
+    now -= 1_000;
+    await follower.poll();
+    await follower.poll();
+    expect(reads).toBe(3);
+    expect(follower.confirmed()).toEqual({ value: 3, at: 4_000 });
+  });
+
   it('compares versions with `same` (an item whose version is one of its fields)', async () => {
     const moved: number[] = [];
     let now = 0;
@@ -161,7 +173,7 @@ describe('createVersionFollower against a model (property)', () => {
           } else if (step.kind === 'poll') {
             const before = h.reads.length;
             const read = h.follower.poll();
-            const mayStart = pending === undefined && h.now() >= nextAllowed;
+            const mayStart = pending === undefined && (intervalMs === 0 || h.now() >= nextAllowed);
             expect(read !== undefined).toBe(mayStart);
             expect(h.reads.length).toBe(before + (mayStart ? 1 : 0));
             if (read) {
