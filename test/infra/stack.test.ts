@@ -319,7 +319,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       });
     });
 
-    it('are exactly the functions of src/routes.ts, with its memory, description and the timeouts the local gateway enforces', () => {
+    it('are exactly the functions of src/function-table.ts, with its memory, description and the timeouts the local gateway enforces', () => {
       expect(Object.keys(resourcesOfType(t(), 'AWS::Lambda::Function')).sort()).toEqual(
         FUNCTION_NAMES.map((name) => FUNCTIONS[name].logicalId).sort(),
       );
@@ -858,7 +858,7 @@ describe('bundles (cdk.out of the synthesized app)', () => {
     if (name === 'openApi') expect(code).toContain('{"openapi":"3.1.0"');
   });
 
-  it.each(names)('%s: carries the files src/routes.ts names beside its bundle, and no others', (name) => {
+  it.each(names)('%s: carries the files src/function-table.ts names beside its bundle, and no others', (name) => {
     const dir = assetDir(name);
     const files = bundledFiles(name);
     for (const f of files) expect(readFileSync(path.join(dir, f.to)).equals(readFileSync(path.join(PROJECT_ROOT, f.from)))).toBe(true);
