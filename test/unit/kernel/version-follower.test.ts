@@ -92,6 +92,18 @@ describe('createVersionFollower', () => {
     expect(h.follower.confirmed()?.value).toBe(7);
   });
 
+  it('a reset while onMove runs: that read confirms nothing', async () => {
+    const gate = deferred<void>();
+    const follower = createVersionFollower({ clock: () => 0, intervalMs: 1_000, read: () => Promise.resolve(4), onMove: () => gate.promise });
+    const read = follower.poll()!;
+    await Promise.resolve();
+    await Promise.resolve();
+    follower.reset();
+    gate.resolve();
+    await read;
+    expect(follower.confirmed()).toBeUndefined();
+  });
+
   it('an onMove that throws fails the read and confirms nothing', async () => {
     let now = 0;
     const follower = createVersionFollower({
