@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mulberry32 } from '../local/demo/generator.js';
-import { createRateLimiter, type RateLimiter, type UsageCounter, type UsageReserver } from '../src/keys/limiter.js';
+import { createRateLimiter } from '../src/keys/limiter.js';
+import type { RateLimiter, UsageCounter, UsageReserver } from '../src/keys/limiter-ports.js';
 import { policyWindowSeconds, type RateLimit } from '../src/keys/rate-limit.js';
 import { addUsage, reserveUsage } from '../src/keys/usage.js';
 

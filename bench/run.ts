@@ -8,7 +8,7 @@ import { QueryCommand as DocQueryCommand, ScanCommand } from '@aws-sdk/lib-dynam
 import { createDocumentClient } from '../src/aws/dynamodb.js';
 import { createFunctionClient } from '../src/aws/function-clients.js';
 import { readConfig } from '../src/config.js';
-import { createAuthorizerHandler } from '../src/keys/authorizer.js';
+import { createAuthorizerHandler } from '../src/keys/authorizer-handler.js';
 import { createKey } from '../src/keys/store.js';
 import { createListHandler, createListRepository } from '../src/legs/list-handler.js';
 import { bucketReads, queryWindow } from '../src/legs/listing.js';

@@ -5,13 +5,14 @@ import type { Clock } from '../src/clock.js';
 import { parseStage, readConfig, type Stage } from '../src/config.js';
 import { refuseShiftedClock } from './clock-flag.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
-import { clientIdOf, environmentForStage, isClientId, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
+import { environmentForStage, isClientId, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
 import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
 import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
 import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
-import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit, type CreatedKey, type PublicKeyRecord } from '../src/keys/store.js';
-import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
-import { readUsage, USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
+import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/keys/store.js';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
+import { readUsage } from '../src/keys/usage.js';
+import { describeKey, jsonKey, jsonRecord, print, printSecret, printTable, printUsage } from './keys-output.js';
 
 /**
  * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys.
@@ -106,89 +107,6 @@ function warnEnvironment(environment: KeyEnvironment, target: Target): void {
   }
 }
 
-function print(line = ''): void {
-  process.stdout.write(`${line}\n`);
-}
-
-function jsonKey(created: CreatedKey): string {
-  const r = created.record;
-  return JSON.stringify({
-    keyId: r.keyId,
-    clientId: clientIdOf(r),
-    key: created.key,
-    environment: r.environment,
-    scopes: r.scopes,
-    name: r.name ?? null,
-  });
-}
-
-function describeKey(created: CreatedKey): string {
-  const r = created.record;
-  return `${r.environment} key ${r.keyId} of client ${clientIdOf(r)} (${r.name ? `name '${r.name}', ` : ''}scopes ${r.scopes.join(',')})`;
-}
-
-function printSecret(created: CreatedKey): void {
-  print(created.key);
-  print('Store this key now: it is shown only once and cannot be recovered.');
-}
-
-function jsonRecord(k: PublicKeyRecord): Record<string, unknown> {
-  return {
-    keyId: k.keyId,
-    clientId: k.clientId,
-    name: k.name ?? null,
-    environment: k.environment,
-    scopes: k.scopes,
-    status: k.status,
-    createdAt: k.createdAt,
-    rotatedAt: k.rotatedAt ?? null,
-    graceUntil: k.graceUntil ?? null,
-    revokedAt: k.revokedAt ?? null,
-    successorKeyId: k.successorKeyId ?? null,
-    predecessorKeyId: k.predecessorKeyId ?? null,
-    rateLimit: { ...limitOf(k), default: !isRateLimit(k.rateLimit) },
-  };
-}
-
-/** The limit the authorizer applies to the key. */
-function limitOf(k: PublicKeyRecord): RateLimit {
-  return isRateLimit(k.rateLimit) ? k.rateLimit : DEFAULT_RATE_LIMIT;
-}
-
-/** Left-aligned columns, two spaces apart, the last one not padded. */
-function printRows(rows: readonly string[][]): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) print(r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd());
-}
-
-function printTable(keys: PublicKeyRecord[]): void {
-  if (keys.length === 0) {
-    print('No keys.');
-    return;
-  }
-  const rows = [
-    ['KEY ID', 'CLIENT', 'ENV', 'STATUS', 'SCOPES', 'NAME', 'CREATED', 'RATE LIMIT', 'NOTE'],
-    ...keys.map((k) => [
-      k.keyId,
-      k.clientId,
-      k.environment,
-      k.status,
-      k.scopes.join(','),
-      k.name ?? '-',
-      k.createdAt,
-      `${describeRateLimit(limitOf(k))}${isRateLimit(k.rateLimit) ? '' : ' (default)'}`,
-      k.status === 'rotated'
-        ? `in grace until ${k.graceUntil ?? '?'}, successor ${k.successorKeyId ?? '?'}`
-        : k.status === 'expired'
-          ? `grace ended ${k.graceUntil ?? '?'}, successor ${k.successorKeyId ?? '?'}`
-          : k.status === 'revoked'
-            ? `revoked ${k.revokedAt ?? '?'}`
-            : '',
-    ]),
-  ];
-  printRows(rows);
-}
-
 /** `--rate` and `--burst` (create, limit: both or neither), or `limit --default`; undefined means the default. */
 function parseLimitFlags(command: CommandName, values: { rate?: string; burst?: string; default?: boolean }): RateLimit | undefined {
   if (command !== 'create' && command !== 'limit') return undefined;
@@ -203,16 +121,6 @@ function parseLimitFlags(command: CommandName, values: { rate?: string; burst?: 
   if (values.rate === undefined) throw CommandError.usage('--rate', 'is required with --burst');
   if (values.burst === undefined) throw CommandError.usage('--burst', 'is required with --rate');
   return { rate: parseRate(values.rate), burst: parseBurst(values.burst) };
-}
-
-function printUsage(keyId: string, days: readonly DayUsage[]): void {
-  const total = days.reduce((a, d) => ({ served: a.served + d.served, refused: a.refused + d.refused }), { served: 0, refused: 0 });
-  print(`Usage of key ${keyId}, last ${USAGE_DAYS} days (UTC):`);
-  printRows([
-    ['DAY', 'SERVED', 'RATE LIMITED'],
-    ...days.map((d) => [d.day, String(d.served), String(d.refused)]),
-    ['total', String(total.served), String(total.refused)],
-  ]);
 }
 
 function keyIdArgument(positionals: string[]): string {

@@ -4,7 +4,7 @@ import type { BuildOptions } from 'esbuild';
 import { Runtime, Architecture } from 'aws-cdk-lib/aws-lambda';
 import { OutputFormat, SourceMapMode, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { copyFileSync, mkdirSync } from 'node:fs';
-import { FUNCTIONS, type BundledFile, type FunctionName, type FunctionSpec } from '../src/routes.js';
+import { FUNCTIONS, type BundledFile, type FunctionName, type FunctionSpec } from '../src/function-table.js';
 
 /**
  * The one place that says how a function is bundled. The stack (`BUNDLING` for NodejsFunction) and

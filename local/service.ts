@@ -14,14 +14,8 @@ import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/legs/loader.js';
 import { assertPortFree, connectHost, ensureTables, isWildcardHost, LOOPBACK_HOST, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
-import {
-  AUTHORIZER_FUNCTION,
-  DEFAULT_ROUTE,
-  FUNCTIONS,
-  ROUTES,
-  localFunctionName,
-  type FunctionName,
-} from '../src/routes.js';
+import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTES } from '../src/routes.js';
+import { FUNCTIONS, localFunctionName, type FunctionName } from '../src/function-table.js';
 import { serveDocs } from './docs-page.js';
 import { readWatchesConfig } from '../src/config.js';
 import { startQueueWorker } from './watches/queue-worker.js';

@@ -1,21 +1,8 @@
 import { CHECKSUM_LENGTH, checksumOf, KEY_PREFIXES, RANDOM_LENGTH } from './keys/format.js';
 
 /**
- * Redaction of API keys from text bound for a log. A caller may put a key anywhere: the
- * `X-API-Key` header, a query parameter, `Authorization: Bearer …`, a cookie, the path, a body.
- * Whatever logs a request (src/logger.ts, the local gateway) passes its text through here, so no
- * call site has to remember which field may hold one.
- *
- * Redacted:
- * - anything that starts like a key: `elk_` followed by key characters (letters, digits, `_`), in
- *   any letter case and with any of its characters percent-encoded (`elk%5Ftest%5F…`, as a raw
- *   query string may carry it). Partial, mistyped and over-long keys are redacted too, whatever
- *   follows the prefix; the environment part (`elk_test_`, `elk_live_`) is kept, since it is not
- *   secret and helps to read a log;
- * - a bare key body (a run of exactly 38 letters and digits whose last 6 are the checksum of a
- *   live or test key): a key whose prefix was cut off.
- * Left alone: the prefixes themselves (`elk_test_`, with nothing after them) and `elk_` followed
- * by anything that is not a key character, so messages that name the key format stay readable.
+ * Redaction of anything shaped like an API key from text bound for a log, wherever a caller put it;
+ * what is redacted and what is left alone: docs/api-keys.md, "Storage".
  */
 export const REDACTED = '[REDACTED]';
 

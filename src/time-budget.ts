@@ -1,6 +1,6 @@
 /**
  * How long each part of the service may take: the Lambda timeouts of the functions are in the
- * table of src/routes.ts (the CDK stack sets them, the local gateway enforces them); here, the
+ * table of src/function-table.ts (the CDK stack sets them, the local gateway enforces them); here, the
  * time budget of every DynamoDB call the functions make (src/aws/dynamodb.ts, src/aws/deadline.ts). docs/faults.md explains the
  * numbers and shows what a caller gets when the database stalls or is down.
  */

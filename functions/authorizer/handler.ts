@@ -1,6 +1,6 @@
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
-import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
 
 /**
  * Lambda authorizer of the HTTP API (simple responses, no identity source, no gateway cache): it

@@ -1,13 +1,13 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ComparisonOperator, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { incidentAlarm, notifyTopic } from './alarms.js';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { StartingPosition, type CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { constructIdOf, FUNCTIONS, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/routes.js';
+import { constructIdOf, FUNCTIONS, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
 import { acknowledge } from '../nag.js';
 import { ENV, ServiceFunction, type ServiceFunctionProps } from './service-function.js';
 
@@ -87,23 +87,19 @@ export class ChangeStream extends Construct {
       });
       this.functions[name] = fn;
     }
-    this.failureAlarm = new Alarm(this, 'ConsumerFailed', {
+    this.failureAlarm = incidentAlarm(this, 'ConsumerFailed', {
       alarmName: `${props.alarmNamePrefix}-ChangeConsumerFailed`,
       alarmDescription:
         'A batch of the legs table stream failed every retry of the change consumer and was sent to the on-failure queue: its changes are missing from the change feed until replayed. See docs/deploy.md, section The change log.',
       metric: this.failures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
       threshold: 1,
-      evaluationPeriods: 1,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
 
   /** The on-failure alarm notifies `topic` (the alarm topic, made after the functions it watches). */
   alarmTo(topic: ITopic): this {
-    const action = new SnsAction(topic);
-    this.failureAlarm.addAlarmAction(action);
-    this.failureAlarm.addOkAction(action);
+    notifyTopic(topic, this.failureAlarm);
     return this;
   }
 

@@ -1,6 +1,6 @@
 import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { incidentAlarm, notifyTopic } from './alarms.js';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnPermission, type CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -12,7 +12,7 @@ import { Construct } from 'constructs';
 import { FEEDS_BUCKET_ENV, type Stage } from '../../src/config.js';
 import { INCOMING_PREFIX, REPORTS_PREFIX } from '../../src/feeds/keys.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
-import { FUNCTIONS } from '../../src/routes.js';
+import { FUNCTIONS } from '../../src/function-table.js';
 import { acknowledge } from '../nag.js';
 import type { LogLevel } from '../stage-config.js';
 import { ServiceFunction } from './service-function.js';
@@ -187,49 +187,41 @@ export class FeedIngestion extends Construct {
         statistic: 'Sum',
         period,
       });
-    const action = new SnsAction(props.alarmTopic);
     const add = (alarmId: string, alarm: Alarm) => {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
+      notifyTopic(props.alarmTopic, alarm);
       this.alarms[alarmId] = alarm;
     };
     add(
       'FeedRefused',
-      new Alarm(this, 'FeedRefused', {
+      incidentAlarm(this, 'FeedRefused', {
         alarmName: `${props.alarmNamePrefix}-FeedRefused`,
         alarmDescription:
           'A feed file was refused (invalid records, unreadable or over a file limit, a sync that would unlist more than half of a source, or a sync file older than the last applied for its source): nothing of it was loaded. Its report is reports/<name>.json in the feeds bucket. See docs/deploy.md, section Feeds.',
         metric: metric(FEED_METRICS.refused, Duration.minutes(5)),
         threshold: 1,
-        evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
     add(
       'IngestFunctionErrors',
-      new Alarm(this, 'IngestFunctionErrors', {
+      incidentAlarm(this, 'IngestFunctionErrors', {
         alarmName: `${props.alarmNamePrefix}-IngestFunctionErrors`,
         alarmDescription:
           'The ingest function failed (S3 or DynamoDB error, time-out, crash); Lambda retries the file twice, and its report says failed. See docs/deploy.md, section Feeds.',
         metric: fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
         threshold: 1,
-        evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
     add(
       'FeedIngestFailed',
-      new Alarm(this, 'FeedIngestFailed', {
+      incidentAlarm(this, 'FeedIngestFailed', {
         alarmName: `${props.alarmNamePrefix}-FeedIngestFailed`,
         alarmDescription:
           'A feed file failed to ingest after every retry: its S3 event and the error are in the ingest failure queue, the file is still in the bucket, its report says failed. See docs/deploy.md, section Feeds.',
         metric: this.failures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
         threshold: 1,
-        evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
     if (s.staleAlarm) {

@@ -14,16 +14,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  AUTHORIZER_FUNCTION,
-  constructIdOf,
-  DEFAULT_ROUTE,
-  ROUTE_NAMES,
-  ROUTES,
-  type FunctionName,
-  type RouteName,
-  type RouteSpec,
-} from '../../src/routes.js';
+import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTE_NAMES, ROUTES, type RouteName, type RouteSpec } from '../../src/routes.js';
+import { constructIdOf, type FunctionName } from '../../src/function-table.js';
 
 /**
  * One JSON object per request in the access log. `$context.authorizer.*` are the authorizer's
@@ -70,17 +62,8 @@ export interface EmptyLegsHttpApiProps {
 }
 
 /**
- * The HTTP API, its routes from the table in src/routes.ts: each route to its function, behind the
- * key authorizer when the table says so (`GET /open/v1/empty-legs`), without it otherwise
- * (`GET /open/v1/openapi.json`, the contract); `$default` (any other method or path) to the
- * not-found function without an authorizer; one `$default` stage, auto-deployed, with throttling
- * and JSON access logs.
- *
- * The authorizer (docs/api.md, "How keys are checked") has simple responses (payload 2.0), no identity source and
- * no cache: API Gateway then invokes it for every request, even one without `X-API-Key`, and it is
- * the function, not the gateway, that answers a missing key, in the envelope. HttpLambdaAuthorizer
- * always writes an IdentitySource (`$request.header.Authorization` by default); the property is
- * removed from the L1 CfnAuthorizer below.
+ * The HTTP API: a route per entry of src/routes.ts (behind the key authorizer or not), `$default` to the
+ * not-found function, one auto-deployed stage with throttling and access logs; the authorizer has no identity source, no cache (docs/deploy.md).
  */
 export class EmptyLegsHttpApi extends Construct {
   readonly api: HttpApi;

@@ -8,7 +8,7 @@ import {
   TreatMissingData,
   type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { notifyTopic } from './alarms.js';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -204,9 +204,7 @@ export class Operations extends Construct {
       comparisonOperator,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    const action = new SnsAction(this.topic);
-    alarm.addAlarmAction(action);
-    alarm.addOkAction(action);
+    notifyTopic(this.topic, alarm);
     this.alarms[id] = alarm;
   }
 }

@@ -10,7 +10,8 @@ import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
-import { FUNCTIONS, type FunctionName, type FunctionSpec, type TableAccess } from '../../src/routes.js';
+import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
+import { type TableAccess } from '../../src/table-access.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
 

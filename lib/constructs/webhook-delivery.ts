@@ -1,6 +1,6 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { ComparisonOperator, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { incidentAlarm, notifyTopic } from './alarms.js';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -8,7 +8,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { FUNCTIONS } from '../../src/routes.js';
+import { FUNCTIONS } from '../../src/function-table.js';
 import { acknowledge } from '../nag.js';
 import type { LogLevel } from '../stage-config.js';
 import { ENV, ServiceFunction } from './service-function.js';
@@ -71,33 +71,25 @@ export class WebhookDelivery extends Construct {
     this.queue.grantSendMessages(this.deliver.function);
     this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
 
-    this.deadLetterAlarm = new Alarm(this, 'DeadLettersAlarm', {
+    this.deadLetterAlarm = incidentAlarm(this, 'DeadLettersAlarm', {
       alarmName: `${props.alarmNamePrefix}-WebhookDeadLetters`,
       alarmDescription: 'A webhook message failed to be processed 5 times (the worker, not the receiver, failed): see docs/watches.md, "Dead letters"',
       metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.errorsAlarm = new Alarm(this, 'DeliverFunctionErrors', {
+    this.errorsAlarm = incidentAlarm(this, 'DeliverFunctionErrors', {
       alarmName: `${props.alarmNamePrefix}-DeliverWebhooksErrors`,
       alarmDescription: 'The webhook delivery function failed (not a receiver: the function itself)',
       metric: this.deliver.function.metricErrors({ period: Duration.minutes(5) }),
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }
 
   /** The alarms notify `topic` (the alarm topic, made after the change consumer that sends to this queue). */
   alarmTo(topic: ITopic): this {
-    const action = new SnsAction(topic);
-    for (const alarm of [this.deadLetterAlarm, this.errorsAlarm]) {
-      alarm.addAlarmAction(action);
-      alarm.addOkAction(action);
-    }
+    notifyTopic(topic, this.deadLetterAlarm, this.errorsAlarm);
     return this;
   }
 }

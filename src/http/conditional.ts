@@ -3,16 +3,8 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /**
- * Conditional GETs (docs/api.md, "Conditional requests"): every 200 carries an `ETag`; a request
- * whose `If-None-Match` matches it is answered `304 Not Modified` with no body.
- *
- * The tags are **weak** (`W/"..."`, RFC 9110 §8.8.1): the body of two answers with the same data is
- * not byte for byte the same (each carries its own `traceId`), and a gzipped and a plain answer
- * differ in their bytes too, while the data is the same. A weak tag names the data: it is a digest
- * of the envelope's `data` (`code` and `message` are constant on a 200), so it changes whenever the
- * data would (new or changed legs, a leg expiring, another page, another size) and only then.
- * `If-None-Match` is compared weakly (RFC 9110 §13.1.2), so a client may send the tag back as
- * received, with or without its `W/`.
+ * Conditional GETs (docs/api.md, "Conditional requests"): a weak ETag digest of the envelope's `data`
+ * on every 200, and `If-None-Match` compared weakly (RFC 9110 §13.1.2) into a 304 with no body.
  */
 
 /** Bytes of digest kept in a tag: 128 bits (22 base64url characters). */

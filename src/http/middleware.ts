@@ -9,19 +9,8 @@ import { conditionalGet } from './conditional.js';
 import { errorResponse, mapError } from './envelope.js';
 
 /**
- * The middy middlewares every HTTP function uses, chained by `httpFunction()`:
- *   injectLambdaContext  outermost (Powertools): the Lambda context in every log line (function
- *                        name, version, ARN, memory, request id, cold start); the request's keys
- *                        are dropped after the invocation
- *   httpEnvelope()       trace id, structured logs, the one error-to-envelope mapping,
- *                        X-Trace-Id on every response, and for a key in grace after a rotation
- *                        X-API-Key-Deprecated, Deprecation and Sunset (deprecationHeaders); the
- *                        key's RateLimit-Policy and RateLimit (and Retry-After with RATE_LIMITED)
- *   conditionalGet()     with `conditional`: a 200 whose ETag the request's If-None-Match matches
- *                        becomes a 304 (src/http/conditional.ts), before the envelope adds its
- *                        headers
- *   requireApiKey(scope) refuses to run the handler without a verified key holding `scope`, or
- *                        when the authorizer found the key over its rate limit (RATE_LIMITED)
+ * `httpFunction()` chains, outermost first: injectLambdaContext (context in every log line),
+ * httpEnvelope() (trace id, logs, the one error mapping, key headers), conditionalGet() (304), requireApiKey(scope).
  */
 type Event = APIGatewayProxyEventV2 & { requestContext: { authorizer?: { lambda?: unknown } } };
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.js';
-import { refilled, secondsUntil } from './limiter.js';
+import { refilled, secondsUntil } from './bucket.js';
 import type { RateLimit } from './rate-limit.js';
 
 /**

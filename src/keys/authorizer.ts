@@ -1,13 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LRUCache } from 'lru-cache';
-import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult, Context } from 'aws-lambda';
 import type { Stage } from '../config.js';
 import { processClock, type Clock } from '../clock.js';
-import { DeadlineError, withDeadline } from '../aws/deadline.js';
 import { logger } from '../logger.js';
 import { ttlCache } from '../ttl-cache.js';
-import { invocationDeadlineMs } from '../time-budget.js';
+import { createVersionFollower } from '../kernel/version-follower.js';
 import {
   rejectedContext,
   verifiedContext,
@@ -16,38 +12,18 @@ import {
   type AuthorizerContext,
   type KeyEnvironment,
 } from '../auth/verdict.js';
-import { clientIdOf, environmentForStage, hashKey, hashPrefix, KEY_PREFIXES, parseKey, stageForEnvironment } from './format.js';
-import { getKeyByHash, keyState, type KeyRecord } from './store.js';
-import { readKeysVersion } from './version.js';
-import { createRateLimiter, type LimitDecision, type RateLimiter } from './limiter.js';
+import { clientIdOf, environmentForStage, hashKey, hashPrefix, parseKey, stageForEnvironment } from './format.js';
+import { keyState, type KeyRecord } from './record.js';
+import type { RateLimiter } from './limiter-ports.js';
 import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField, type RateLimit } from './rate-limit.js';
 import { createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from './address-limit.js';
-import { addUsage, reserveUsage } from './usage.js';
-import { emfLine, RATE_LIMIT_METRICS } from '../metrics.js';
-import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../auth/edge.js';
+import { addressLimitedMessage, expiredMessage, MESSAGES, rateLimitedMessage, wrongEnvironmentMessage } from './messages.js';
+import type { RequestSource } from './request-source.js';
 
 /**
- * The authorizer's logic (docs/api.md, "API keys" and "How keys are checked"): from an `X-API-Key` value to a verdict
- * for the function. It never denies; every outcome is a context (src/auth/verdict.ts).
- *
- * Cost and caching, per container (docs/api-keys.md, "What the authorizer caches"):
- * - a missing, malformed or mistyped (bad checksum) key, and a key of the wrong environment, are
- *   decided without any read;
- * - a source address with too many failed authentications (src/keys/address-limit.ts) is answered
- *   RATE_LIMITED before any read, unless its key is one this container has verified;
- * - a key read from the table is remembered for at most `cacheTtlMs` (60 s) and never past its grace
- *   deadline; its state is recomputed at each request from the clock;
- * - with `keysVersion`, a cached entry is used only while the keys version is the one it was read
- *   under, and at most `revocationBoundMs` (REVOCATION_BOUND_MS) after the later of its read and
- *   the last read of the version that found it unchanged; the version is read at most once per
- *   `versionCheckMs`, and a request waits for that read at most `versionWaitMs`: a cached key is
- *   served while the database stalls, up to the bound;
- * - an unknown hash is remembered for `negativeTtlMs` (5 s), under the same version rule;
- * - the caches are LRUs bounded to `maxEntries` (10,000) each;
- * - a failed read is SERVICE_UNAVAILABLE and is not cached.
- * A verified key then passes its rate limit (`limiter`, src/keys/limiter.ts): over it, the verdict is
- * RATE_LIMITED; either way the verdict carries the RateLimit-Policy and RateLimit fields.
- * Logs carry the key id or the first 12 hex digits of the key's hash, never the key.
+ * From an `X-API-Key` value to a verdict (never a denial), with per-container caches that a keys
+ * version change empties and that serve at most REVOCATION_BOUND_MS past its last confirmation.
+ * Rules and figures: docs/api-keys.md, "What the authorizer caches"; logs never carry the key.
  */
 export const MAX_CACHE_TTL_MS = 60_000;
 export const DEFAULT_NEGATIVE_TTL_MS = 5_000;
@@ -61,39 +37,9 @@ export const REVOCATION_BOUND_MS = 10_000;
 /** The longest a request waits for a keys-version read before it uses a cached entry within the bound. */
 export const DEFAULT_VERSION_WAIT_MS = 250;
 
-export const MESSAGES = {
-  missing: 'An API key is required in the X-API-Key header',
-  malformed: `The API key is malformed: expected ${KEY_PREFIXES.live} or ${KEY_PREFIXES.test} followed by 38 letters and digits`,
-  badChecksum: 'The API key is not valid: its checksum does not match (check it for a typo)',
-  invalid: 'The API key is not valid',
-  unavailable: 'The service is temporarily unavailable; retry later',
-  wrongOrigin: "This endpoint does not serve the API: call the API's published address",
-} as const;
-
-export function addressLimitedMessage(retryAfterSeconds: number): string {
-  return `Too many failed authentications from this address; retry after ${retryAfterSeconds} s`;
-}
-
-export function rateLimitedMessage(decision: Pick<LimitDecision, 'limit' | 'retryAfterSeconds'>): string {
-  return `Too many requests for this API key (limit ${decision.limit.rate} per second, burst ${decision.limit.burst}); retry after ${decision.retryAfterSeconds} s`;
-}
-
-/** Time a write of the usage counters may take before the limiter goes on without it (fail open). */
-export const USAGE_WRITE_BUDGET_MS = 300;
 
 
-const ENVIRONMENT_NAMES: Readonly<Record<KeyEnvironment, string>> = {
-  live: 'the production environment (prod)',
-  test: 'the sandbox environment (sandbox)',
-};
 
-export function wrongEnvironmentMessage(keyEnvironment: KeyEnvironment, stage: Stage): string {
-  return `This is a ${keyEnvironment} key (${KEY_PREFIXES[keyEnvironment]}): it belongs to ${ENVIRONMENT_NAMES[keyEnvironment]} and is not accepted by ${stage}`;
-}
-
-export function expiredMessage(graceUntil: string | undefined): string {
-  return `The API key has expired: it was rotated and its grace period ended${graceUntil ? ` at ${graceUntil}` : ''}; use the new key`;
-}
 
 export interface KeyAuthorizerOptions {
   stage: Stage;
@@ -119,11 +65,6 @@ export interface KeyAuthorizerOptions {
   limiter?: RateLimiter;
 }
 
-/** What the authorizer knows of a request besides its key. */
-export interface RequestSource {
-  /** The client's address (API Gateway's `requestContext.http.sourceIp`, or the viewer's behind CloudFront). */
-  sourceAddress?: string | undefined;
-}
 
 export interface KeyAuthorizer {
   authorize(rawKey: string | undefined, source?: RequestSource): Promise<AuthorizerContext>;
@@ -169,43 +110,30 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
   const versionCheckMs = options.versionCheckMs ?? DEFAULT_VERSION_CHECK_MS;
   const revocationBoundMs = options.revocationBoundMs ?? REVOCATION_BOUND_MS;
   const versionWaitMs = options.versionWaitMs ?? DEFAULT_VERSION_WAIT_MS;
-  /** The last successful read of the keys version: its value, and when that read started. */
-  let confirmed: { version: number; at: number } | undefined;
-  let lastVersionCheck = -Infinity;
-  let versionRead: Promise<void> | undefined;
-
-  /**
-   * Reads the keys version at most once per versionCheckMs; when it moved, empties the caches. The
-   * request that starts the read waits for it at most versionWaitMs; others do not wait.
-   */
-  async function followVersion(): Promise<void> {
-    const readVersion = options.keysVersion;
-    if (!readVersion || versionRead) return;
-    const at = now();
-    if (at - lastVersionCheck < versionCheckMs) return;
-    lastVersionCheck = at;
-    const read = readVersion()
-      .then((v) => {
-        if (confirmed !== undefined && v !== confirmed.version) {
+  const follower = options.keysVersion
+    ? createVersionFollower<number>({
+        clock: now,
+        intervalMs: versionCheckMs,
+        read: options.keysVersion,
+        onMove: (_version, previous) => {
+          if (previous === undefined) return;
           known.clear();
           unknown.clear();
-        }
-        if (confirmed === undefined || at >= confirmed.at) confirmed = { version: v, at };
+        },
       })
-      .catch((err: unknown) => {
-        // Cached entries stay usable up to the revocation bound; the next request tries again.
-        lastVersionCheck = -Infinity;
-        logger.warn('keys version read failed', { error: err as Error });
-      })
-      .finally(() => {
-        versionRead = undefined;
-      });
-    versionRead = read;
-    await waitAtMost(read, versionWaitMs);
+    : undefined;
+
+  /** Starts a keys-version read when due; the request that starts it waits for it at most versionWaitMs. */
+  async function followVersion(): Promise<void> {
+    const read = follower?.poll();
+    if (!read) return;
+    // Cached entries stay usable up to the revocation bound; the next request tries again.
+    const settled = read.catch((err: unknown) => logger.warn('keys version read failed', { error: err as Error }));
+    await waitAtMost(settled, versionWaitMs);
   }
 
   /** The keys version a read starting now is made under (what its cache entry is tagged with). */
-  const versionNow = (): number | undefined => confirmed?.version;
+  const versionNow = (): number | undefined => follower?.confirmed()?.value;
 
   /**
    * A cached entry may be used at `at`: without the keys version, within its lifetime; with it, only
@@ -213,9 +141,9 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
    * and the last read of that version.
    */
   function usable(entry: Tagged, at: number): boolean {
-    if (!options.keysVersion) return true;
+    if (!follower) return true;
     if (entry.version !== versionNow()) return false;
-    const since = Math.max(entry.readAt, confirmed?.at ?? -Infinity);
+    const since = Math.max(entry.readAt, follower.confirmed()?.at ?? -Infinity);
     return at - since <= revocationBoundMs;
   }
 
@@ -345,134 +273,3 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
   };
 }
 
-/** The verdict as handed to API Gateway: with the client's address for the access log. */
-export type HandedContext = AuthorizerContext & { clientIp?: string };
-export type AuthorizerResult = APIGatewaySimpleAuthorizerWithContextResult<HandedContext>;
-type HandlerContext = Pick<Context, 'awsRequestId'> & Partial<Pick<Context, 'getRemainingTimeInMillis'>>;
-export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext) => Promise<AuthorizerResult>;
-
-/** A header of a v2 event by its lower-case name (lower-case in v2; matched case-insensitively). */
-function headerOf(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>, lowerName: string): string | undefined {
-  const headers = event.headers ?? {};
-  const direct = headers[lowerName];
-  if (direct !== undefined) return direct;
-  const name = Object.keys(headers).find((h) => h.toLowerCase() === lowerName);
-  return name === undefined ? undefined : headers[name];
-}
-
-/** The `X-API-Key` header of a v2 authorizer event. */
-export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>): string | undefined {
-  return headerOf(event, 'x-api-key');
-}
-
-export { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER };
-
-function sameSecret(presented: string | undefined, secret: string): boolean {
-  if (presented === undefined) return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(secret);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The viewer's address of a `CloudFront-Viewer-Address` value (its port cut off), or undefined. */
-export function viewerAddress(value: string | undefined): string | undefined {
-  const match = value === undefined ? null : /^\[?([0-9A-Fa-f:.]+?)\]?:\d{1,5}$/.exec(value.trim());
-  return match?.[1];
-}
-
-/**
- * Where a request comes from, or `wrongOrigin` when the API is behind CloudFront (`originSecret`
- * given) and the request did not come through it: the address is then CloudFront's viewer
- * address, else API Gateway's `sourceIp`.
- */
-export function requestSource(event: APIGatewayRequestAuthorizerEventV2, originSecret: string | undefined): RequestSource | 'wrongOrigin' {
-  const sourceIp = event.requestContext?.http?.sourceIp;
-  if (originSecret === undefined) return { sourceAddress: sourceIp };
-  if (!sameSecret(headerOf(event, ORIGIN_SECRET_HEADER), originSecret)) return 'wrongOrigin';
-  return { sourceAddress: viewerAddress(headerOf(event, VIEWER_ADDRESS_HEADER)) ?? sourceIp };
-}
-
-export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lookup'> {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  /** Least time between two writes of a key's usage counters by this container (src/keys/limiter.ts). */
-  usageSyncIntervalMs?: number;
-  /**
-   * The secret CloudFront sends in `X-Origin-Verify` (docs/deploy.md, "The edge"): when given, a
-   * request without it is refused (PERMISSION_DENIED, no read) and the client's address is
-   * CloudFront's `CloudFront-Viewer-Address`.
-   */
-  originSecret?: string | undefined;
-}
-
-/** A whole Lambda context (tests may call the handler with less, or none). */
-function isLambdaContext(context: HandlerContext | undefined): context is Context {
-  return context !== undefined && typeof (context as Partial<Context>).invokedFunctionArn === 'string';
-}
-
-function remainingTime(context: HandlerContext | undefined): { getRemainingTimeInMillis(): number } | undefined {
-  const remaining = context?.getRemainingTimeInMillis;
-  return remaining ? { getRemainingTimeInMillis: () => remaining.call(context) } : undefined;
-}
-
-/** The Lambda handler: simple response, always authorized, the verdict in the context. */
-export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
-  const { client, tableName, usageSyncIntervalMs, originSecret, ...rest } = options;
-  const limiter =
-    options.limiter ??
-    createRateLimiter({
-      ...(options.now ? { now: options.now } : {}),
-      ...(usageSyncIntervalMs !== undefined ? { syncIntervalMs: usageSyncIntervalMs } : {}),
-      // Its own short deadline: a slow or failed write never fails the request (fail open).
-      counter: (keyId, day, add) => withDeadline(USAGE_WRITE_BUDGET_MS, () => addUsage(client, tableName, keyId, day, add)),
-      reserve: (keyId, day, add, pool) => withDeadline(USAGE_WRITE_BUDGET_MS, () => reserveUsage(client, tableName, keyId, day, add, pool)),
-      onSyncError: (keyId, error) => {
-        logger.error('usage counter write failed; enforcing this container\'s share of the limit', { keyId, error: error as Error });
-        process.stdout.write(`${emfLine(RATE_LIMIT_METRICS.namespace, { [RATE_LIMIT_METRICS.dimension]: options.stage }, { [RATE_LIMIT_METRICS.writeFailures]: 1 }, new Date((options.now ?? processClock)()))}\n`);
-      },
-    });
-  const authorizer = createKeyAuthorizer({
-    keysVersion: () => readKeysVersion(client, tableName),
-    ...rest,
-    limiter,
-    lookup: (keyHash) => getKeyByHash(client, tableName, keyHash),
-  });
-  /**
-   * The key's read gets the authorizer's database deadline (src/time-budget.ts); only the read can
-   * be slow, so a missed deadline is SERVICE_UNAVAILABLE, uncached, like any failed read.
-   */
-  const authorizeWithin = async (deadlineMs: number, event: APIGatewayRequestAuthorizerEventV2, source: RequestSource): Promise<AuthorizerContext> => {
-    try {
-      return await withDeadline(deadlineMs, () => authorizer.authorize(apiKeyHeader(event), source));
-    } catch (err) {
-      if (!(err instanceof DeadlineError)) throw err;
-      logger.error('api key lookup failed', { error: err });
-      return rejectedContext('SERVICE_UNAVAILABLE', MESSAGES.unavailable);
-    }
-  };
-  const verdictOf = async (event: APIGatewayRequestAuthorizerEventV2, context: HandlerContext | undefined): Promise<HandedContext> => {
-    const source = requestSource(event, originSecret);
-    if (source === 'wrongOrigin') {
-      logger.info('api key refused', { code: 'PERMISSION_DENIED', source: 'origin' });
-      return rejectedContext('PERMISSION_DENIED', MESSAGES.wrongOrigin);
-    }
-    const verdict = await authorizeWithin(invocationDeadlineMs('authorizer', remainingTime(context)), event, source);
-    // The client's address for the access log ($context.authorizer.clientIp): behind CloudFront,
-    // API Gateway's own source address is CloudFront's.
-    return source.sourceAddress === undefined ? verdict : { ...verdict, clientIp: source.sourceAddress };
-  };
-  const handler = async (event: APIGatewayRequestAuthorizerEventV2, context?: HandlerContext): Promise<AuthorizerResult> => {
-    // Its own trace id, plus API Gateway's request id, which the list function's logs carry too.
-    logger.resetKeys();
-    // The Lambda context in every log line (function name, version, ARN, memory, request id, cold
-    // start), as injectLambdaContext gives the HTTP functions (src/http/middleware.ts).
-    if (isLambdaContext(context)) logger.addContext(context);
-    logger.appendKeys({ traceId: context?.awsRequestId, apiRequestId: event.requestContext?.requestId });
-    try {
-      return { isAuthorized: true, context: await verdictOf(event, context) };
-    } finally {
-      logger.resetKeys();
-    }
-  };
-  return Object.assign(handler, { authorizer });
-}

@@ -1,147 +1,16 @@
 import { processClock } from '../clock.js';
 import { policyWindowSeconds, type RateLimit } from './rate-limit.js';
+import { MIN_SHARE, poolAvailable, poolCostMs, refilled, secondsUntil, SHARE_INTERVALS, shareOf, utcDay } from './bucket.js';
+import type { LimitDecision, PoolAnswer, RateLimiter, RateLimiterOptions, UsageTotals } from './limiter-ports.js';
 
 /**
- * The per-key rate limiter of the authorizer; what it promises: docs/api.md, "Rate limits"; the
- * design: docs/api-keys.md, "How the limit holds across containers"; figures: docs/performance.md.
- *
- * A container new to a key, or one the key sent nothing for `idleMs` (the longer of the sync
- * interval and the policy window), reserves each request from the key's shared bucket (`reserve`)
- * until the bucket is empty or has served a burst since it was full, or for `idleMs`; then it serves
- * from its own bucket refilled at `rate x share`, adding its counts (`counter`) at most once per
- * `syncIntervalMs`. A failed write: served all the same from its own bucket (fail open),
- * `onSyncError`. The clock is injected (`now`).
+ * The per-key rate limiter: each request from the key's shared bucket (`reserve`) while the key is new
+ * or back from a pause, then from this container's own bucket at its learned share, counts written
+ * (`counter`) at most once per `syncIntervalMs`, failing open. Design: docs/api-keys.md, "Rate limits and usage".
  */
-export interface UsageTotals {
-  served: number;
-  refused: number;
-}
-
-/** Counts to add, and the last time this container refused the key a request from its own bucket, if it did since its last write. */
-export interface UsageWrite extends UsageTotals {
-  /** Whole ms (epoch), as PoolRequest.now it is compared with. */
-  busyAt?: number;
-}
-
-/** Adds `add` to the key's counter of `day`; answers the day's totals after the add (all containers). */
-export type UsageCounter = (keyId: string, day: string, add: UsageWrite) => Promise<UsageTotals>;
-
-/**
- * One reservation from a key's shared bucket, kept as GCRA's theoretical arrival time `tat` (epoch
- * ms): the bucket holds `(now + capacityMs - max(tat, now)) / costMs` requests.
- */
-export interface PoolRequest {
-  /** Whole ms (epoch). */
-  now: number;
-  /** One request's worth, poolCostMs(limit). */
-  costMs: number;
-  /** The whole burst's worth: burst x costMs. */
-  capacityMs: number;
-  /** No reservation while a container refused the key a request from its own bucket within this (ms). */
-  quietMs: number;
-  /** The `tat` last seen, a hint for the form of the write. */
-  tat?: number;
-}
-
-export interface PoolAnswer {
-  /** True when the request was reserved and `add` written; false: nothing was written. */
-  granted: boolean;
-  /** Refused because the key is busy (over its limit on some container). */
-  busy: boolean;
-  /** The day's totals (after the add when granted). */
-  totals: UsageTotals;
-  /** The bucket's `tat` (after the reservation when granted). */
-  tat: number;
-  /** Requests served (all containers) since the bucket was last found full, and when that was. */
-  servedSinceFull: number;
-  fullAt: number;
-}
-
-/** Reserves one request from the key's bucket of `day` and adds `add` when it fits; writes nothing otherwise. */
-export type UsageReserver = (keyId: string, day: string, add: UsageTotals, pool: PoolRequest) => Promise<PoolAnswer>;
-
-export interface LimitDecision {
-  allowed: boolean;
-  limit: RateLimit;
-  /** Whole requests available after this one (0 when refused). */
-  remaining: number;
-  /** Seconds within which no more than `remaining` can be used (the RateLimit field's `t`). */
-  resetSeconds: number;
-  /** For a refusal: seconds until a request may be served again (Retry-After). */
-  retryAfterSeconds: number;
-}
-
-export interface RateLimiterOptions {
-  counter: UsageCounter;
-  reserve: UsageReserver;
-  /** Clock, epoch ms. */
-  now?: () => number;
-  /** Least time between two writes of one key's counts by one container. Default 10,000 ms. */
-  syncIntervalMs?: number;
-  /** Keys remembered per container (the oldest is forgotten, with its unwritten counts). */
-  maxKeys?: number;
-  /** A failed write of the counter (the limiter goes on, fail open). */
-  onSyncError?: (keyId: string, error: unknown) => void;
-}
-
-export interface RateLimiter {
-  /** Decides one request of `keyId` under `limit`; writes the counts when due. Never throws. */
-  check(keyId: string, limit: RateLimit): Promise<LimitDecision>;
-  /** Writes every key's unwritten counts now (tests, the simulation, shutdown). */
-  flush(): Promise<void>;
-  /** The share of `keyId` this container serves (for tests and diagnostics). */
-  shareOf(keyId: string): number | undefined;
-}
 
 export const DEFAULT_SYNC_INTERVAL_MS = 10_000;
 export const DEFAULT_MAX_KEYS = 10_000;
-/** The least share: a container that saw almost none of a key's traffic still refills a little. */
-export const MIN_SHARE = 0.01;
-/**
- * Intervals a share is learned over: the others' counts land in this container's intervals up to
- * one interval late, so one interval alone can see from none to twice their share of the traffic.
- */
-export const SHARE_INTERVALS = 3;
-
-/** The UTC day (yyyy-MM-dd) of an instant. */
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
-
-/** `own / global`, bounded to MIN_SHARE..1; undefined when `global` says nothing (no growth, or less than own). */
-export function shareOf(own: number, global: number): number | undefined {
-  if (!(global > 0) || own > global) return undefined;
-  return Math.min(1, Math.max(MIN_SHARE, own / global));
-}
-
-/** Tokens after refilling `tokens` for `elapsedMs` at `rate x share`, at most `burst`. */
-export function refilled(tokens: number, limit: RateLimit, share: number, elapsedMs: number): number {
-  return Math.min(limit.burst, tokens + (limit.rate * share * Math.max(0, elapsedMs)) / 1000);
-}
-
-/** Whole seconds until the bucket holds `wanted` tokens, at least 1 and at most the policy window. */
-export function secondsUntil(tokens: number, wanted: number, limit: RateLimit, share: number): number {
-  const seconds = Math.ceil((wanted - tokens) / (limit.rate * share));
-  return Math.min(policyWindowSeconds(limit), Math.max(1, Number.isFinite(seconds) ? seconds : 1));
-}
-
-/** Slack for instants in epoch ms, exact to about a ten-thousandth of a millisecond (float64). */
-export const TAT_SLACK_MS = 0.001;
-
-/**
- * One request's worth in the shared bucket, ms: 1000 / rate rounded down to a 1024th of a ms, so that
- * sums of it on whole-ms instants are exact in float64 (epoch ms are about 2^41).
- */
-export function poolCostMs(limit: RateLimit): number {
-  return Math.floor((1000 / limit.rate) * 1024) / 1024;
-}
-
-/** What the shared bucket holds at `at`, in requests, from its `tat` (0..burst). */
-export function poolAvailable(tat: number, at: number, limit: RateLimit): number {
-  const costMs = poolCostMs(limit);
-  return Math.min(limit.burst, Math.max(0, (at + limit.burst * costMs - Math.max(tat, at) + TAT_SLACK_MS) / costMs));
-}
-
 /** A pool episode: the container reserves each request from the key's shared bucket. */
 interface PoolEpisode {
   startedAt: number;

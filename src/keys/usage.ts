@@ -3,7 +3,8 @@ import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aw
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DAY_MS } from './grace.js';
-import { TAT_SLACK_MS, utcDay, type PoolAnswer, type PoolRequest, type UsageTotals, type UsageWrite } from './limiter.js';
+import { TAT_SLACK_MS, utcDay } from './bucket.js';
+import type { PoolAnswer, PoolRequest, UsageTotals, UsageWrite } from './limiter-ports.js';
 import { USAGE_KEY_PREFIX } from '../tables.js';
 
 /**
@@ -67,15 +68,8 @@ const QUIET = '(attribute_not_exists(busyAt) OR busyAt <= :quiet)';
 const CLOCK_SKEW_MS = 1000;
 
 /**
- * Reserves one request from the key's shared bucket of `day` and adds `add` in the same write, when
- * the bucket holds a request: one conditional UpdateItem (one write unit), two when the form guessed
- * from `pool.tat` was wrong (the bucket full: `tat` before now, set to now + cost, `poolFrom` to now
- * and `poolBase` to
- * the day's served count before the write; `poolBase` grows by the served counts written with the
- * reservation other than its own request, so `served - poolBase` counts the bucket's requests and the
- * other containers' counts as they land; otherwise `tat` moved by the cost, if it stays within
- * `capacityMs` of now). Refused, also while the key is busy (`busyAt` within `quietMs`: a container
- * refused it a request from its own bucket): nothing written, the item as it is.
+ * Reserves one request from the key's shared bucket of `day` and adds `add` in the same conditional
+ * UpdateItem, when the bucket holds one and the key is not busy; refused: nothing written (docs/api-keys.md).
  */
 export async function reserveUsage(
   client: DynamoDBDocumentClient,

@@ -1,6 +1,7 @@
 import type { AirportIndex } from '../airports/reference.js';
 import type { Clock } from '../clock.js';
 import { logger } from '../logger.js';
+import { createVersionFollower } from '../kernel/version-follower.js';
 import { deliveryIdOf, payloadOf, type DeliveryMessage } from './delivery.js';
 import { parseStoredFilters } from './filters.js';
 import { WatchIndex, type MatchableWatch } from './matching.js';
@@ -22,13 +23,14 @@ export interface MatcherDependencies {
   clock: Clock;
 }
 
-/** The active watches, indexed; reloaded when the watches version changes (one GetItem per batch). */
-export function watchIndexSource(deps: Pick<MatcherDependencies, 'tables' | 'airports'>): () => Promise<WatchIndex> {
-  let version = -1;
+/** The active watches, indexed; rebuilt when the watches version moved (one GetItem per batch). */
+export function watchIndexSource(deps: Pick<MatcherDependencies, 'tables' | 'airports' | 'clock'>): () => Promise<WatchIndex> {
   let index = new WatchIndex<MatchableWatch>([]);
-  return async () => {
-    const current = await readWatchesVersion(deps.tables);
-    if (current !== version) {
+  const version = createVersionFollower({
+    clock: deps.clock,
+    intervalMs: 0,
+    read: () => readWatchesVersion(deps.tables),
+    onMove: async () => {
       const watches: MatchableWatch[] = [];
       for (const w of await scanWatches(deps.tables)) {
         if (w.status !== 'active') continue;
@@ -39,8 +41,10 @@ export function watchIndexSource(deps: Pick<MatcherDependencies, 'tables' | 'air
         }
       }
       index = new WatchIndex(watches);
-      version = current;
-    }
+    },
+  });
+  return async () => {
+    await (version.poll() ?? version.inFlight());
     return index;
   };
 }

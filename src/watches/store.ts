@@ -1,5 +1,15 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  paginateQuery,
+  paginateScan,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 
 /**
@@ -87,22 +97,15 @@ export async function readWatchesVersion(t: WatchTables): Promise<number> {
   return typeof out.Item?.version === 'number' ? out.Item.version : 0;
 }
 
+/** The pages of the Query of a client's watches (the SDK's paginator). */
+function clientWatchPages(t: WatchTables, clientId: string, read: Pick<QueryCommandInput, 'Select' | 'ConsistentRead'>) {
+  const input: QueryCommandInput = { TableName: t.watchesTableName, KeyConditionExpression: 'clientId = :c', ExpressionAttributeValues: { ':c': clientId }, ...read };
+  return paginateQuery({ client: t.client }, input);
+}
+
 export async function countWatches(t: WatchTables, clientId: string): Promise<number> {
   let count = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await t.client.send(
-      new QueryCommand({
-        TableName: t.watchesTableName,
-        KeyConditionExpression: 'clientId = :c',
-        ExpressionAttributeValues: { ':c': clientId },
-        Select: 'COUNT',
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    count += out.Count ?? 0;
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of clientWatchPages(t, clientId, { Select: 'COUNT' })) count += page.Count ?? 0;
   return count;
 }
 
@@ -120,20 +123,7 @@ export async function getWatch(t: WatchTables, clientId: string, watchId: string
 
 export async function listWatches(t: WatchTables, clientId: string): Promise<WatchRecord[]> {
   const watches: WatchRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await t.client.send(
-      new QueryCommand({
-        TableName: t.watchesTableName,
-        KeyConditionExpression: 'clientId = :c',
-        ExpressionAttributeValues: { ':c': clientId },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) watches.push(toWatch(item));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of clientWatchPages(t, clientId, { ConsistentRead: true })) for (const item of page.Items ?? []) watches.push(toWatch(item));
   return watches.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.watchId.localeCompare(b.watchId));
 }
 
@@ -154,12 +144,9 @@ export async function deleteWatch(t: WatchTables, clientId: string, watchId: str
 /** Every watch of every client (what a matcher indexes). */
 export async function scanWatches(t: WatchTables): Promise<WatchRecord[]> {
   const watches: WatchRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await t.client.send(new ScanCommand({ TableName: t.watchesTableName, ExclusiveStartKey: startKey }));
-    for (const item of out.Items ?? []) if (item.clientId !== VERSION_KEY.clientId) watches.push(toWatch(item));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  for await (const page of paginateScan({ client: t.client }, { TableName: t.watchesTableName })) {
+    for (const item of page.Items ?? []) if (item.clientId !== VERSION_KEY.clientId) watches.push(toWatch(item));
+  }
   return watches;
 }
 

@@ -4,7 +4,8 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
-import { createAuthorizerHandler, DEFAULT_VERSION_CHECK_MS, REVOCATION_BOUND_MS } from '../../src/keys/authorizer.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
+import { DEFAULT_VERSION_CHECK_MS, REVOCATION_BOUND_MS } from '../../src/keys/authorizer.js';
 import { generateKey } from '../../src/keys/format.js';
 import { KEYS_VERSION_HASH } from '../../src/keys/version.js';
 import { authorizerEvent } from '../support/events.js';

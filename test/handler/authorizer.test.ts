@@ -8,7 +8,7 @@ import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { readVerdict } from '../../src/auth/verdict.js';
 import { logger } from '../../src/logger.js';
-import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
 import { generateKey } from '../../src/keys/format.js';
 import type { Stage } from '../../src/config.js';
 

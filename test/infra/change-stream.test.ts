@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
-import { FUNCTIONS } from '../../src/routes.js';
+import { FUNCTIONS } from '../../src/function-table.js';
 import { WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
 

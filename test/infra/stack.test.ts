@@ -19,7 +19,8 @@ import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.j
 import { DEFAULT_RATE_LIMIT } from '../../src/keys/rate-limit.js';
 import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
-import { DEFAULT_ROUTE, FUNCTION_NAMES, FUNCTIONS, ROUTES, routeKeyOf, type FunctionName } from '../../src/routes.js';
+import { DEFAULT_ROUTE, ROUTES, routeKeyOf } from '../../src/routes.js';
+import { FUNCTION_NAMES, FUNCTIONS, type FunctionName } from '../../src/function-table.js';
 import {
   allStrings,
   arnOf,
@@ -310,7 +311,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       });
     });
 
-    it('are exactly the functions of src/routes.ts, with its memory, description and the timeouts the local gateway enforces', () => {
+    it('are exactly the functions of src/function-table.ts, with its memory, description and the timeouts the local gateway enforces', () => {
       expect(Object.keys(resourcesOfType(t(), 'AWS::Lambda::Function')).sort()).toEqual(
         FUNCTION_NAMES.map((name) => FUNCTIONS[name].logicalId).sort(),
       );
@@ -846,7 +847,7 @@ describe('bundles (cdk.out of the synthesized app)', () => {
     if (name === 'openApi') expect(code).toContain('{"openapi":"3.1.0"');
   });
 
-  it.each(names)('%s: carries the files src/routes.ts names beside its bundle, and no others', (name) => {
+  it.each(names)('%s: carries the files src/function-table.ts names beside its bundle, and no others', (name) => {
     const dir = assetDir(name);
     const files = bundledFiles(name);
     for (const f of files) expect(readFileSync(path.join(dir, f.to)).equals(readFileSync(path.join(PROJECT_ROOT, f.from)))).toBe(true);

@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 import { copyBundledFiles, entryPath, esbuildOptions } from '../../lib/bundling.js';
-import type { FunctionName } from '../../src/routes.js';
+import type { FunctionName } from '../../src/function-table.js';
 import { verifiedContext } from '../../src/auth/verdict.js';
 import { createKey } from '../../src/keys/store.js';
 import { writeLegs } from '../../src/legs/loader.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_RATE_LIMIT } from '../../src/keys/rate-limit.js';
-import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
 import { createKey, revokeKey, rotateKey } from '../../src/keys/store.js';
 import { withChangeAwareCache } from '../../src/legs/change-aware-cache.js';
 import { addDays } from '../../src/legs/dates.js';

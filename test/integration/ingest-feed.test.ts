@@ -4,7 +4,7 @@ import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sd
 import { sdkStreamMixin } from '@smithy/core/serde';
 import type { S3Event } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { FeedReport } from '../../src/feeds/ingest.js';
+import type { FeedReport } from '../../src/feeds/report.js';
 import { FEED_METRICS } from '../../src/feeds/metrics.js';
 import { logger } from '../../src/logger.js';
 import { scanLegItems } from '../../src/legs/table-scan.js';

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { DEFAULT_RATE_LIMIT_SIM, runRateLimitSim, type ScenarioFigures } from '../../bench/rate-limit.js';
 import { RATE_LIMIT_MAX_DEVIATION, RATE_LIMIT_MAX_WINDOW_DEVIATION } from '../../bench/targets.js';
-import { poolCostMs } from '../../src/keys/limiter.js';
+import { poolCostMs } from '../../src/keys/bucket.js';
 import { addUsage, reserveUsage, usageItemKey } from '../../src/keys/usage.js';
 
 /**

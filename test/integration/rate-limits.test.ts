@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
-import { createRateLimiter, type PoolRequest } from '../../src/keys/limiter.js';
+import { createRateLimiter } from '../../src/keys/limiter.js';
+import type { PoolRequest } from '../../src/keys/limiter-ports.js';
 import { createKey, getKeyById, listKeys, rotateKey, setKeyRateLimit } from '../../src/keys/store.js';
 import { addUsage, readUsage, reserveUsage, usageItemKey } from '../../src/keys/usage.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

@@ -6,7 +6,7 @@ import type { AirportIndex } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import type { Clock } from '../../src/clock.js';
 import { readConfig, type Config } from '../../src/config.js';
-import { createAuthorizerHandler } from '../../src/keys/authorizer.js';
+import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
 import { createGetLegHandler, createLegReader } from '../../src/legs/get-leg.js';
 import { createListHandler, createListRepository } from '../../src/legs/list-handler.js';
 

@@ -1,4 +1,4 @@
-import type { PoolAnswer, PoolRequest, UsageCounter, UsageReserver, UsageTotals } from '../../src/keys/limiter.js';
+import type { PoolAnswer, PoolRequest, UsageCounter, UsageReserver, UsageTotals } from '../../src/keys/limiter-ports.js';
 
 /**
  * The usage counter items of one keys table, in memory, with the semantics of src/keys/usage.ts

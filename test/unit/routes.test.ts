@@ -1,16 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import {
-  API_FUNCTION_NAMES,
-  AUTHORIZER_FUNCTION,
-  DEFAULT_ROUTE,
-  FUNCTION_NAMES,
-  FUNCTIONS,
-  ROUTES,
-  localFunctionName,
-  routeKeyOf,
-  type FunctionSpec,
-} from '../../src/routes.js';
+import { API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, localFunctionName, type FunctionSpec } from '../../src/function-table.js';
+import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTES, routeKeyOf } from '../../src/routes.js';
 
 /** The table of src/routes.ts is consistent: what the stack and the local server build from it exists. */
 describe('src/routes.ts', () => {

@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler } from '../../../local/gateway.js';
-import { FUNCTIONS } from '../../../src/routes.js';
+import { FUNCTIONS } from '../../../src/function-table.js';
 
 /**
  * The local gateway fails the way an HTTP API does: an authorizer or a function that throws, or

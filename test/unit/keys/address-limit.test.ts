@@ -1,7 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { addressKey, createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from '../../../src/keys/address-limit.js';
-import { viewerAddress } from '../../../src/keys/authorizer.js';
 import { readConfig } from '../../../src/config.js';
 import { ConfigError } from '../../../src/errors.js';
 
@@ -24,19 +23,6 @@ describe('addressKey: what the limit counts', () => {
     // Every IPv6 address in hexadecimal groups is counted by its /64 (one with an embedded IPv4 part
     // is counted as written, or as its IPv4 when it is IPv4-mapped).
     fc.assert(fc.property(fc.ipV6(), (ip) => ip.includes('.') || /^([0-9a-f]{1,4}:){4}:\/64$/.test(addressKey(ip))));
-  });
-});
-
-describe('viewerAddress: the address of CloudFront-Viewer-Address', () => {
-  it.each([
-    ['198.51.100.10:46532', '198.51.100.10'],
-    ['2001:db8::1:443', '2001:db8::1'],
-    ['[2001:db8::1]:443', '2001:db8::1'],
-    ['', undefined],
-    ['not an address', undefined],
-    [undefined, undefined],
-  ])('%s -> %s', (value, address) => {
-    expect(viewerAddress(value)).toBe(address);
   });
 });
 

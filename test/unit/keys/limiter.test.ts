@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { createRateLimiter, MIN_SHARE, shareOf, utcDay } from '../../../src/keys/limiter.js';
+import { createRateLimiter } from '../../../src/keys/limiter.js';
+import { MIN_SHARE, shareOf, utcDay } from '../../../src/keys/bucket.js';
 import { memoryUsage } from '../../support/usage-memory.js';
 import { mulberry32 } from '../../../local/demo/generator.js';
 import { DEFAULT_RATE_LIMIT_SIM, referenceBucket, runRateLimitSim, worstWindow } from '../../../bench/rate-limit.js';

@@ -1,0 +1,223 @@
+import { AIRPORT_DATA_FILE } from './airports/data-file.js';
+import type { TableAccess } from './table-access.js';
+
+/**
+ * The service's functions: the stack, the bundling, the local server and the benchmark build each one
+ * from its entry here (CONTRIBUTING.md, "Where things are").
+ */
+
+/**
+ * Environment settings a function gets beyond the common ones and its tables' names: the stack
+ * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
+ * bucket's name).
+ */
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST' | 'WEBHOOK_QUEUE_URL';
+
+/** A file copied beside a function's bundle: `from` the repository root, `to` the bundle's folder. */
+export interface BundledFile {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface FunctionSpec {
+  /**
+   * What invokes it: `api` (the HTTP API: a route, the authorizer or `$default`; the stack creates
+   * it and its alarms), `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
+   * creates it with the bucket, its notification and its alarms) or `schedule` (an EventBridge rule
+   * at `schedule`; lib/constructs/scheduled-functions.ts creates it, its rule and its alarms) or
+   * `stream` (the legs table's stream; lib/constructs/change-stream.ts creates it, its event source
+   * mapping, its on-failure queue and their alarms).
+   */
+  readonly invokedBy: 'api' | 'feeds' | 'schedule' | 'queue' | 'stream';
+  /** A `schedule` function's rate, in minutes. */
+  readonly scheduleMinutes?: number;
+  /** The handler file, relative to the repository root (its folder names the function locally). */
+  readonly entry: string;
+  /** Stable CloudFormation logical id (sam local, events/env.json, docs/deploy.md use it). */
+  readonly logicalId: string;
+  readonly description: string;
+  /** MB. */
+  readonly memorySize: number;
+  /** Lambda timeout, seconds; the local gateway enforces it too. */
+  readonly timeoutSeconds: number;
+  /** Table access, granted by the stack (and each table's name in the environment). */
+  readonly access: readonly TableAccess[];
+  /** Extra environment settings. */
+  readonly environment: readonly FunctionSetting[];
+  /** Files read at run time, copied beside the bundle (lib/bundling.ts), e.g. the airport reference. */
+  readonly bundledFiles?: readonly BundledFile[];
+  /**
+   * Alarm names of an `api` function (docs/deploy.md, "Alarms"): `<alarm>Errors`, `<alarm>Throttles`
+   * (the feeds construct names its function's alarms itself).
+   */
+  readonly alarm?: { readonly name: string; readonly errorsAlarmName?: string };
+}
+
+/** The airport reference (src/airports/): read by `new URL('./data/airports.json', import.meta.url)`. */
+const AIRPORT_BUNDLED_FILE: BundledFile = { from: AIRPORT_DATA_FILE, to: 'data/airports.json' };
+
+export const FUNCTIONS = {
+  listEmptyLegs: {
+    invokedBy: 'api',
+    entry: 'functions/list-empty-legs/handler.ts',
+    logicalId: 'ListEmptyLegsFunction',
+    description: 'GET /open/v1/empty-legs: lists empty legs',
+    memorySize: 1024,
+    timeoutSeconds: 10,
+    access: ['legs:read'],
+    environment: ['LISTING_CACHE_TTL_SECONDS'],
+    // Read on the first nearby search only (src/airports/reference.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+    alarm: { name: 'ListFunction' },
+  },
+  getEmptyLeg: {
+    invokedBy: 'api',
+    entry: 'functions/get-empty-leg/handler.ts',
+    logicalId: 'GetEmptyLegFunction',
+    description: 'GET /open/v1/empty-legs/{id}: one empty leg',
+    memorySize: 512,
+    timeoutSeconds: 10,
+    access: ['legs:get'],
+    environment: [],
+    alarm: { name: 'GetLegFunction' },
+  },
+  listChanges: {
+    invokedBy: 'api',
+    entry: 'functions/list-changes/handler.ts',
+    logicalId: 'ListChangesFunction',
+    description: 'GET /open/v1/empty-legs/changes: the change feed',
+    memorySize: 1024,
+    timeoutSeconds: 10,
+    access: ['legs:changes'],
+    environment: [],
+    alarm: { name: 'ChangesFunction' },
+  },
+  authorizer: {
+    invokedBy: 'api',
+    entry: 'functions/authorizer/handler.ts',
+    logicalId: 'AuthorizerFunction',
+    description: 'HTTP API Lambda authorizer: resolves X-API-Key into a verdict, with its rate limit',
+    memorySize: 512,
+    timeoutSeconds: 5,
+    access: ['keys:read', 'keys:count'],
+    environment: ['FAILED_AUTH_PER_MINUTE', 'FAILED_AUTH_BURST'],
+    alarm: { name: 'AuthorizerFunction', errorsAlarmName: 'AuthorizerErrors' },
+  },
+  notFound: {
+    invokedBy: 'api',
+    entry: 'functions/not-found/handler.ts',
+    logicalId: 'NotFoundFunction',
+    description: '$default route: answers NOT_FOUND in the envelope',
+    memorySize: 256,
+    timeoutSeconds: 5,
+    access: [],
+    environment: [],
+    alarm: { name: 'NotFoundFunction' },
+  },
+  openApi: {
+    invokedBy: 'api',
+    entry: 'functions/openapi/handler.ts',
+    logicalId: 'OpenApiFunction',
+    description: 'GET /open/v1/openapi.json: the OpenAPI document, no key',
+    memorySize: 256,
+    timeoutSeconds: 5,
+    access: [],
+    environment: [],
+    alarm: { name: 'OpenApiFunction' },
+  },
+  ingestFeed: {
+    invokedBy: 'feeds',
+    entry: 'functions/ingest-feed/handler.ts',
+    logicalId: 'IngestFeedFunction',
+    description: 'Feeds bucket: validates and loads files put under incoming/, writes reports/',
+    memorySize: 1024,
+    timeoutSeconds: 600,
+    access: ['legs:load'],
+    environment: ['FEEDS_BUCKET_NAME'],
+    // The import checks every record's airports against it.
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+  },
+  retireLegs: {
+    invokedBy: 'schedule',
+    scheduleMinutes: 60,
+    entry: 'functions/retire-legs/handler.ts',
+    logicalId: 'RetireLegsFunction',
+    description: 'Hourly: legs expired everywhere leave the listing index; DynamoDB TTL deletes them later',
+    memorySize: 256,
+    timeoutSeconds: 300,
+    access: ['legs:retire'],
+    environment: [],
+    alarm: { name: 'RetireFunction' },
+  },
+  buildSnapshot: {
+    invokedBy: 'schedule',
+    scheduleMinutes: 1,
+    entry: 'functions/build-snapshot/handler.ts',
+    logicalId: 'BuildSnapshotFunction',
+    description: 'Every minute: builds the listing snapshot when one is due (15 minutes old, or 500 changes behind)',
+    memorySize: 1024,
+    timeoutSeconds: 300,
+    access: ['legs:snapshot'],
+    environment: [],
+    alarm: { name: 'SnapshotFunction' },
+  },
+  watches: {
+    invokedBy: 'api',
+    entry: 'functions/watches/handler.ts',
+    logicalId: 'WatchesFunction',
+    description: '/open/v1/watches: create, list, read and delete watches, list their deliveries',
+    memorySize: 512,
+    timeoutSeconds: 10,
+    access: ['watches:manage'],
+    environment: [],
+    // Read when a watch names depNear or arrNear (src/legs/nearby.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+    alarm: { name: 'WatchesFunction' },
+  },
+  deliverWebhooks: {
+    invokedBy: 'queue',
+    entry: 'functions/deliver-webhooks/handler.ts',
+    logicalId: 'DeliverWebhooksFunction',
+    description: 'Webhook queue: POSTs each delivery, signed, and schedules its retries',
+    memorySize: 512,
+    // Ten deliveries of at most 10 s each, one after the other in the worst case, and their writes.
+    timeoutSeconds: 120,
+    access: ['watches:deliver'],
+    environment: ['WEBHOOK_QUEUE_URL'],
+  },
+  consumeChanges: {
+    invokedBy: 'stream',
+    entry: 'functions/consume-changes/handler.ts',
+    logicalId: 'ConsumeChangesFunction',
+    description: "The legs table's stream: every item change becomes the change log's entries and the watches' deliveries",
+    memorySize: 512,
+    timeoutSeconds: 60,
+    access: ['legs:consume', 'watches:match'],
+    // The webhook queue the matcher sends deliveries to.
+    environment: ['WEBHOOK_QUEUE_URL'],
+    // Read when a watch names depNear or arrNear (src/legs/nearby.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+    alarm: { name: 'ConsumerFunction' },
+  },
+} as const satisfies Readonly<Record<string, FunctionSpec>>;
+
+export type FunctionName = keyof typeof FUNCTIONS;
+
+/** The function's name outside AWS (local server, logs): its folder, e.g. `list-empty-legs`. */
+export function localFunctionName(name: FunctionName): string {
+  return FUNCTIONS[name].entry.split('/').at(-2) ?? name;
+}
+
+/** `listEmptyLegs` -> `ListEmptyLegs`: construct ids derived from table keys. */
+export function constructIdOf(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
+
+/** The functions the HTTP API invokes (the stack creates them, with their alarms). */
+export const API_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'api');
+/** The functions an EventBridge schedule invokes (lib/constructs/scheduled-functions.ts). */
+export const SCHEDULED_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'schedule');
+/** The functions the legs table's stream invokes (lib/constructs/change-stream.ts). */
+export const STREAM_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'stream');

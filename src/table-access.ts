@@ -1,0 +1,53 @@
+/** What a function may do to a table; the stack turns each into the narrowest IAM statements. */
+export type TableAccess =
+  /**
+   * Legs table: Query on the listing index, GetItem and BatchGetItem on the table (the change log's
+   * head and pages, the snapshot's manifest and parts, the legs).
+   */
+  | 'legs:read'
+  /** Legs table: Scan (what a sync reads), BatchWriteItem (every write of the loader), GetItem and PutItem (the sync order). */
+  | 'legs:load'
+  /** Legs table: GetItem on the table only (one leg read by its id). */
+  | 'legs:get'
+  /** Legs table: Query on the `byExpiry` index (the legs due), UpdateItem on the table (a leg's retirement). */
+  | 'legs:retire'
+  /**
+   * Legs table: Query on the listing index (what a build reads), GetItem on the change log's head and
+   * entries and the snapshot's manifest only, PutItem and BatchWriteItem on the snapshot's items only
+   * (ids `~snapshot...`). No Scan, no UpdateItem, no DeleteItem, no write to a leg.
+   */
+  | 'legs:snapshot'
+  /**
+   * Watches table: Query, GetItem, PutItem, DeleteItem, UpdateItem (a client's watches, the version);
+   * deliveries table: Query (a watch's recent deliveries).
+   */
+  | 'watches:manage'
+  /**
+   * Watches table: GetItem and UpdateItem (a watch's failing state); deliveries table: GetItem,
+   * UpdateItem (an attempt's outcome). The delivery worker.
+   */
+  | 'watches:deliver'
+  /**
+   * Watches table: Scan (every watch, to index) and GetItem (the version); deliveries table: PutItem
+   * and GetItem (a delivery stored once, read again when its batch is retried). The matcher.
+   */
+  | 'watches:match'
+  /**
+   * Legs table: the change feed's reads (src/changes/store.ts): GetItem and BatchGetItem on the
+   * change log's items only (ids `~change...`, an IAM condition on the partition key), and Scan
+   * (the initial listing a feed without a cursor starts with). No index, no write.
+   */
+  | 'legs:changes'
+  /**
+   * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
+   * PutItem, UpdateItem (in TransactWriteItems) on the change log's items only (ids `~change...`,
+   * `~feed#...`). No Scan, no Query, no write to a leg.
+   */
+  | 'legs:consume'
+  /** Keys table: GetItem on the table (a key is read by its hash). */
+  | 'keys:read'
+  /**
+   * Keys table: UpdateItem on the usage counter items only (keyHash `usage#...`, an IAM condition on
+   * the partition key): the rate limiter's counts (src/keys/usage.ts); no key item can be changed.
+   */
+  | 'keys:count';
