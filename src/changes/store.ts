@@ -65,8 +65,8 @@ function decodeRecent(raw: unknown): ChangeSet[] {
   if (typeof raw !== 'string') return [];
   try {
     const parsed: unknown = JSON.parse(raw);
-    const sets = Array.isArray(parsed) ? parsed.map(changeSetOf) : [];
-    return sets.every((s) => s !== undefined) ? (sets as ChangeSet[]) : [];
+    const sets: (ChangeSet | undefined)[] = Array.isArray(parsed) ? parsed.map(changeSetOf) : [];
+    return sets.every((s) => s !== undefined) ? sets : [];
   } catch {
     return [];
   }
@@ -133,7 +133,7 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
 export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: string): ChangeLogStore {
   async function readHead(consistent: boolean): Promise<ChangeHead> {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: HEAD_ID }, ConsistentRead: consistent }));
-    const q = out.Item?.q;
+    const q: unknown = out.Item?.q;
     return typeof q === 'number' ? { version: q, recent: decodeRecent(out.Item?.r) } : { version: 0, recent: [] };
   }
 
@@ -270,7 +270,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       const result: (ChangeSet | undefined)[] = [];
       for (let q = from; q <= to; q++) {
         const code: unknown = pages.get(pageId(q))?.[`c${q}`];
-        result.push(Array.isArray(code) ? changeSetOf([q, ...code]) : undefined);
+        result.push(Array.isArray(code) ? changeSetOf([q, ...(code as unknown[])]) : undefined);
       }
       return result;
     },

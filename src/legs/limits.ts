@@ -1,5 +1,4 @@
 import { MAX_SIZE } from './query.js';
-import { EXPIRY_SHARDS } from './retirement.js';
 import { LISTING_HORIZON_DAYS } from './storage.js';
 
 /**

@@ -18,7 +18,7 @@ import {
   type RawEntry,
   type SnapshotManifest,
 } from './snapshot.js';
-import { BUCKET_ATTR, FILTER_ATTR, idOfSortKey, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, SORT_ATTR } from './storage.js';
+import { BUCKET_ATTR, FILTER_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, SORT_ATTR } from './storage.js';
 
 /**
  * Builds the listing snapshot: notes where the change log stood INDEX_LAG_MS before it began (the

@@ -119,7 +119,6 @@ async function list() {
   return body.data;
 }
 
-const queriesOn = (indexName: string) => ddb.commandCalls(QueryCommand).filter((c) => c.args[0].input.IndexName === indexName);
 
 beforeEach(() => resetListHandler(ddb, repository, NOW));
 afterAll(() => {

@@ -24,7 +24,6 @@ const legs: StoredLeg[] = [
   storedLeg({ id: 'future', startDate: '2026-07-01', endDate: '2026-07-02' }),
 ];
 const retiredIds = ['long-old', 'short-old', 'unlisted-old'];
-const listedRetiredIds = ['long-old', 'short-old'];
 
 describe('retiring the legs expired everywhere (DynamoDB Local)', () => {
   let t: TestTables;
