@@ -1,6 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { readConfig } from '../src/config.js';
-import { createListHandler, createListRepository } from '../src/legs/list-handler.js';
+import { createListHandler, createListRepository } from '../src/listing/list-handler.js';
 import { createFunctionClient } from '../src/aws/function-clients.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { listEvent } from './events.js';

@@ -5,7 +5,7 @@ import {
   QueryCommand as DocQueryCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { SNAPSHOT_PART_PREFIX } from '../src/legs/snapshot.js';
+import { SNAPSHOT_PART_PREFIX } from '../src/snapshot/snapshot.js';
 import { LEGS_INDEX } from '../src/tables.js';
 import { itemSize, wireItemSize, type WireValue } from './capacity.js';
 
@@ -37,7 +37,7 @@ export interface RecordedCall {
   indexName: string | undefined;
   /** `:b` of a Query of the listing index: the bucket it read. */
   bucket: string | undefined;
-  /** The buckets of the listing snapshot's parts a BatchGetItem read (src/legs/snapshot.ts). */
+  /** The buckets of the listing snapshot's parts a BatchGetItem read (src/snapshot/snapshot.ts). */
   snapshotBuckets: string[];
   /** The id a GetItem read (the change log's head, the snapshot's manifest). */
   getId: string | undefined;

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { AIRPORT_DATA_URL, AirportIndex, airportReference, airportsOf } from '../src/airports/reference.js';
 import type { AirportDataFile } from '../src/airports/data-file.js';
-import { parseImportText } from '../src/legs/import/index.js';
-import { toStorageItem } from '../src/legs/storage.js';
+import { parseImportText } from '../src/loading/import/index.js';
+import { toStorageItem } from '../src/kernel/leg-item.js';
 import { generateDemoRecords } from '../local/demo/index.js';
 import { median } from './stats.js';
 

@@ -1,6 +1,6 @@
 import { airportReference, type Airport } from '../src/airports/reference.js';
-import { addDays, dateInZone } from '../src/legs/dates.js';
-import type { StoredLeg } from '../src/legs/storage.js';
+import { addDays, dateInZone } from '../src/kernel/dates.js';
+import type { StoredLeg } from '../src/kernel/leg-item.js';
 import { windowOf, type Window } from './buckets.js';
 
 /**
@@ -51,7 +51,7 @@ export interface Expected {
   requiredBuckets: Set<string>;
 }
 
-/** Case and accents ignored (written apart from src/legs/storage.ts fold, as a reference). */
+/** Case and accents ignored (written apart from src/kernel/leg-item.ts fold, as a reference). */
 const fold = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/g, '').toLowerCase();
 
 function localToday(now: Date, zone: string, cache: Map<string, string>): string {

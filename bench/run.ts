@@ -10,20 +10,20 @@ import { createFunctionClient } from '../src/aws/function-clients.js';
 import { readConfig } from '../src/config.js';
 import { createAuthorizerHandler } from '../src/keys/authorizer-handler.js';
 import { createKey } from '../src/keys/store.js';
-import { createListHandler, createListRepository } from '../src/legs/list-handler.js';
-import { bucketReads, queryWindow } from '../src/legs/listing.js';
-import { parseListQuery } from '../src/legs/query.js';
-import { bucketQueryInput, keyCondition } from '../src/legs/repository.js';
-import { buildSnapshot } from '../src/legs/snapshot-build.js';
+import { createListHandler, createListRepository } from '../src/listing/list-handler.js';
+import { bucketReads, queryWindow } from '../src/listing/listing.js';
+import { parseListQuery } from '../src/listing/query.js';
+import { bucketQueryInput, keyCondition } from '../src/listing/repository.js';
+import { buildSnapshot } from '../src/snapshot/snapshot-build.js';
 import { createStreamsClient } from '../src/aws/dynamodb-streams.js';
 import { createChangeConsumerHandler } from '../src/changes/handlers.js';
 import { createChangeLogStore } from '../src/changes/store.js';
 import { createStreamPoller } from '../local/stream-poller.js';
-import { addDays, utcDate } from '../src/legs/dates.js';
+import { addDays, utcDate } from '../src/kernel/dates.js';
 import { demoLegs } from '../local/demo/index.js';
-import { writeLegs } from '../src/legs/loader.js';
-import { HORIZON_DAYS } from '../src/legs/limits.js';
-import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../src/legs/storage.js';
+import { writeLegs } from '../src/loading/loader.js';
+import { HORIZON_DAYS } from '../src/listing/limits.js';
+import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../src/kernel/leg-item.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { createTableInput, LEGS_INDEX, LEGS_TABLE } from '../src/tables.js';
@@ -357,7 +357,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const mix = queryMix(today);
     const expected = mix.map((q) => expectedListing(data, q.params, now));
     const rules = {
-      // The loader's horizon plus the listing's day of clock slack (src/legs/limits.ts).
+      // The loader's horizon plus the listing's day of clock slack (src/listing/limits.ts).
       horizonEnd: addDays(today, HORIZON_DAYS),
       maxSpanDays: MAX_BUCKET_SPAN_DAYS,
       longBucket: LONG_BUCKET,
@@ -513,7 +513,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     }
 
     // Reference figures: the bucket reads of each query as the index serves them (the planner's
-    // reads, src/legs/listing.ts, each Query page of the functions' index measured) and the same
+    // reads, src/listing/listing.ts, each Query page of the functions' index measured) and the same
     // key conditions replayed on the whole-item index (each distinct condition once, from its start
     // to its end). The functions' empty-cache requests read the listing snapshot instead: what the
     // index read would cost is the comparison.

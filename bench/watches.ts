@@ -1,10 +1,10 @@
 import { airportReference } from '../src/airports/reference.js';
-import { AIRCRAFT_CATEGORIES } from '../src/legs/aircraft-category.js';
-import { addDays } from '../src/legs/dates.js';
-import { listedRecord } from '../src/legs/get-leg.js';
-import { matches, queryWindow } from '../src/legs/listing.js';
-import type { EmptyLeg } from '../src/legs/model.js';
-import { toStorageItem, type StoredLeg } from '../src/legs/storage.js';
+import { AIRCRAFT_CATEGORIES } from '../src/kernel/aircraft-category.js';
+import { addDays } from '../src/kernel/dates.js';
+import { listedRecord } from '../src/listing/listed-record.js';
+import { matches, queryWindow } from '../src/listing/listing.js';
+import type { EmptyLeg } from '../src/kernel/model.js';
+import { toStorageItem, type StoredLeg } from '../src/kernel/leg-item.js';
 import { parseWatchFilters } from '../src/watches/filters.js';
 import { entryOfLeg, WatchIndex, type MatchableWatch } from '../src/watches/matching.js';
 import type { ListingTransition } from '../src/changes/transition.js';

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { CommandError, oneLine, parseCommandLine, runCommand } from './command.js';
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
-import { exportLines } from '../src/legs/export.js';
-import { SOURCE_PATTERN, SOURCE_RULE, sourceOf } from '../src/legs/source.js';
-import { scanLegItems } from '../src/legs/table-scan.js';
+import { exportLines } from '../src/loading/export.js';
+import { SOURCE_PATTERN, SOURCE_RULE, sourceOf } from '../src/kernel/source.js';
+import { scanLegItems } from '../src/loading/table-scan.js';
 
 /**
  * `npm run legs:export -- [--source NAME] [--aws [--stage sandbox|prod]] > legs.ndjson`

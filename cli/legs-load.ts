@@ -5,11 +5,11 @@ import { CommandError, EXIT, oneLine, parseCommandLine, runCommand } from './com
 import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
 import { parseStage, readConfig } from '../src/config.js';
 import { refuseShiftedClock } from './clock-flag.js';
-import { utcDate } from '../src/legs/dates.js';
+import { utcDate } from '../src/kernel/dates.js';
 import { filledLine, moveLines, planLines, refusalLine, uncategorizedLine } from './load-report.js';
-import { loadFeed } from '../src/legs/feed-load.js';
-import { readImportStream, type ImportError } from '../src/legs/import/index.js';
-import { SOURCE_PATTERN, SOURCE_RULE } from '../src/legs/source.js';
+import { loadFeed } from '../src/loading/feed-load.js';
+import { readImportStream, type ImportError } from '../src/loading/import/index.js';
+import { SOURCE_PATTERN, SOURCE_RULE } from '../src/kernel/source.js';
 import { recordApplied } from '../src/feeds/sync-order.js';
 
 /**

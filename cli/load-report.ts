@@ -1,4 +1,4 @@
-import type { GuardRefusal, LoadPlan, SourcePlan } from '../src/legs/sync-plan.js';
+import type { GuardRefusal, LoadPlan, SourcePlan } from '../src/loading/sync-plan.js';
 
 /** What `legs:load` prints about a planned load or sync (one line per source, then a summary). */
 

@@ -5,7 +5,7 @@ import { find as findTimeZones } from 'geo-tz/all';
 import initSqlJs from 'sql.js';
 import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { AIRPORT_DATA_FILE, AIRPORT_COLUMNS, type AirportDataFile, type AirportRow, type AirportSize } from '../src/airports/data-file.js';
-import { isTimeZone } from '../src/legs/dates.js';
+import { isTimeZone } from '../src/kernel/dates.js';
 
 /**
  * `npm run airports`: regenerates the airport reference data (src/airports/data/airports.json,

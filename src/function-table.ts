@@ -170,7 +170,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 10,
     access: ['watches:manage'],
     environment: [],
-    // Read when a watch names depNear or arrNear (src/legs/nearby.ts).
+    // Read when a watch names depNear or arrNear (src/listing/nearby.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'WatchesFunction' },
   },
@@ -195,7 +195,7 @@ export const FUNCTIONS = {
     access: ['legs:consume', 'watches:match'],
     // The webhook queue the matcher sends deliveries to.
     environment: ['WEBHOOK_QUEUE_URL'],
-    // Read when a watch names depNear or arrNear (src/legs/nearby.ts).
+    // Read when a watch names depNear or arrNear (src/listing/nearby.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'ConsumerFunction' },
   },

@@ -34,7 +34,7 @@ export function emfLine(...args: Parameters<typeof emfRecord>): string {
 export const RATE_LIMIT_METRICS = { namespace: 'EmptyLegs/RateLimits', dimension: 'Stage', writeFailures: 'UsageWriteFailures' } as const;
 
 /**
- * The retiring function's metrics (src/legs/retire-legs.ts); the stack's `RetireBehind` alarm reads
+ * The retiring function's metrics (src/retirement/retire-legs.ts); the stack's `RetireBehind` alarm reads
  * `behind`.
  */
 export const RETIRE_METRICS = {
@@ -47,7 +47,7 @@ export const RETIRE_METRICS = {
 } as const;
 
 /**
- * The scheduled snapshot build's metrics (src/legs/snapshot-schedule.ts), one line per run. A failed
+ * The scheduled snapshot build's metrics (src/snapshot/snapshot-schedule.ts), one line per run. A failed
  * run shows as the function's Errors (the stack's `SnapshotFunctionErrors` alarm).
  */
 export const SNAPSHOT_METRICS = {

@@ -5,7 +5,7 @@ import { CommandError, parseCommandLine, runCommand } from '../../cli/command.js
 import { openLocalTables } from '../../cli/connect.js';
 import { parseIntegerSetting, parseStage, readConfig, type Stage } from '../../src/config.js';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
-import { utcDate } from '../../src/legs/dates.js';
+import { utcDate } from '../../src/kernel/dates.js';
 import { freePort } from '../../local/dynamodb-local.js';
 import { createLoadKeys } from './keys.js';
 import { formatReport, runLoad } from './run.js';

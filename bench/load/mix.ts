@@ -1,4 +1,4 @@
-import { addDays } from '../../src/legs/dates.js';
+import { addDays } from '../../src/kernel/dates.js';
 import { mulberry32 } from '../../local/demo/generator.js';
 
 /**

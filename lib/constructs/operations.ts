@@ -141,7 +141,7 @@ export class Operations extends Construct {
       "The authorizer could not write the per-key usage counters: each container enforces only its last known share of a key's rate limit (fail open).",
     );
 
-    // The legs' retirement (src/legs/retire-legs.ts) left due legs behind in every hourly run for
+    // The legs' retirement (src/retirement/retire-legs.ts) left due legs behind in every hourly run for
     // six hours: more legs expire than a run's bound, or runs keep failing half way.
     const r = RETIRE_METRICS;
     this.add(

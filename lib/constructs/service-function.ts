@@ -8,7 +8,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
-import { SNAPSHOT_MANIFEST_ID } from '../../src/legs/snapshot.js';
+import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
 import { type TableAccess } from '../../src/table-access.js';
@@ -179,7 +179,7 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The retiring function's access to the legs table (src/legs/retire-legs.ts): Query on the
+   * The retiring function's access to the legs table (src/retirement/retire-legs.ts): Query on the
    * `byExpiry` index only, UpdateItem on the table (a leg's retirement). No Scan, no DeleteItem
    * (DynamoDB TTL deletes).
    */
@@ -191,8 +191,8 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The snapshot build's access to the legs table (src/legs/snapshot-build.ts,
-   * src/legs/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on the
+   * The snapshot build's access to the legs table (src/snapshot/snapshot-build.ts,
+   * src/snapshot/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on the
    * change log's head and entries and the snapshot's manifest; PutItem (the manifest) and
    * BatchWriteItem (the parts, put and deleted) only on items whose id starts with `~snapshot`.
    * The item conditions are `dynamodb:LeadingKeys` on the table's partition key, `ForAllValues`:

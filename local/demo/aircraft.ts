@@ -1,5 +1,5 @@
-import type { AircraftCategory as Category } from '../../src/legs/aircraft-category.js';
-import type { AmenityType } from '../../src/legs/model.js';
+import type { AircraftCategory as Category } from '../../src/kernel/aircraft-category.js';
+import type { AmenityType } from '../../src/kernel/model.js';
 
 /**
  * Real business aircraft and fictional operators for the demo data.
@@ -7,7 +7,7 @@ import type { AmenityType } from '../../src/legs/model.js';
  * Seats are a typical executive configuration; `firstYear`/`lastYear` bound the year of manufacture
  * (lastYear undefined: still built). Price bands are rough one-way empty-leg prices in USD.
  */
-/** The demo's categories: those of the vocabulary (src/legs/aircraft-category.ts) its jets and turboprops fall in. */
+/** The demo's categories: those of the vocabulary (src/kernel/aircraft-category.ts) its jets and turboprops fall in. */
 export type AircraftCategory = Exclude<Category, 'Piston' | 'Airliner' | 'Helicopter'>;
 
 export interface AircraftModel {

@@ -1,7 +1,7 @@
-import { addDays, isCalendarDate } from '../../src/legs/dates.js';
-import { validateImportRecords, type ImportRecord } from '../../src/legs/import/index.js';
-import type { Amenity, AmenityType } from '../../src/legs/model.js';
-import type { StoredLeg } from '../../src/legs/storage.js';
+import { addDays, isCalendarDate } from '../../src/kernel/dates.js';
+import { validateImportRecords, type ImportRecord } from '../../src/loading/import/index.js';
+import type { Amenity, AmenityType } from '../../src/kernel/model.js';
+import type { StoredLeg } from '../../src/kernel/leg-item.js';
 import { AIRCRAFT, AMENITY_TEXTS, OPERATORS, PER_USD, PRICE_BAND_USD, REGISTRATION_PATTERNS } from './aircraft.js';
 import { distanceKm } from '../../src/airports/geo.js';
 import { demoAirports, FEATURED_AIRPORTS, type DemoAirport } from './airports.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fold } from '../legs/storage.js';
+import { fold } from '../kernel/leg-item.js';
 import type { AirportDataFile, AirportSize } from './data-file.js';
 import { distanceKm, latitudeBand } from './geo.js';
 

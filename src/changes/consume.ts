@@ -1,4 +1,4 @@
-import { indexKeyOf } from '../legs/leg-change.js';
+import { indexKeyOf } from '../kernel/leg-change.js';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';

@@ -1,6 +1,6 @@
-import type { IndexKey } from '../legs/leg-change.js';
+import type { IndexKey } from '../kernel/leg-change.js';
 import { createHash } from 'node:crypto';
-import type { EmptyLeg } from '../legs/model.js';
+import type { EmptyLeg } from '../kernel/model.js';
 import { compareSequenceNumbers, type ListingTransition } from './transition.js';
 
 /**

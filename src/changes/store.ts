@@ -1,10 +1,11 @@
-import type { ChangeHead, ChangeSet } from '../legs/leg-change.js';
+import type { ChangeHead, ChangeSet } from '../kernel/leg-change.js';
 import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
-import { listedRecord } from '../legs/get-leg.js';
-import { CHANGE_PAGE_SIZE, MAX_BATCH_GET_ATTEMPTS } from '../legs/limits.js';
-import { toApiRecord, type EmptyLeg } from '../legs/model.js';
-import { BUCKET_ATTR } from '../legs/storage.js';
+import { listedRecord } from '../listing/listed-record.js';
+import { CHANGE_PAGE_SIZE } from './limits.js';
+import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
+import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
+import { BUCKET_ATTR } from '../kernel/leg-item.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 
 /**

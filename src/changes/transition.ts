@@ -1,8 +1,8 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { toApiRecord, type EmptyLeg } from '../legs/model.js';
-import { BUCKET_ATTR } from '../legs/storage.js';
+import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
+import { BUCKET_ATTR } from '../kernel/leg-item.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence

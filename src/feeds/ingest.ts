@@ -2,11 +2,11 @@ import { processClock } from '../clock.js';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Event } from 'aws-lambda';
-import { utcDate } from '../legs/dates.js';
-import { loadFeed } from '../legs/feed-load.js';
-import { readImportStream } from '../legs/import/index.js';
+import { utcDate } from '../kernel/dates.js';
+import { loadFeed } from '../loading/feed-load.js';
+import { readImportStream } from '../loading/import/index.js';
 import { logger } from '../logger.js';
-import { DEFAULT_SOURCE } from '../legs/source.js';
+import { DEFAULT_SOURCE } from '../kernel/source.js';
 import { decodeEventKey, feedKey } from './keys.js';
 import { emfRecord, type FeedMetricValues } from './metrics.js';
 import { newerApplied, recordApplied, type NewerApplied, type SyncFile } from './sync-order.js';
@@ -14,7 +14,7 @@ import { buildReport, type FeedReport } from './report.js';
 
 /**
  * Ingesting one feed file of the feeds bucket: the same validation and loading as `legs:load`
- * (src/legs/import, src/legs/feed-load.ts), then a report next to it. All or nothing: a file with
+ * (src/legs/import, src/loading/feed-load.ts), then a report next to it. All or nothing: a file with
  * one invalid record, or a sync the guard stops, writes no leg (the ingest has no --skip-invalid and
  * no --force; an operator who means it runs the command). NDJSON is read from the object's stream
  * line by line; a JSON array is read whole, up to MAX_JSON_FEED_BYTES.

@@ -36,7 +36,7 @@ export function successResponse<T>(data: T, traceId: string): APIGatewayProxyStr
 /**
  * JSON text and digest (src/http/conditional.ts) of objects serialized before. Only for objects
  * never changed after they are made: the records, which are made once per stored item and kept with
- * it (src/legs/list-legs.ts), so each is serialized and hashed once per container.
+ * it (src/listing/list-legs.ts), so each is serialized and hashed once per container.
  */
 interface Serialized {
   json: string;

@@ -1,7 +1,7 @@
 import type { AirportIndex } from '../airports/reference.js';
 import { invalidParameter } from '../errors.js';
-import { nearOf, type Near } from '../legs/nearby.js';
-import { LIST_QUERY_FIELDS, parseListQuery, type ListQuery } from '../legs/query.js';
+import { nearOf, type Near } from '../listing/nearby.js';
+import { LIST_QUERY_FIELDS, parseListQuery, type ListQuery } from '../listing/query.js';
 
 /**
  * A watch's filters (docs/api.md, "Watches"): the listing's query parameters by the same names, rules

@@ -1,9 +1,10 @@
-import { fromEpochDay, isCalendarDate, monthIndexOf, monthName, toEpochDay, utcEpochDay } from '../legs/dates.js';
-import { HORIZON_DAYS } from '../legs/limits.js';
-import { matches, queryWindow, type DateWindow } from '../legs/listing.js';
-import { categoryBit, categoryNamed } from '../legs/aircraft-category.js';
-import type { EmptyLeg } from '../legs/model.js';
-import { filterText, fold, IndexEntryReader, type IndexEntry } from '../legs/storage.js';
+import { fromEpochDay, isCalendarDate, monthIndexOf, monthName, toEpochDay, utcEpochDay } from '../kernel/dates.js';
+import { HORIZON_DAYS } from '../listing/limits.js';
+import { matches, queryWindow, type DateWindow } from '../listing/listing.js';
+import { categoryBit, categoryNamed } from '../kernel/aircraft-category.js';
+import type { EmptyLeg } from '../kernel/model.js';
+import { filterText, fold } from '../kernel/leg-item.js';
+import { IndexEntryReader, type IndexEntry } from '../kernel/index-entry.js';
 import type { ParsedFilters } from './filters.js';
 import type { ListingTransition } from '../changes/transition.js';
 

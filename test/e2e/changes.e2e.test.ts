@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import type { Envelope } from '../../src/http/envelope.js';
-import { toStorageItem } from '../../src/legs/storage.js';
+import { toStorageItem } from '../../src/kernel/leg-item.js';
 import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';

@@ -16,7 +16,7 @@ import { handler as authorizerHandler } from '../../functions/authorizer/handler
 import { handler as listHandler } from '../../functions/list-empty-legs/handler.js';
 import { handler as notFoundHandler } from '../../functions/not-found/handler.js';
 import { lambdaContext } from '../../local/lambda-context.js';
-import { toStorageItem, type StoredLeg } from '../../src/legs/storage.js';
+import { toStorageItem, type StoredLeg } from '../../src/kernel/leg-item.js';
 import { testNow } from '../support/clock.js';
 import { storedLeg } from '../support/legs.js';
 

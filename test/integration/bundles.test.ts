@@ -10,8 +10,8 @@ import { copyBundledFiles, entryPath, esbuildOptions } from '../../lib/bundling.
 import type { FunctionName } from '../../src/function-table.js';
 import { verifiedContext } from '../../src/auth/verdict.js';
 import { createKey } from '../../src/keys/store.js';
-import { writeLegs } from '../../src/legs/loader.js';
-import { addDays } from '../../src/legs/dates.js';
+import { writeLegs } from '../../src/loading/loader.js';
+import { addDays } from '../../src/kernel/dates.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';
 import { storedLeg } from '../support/legs.js';
 import { TEST_KEY, lambdaContext, listEvent } from '../support/events.js';

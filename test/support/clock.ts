@@ -1,5 +1,5 @@
 import { CLOCK_AT_ANCHOR_ENV, CLOCK_AT_ENV, processClock, type Clock } from '../../src/clock.js';
-import { utcDate } from '../../src/legs/dates.js';
+import { utcDate } from '../../src/kernel/dates.js';
 
 /**
  * The tests' clock: the real one, or the instant of `npm test -- --at INSTANT` (CLOCK_AT, which the

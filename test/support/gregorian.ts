@@ -1,6 +1,6 @@
 /**
  * An independent reference for the date properties: a plain Gregorian day count, written the
- * long way (leap years counted, months summed), sharing nothing with src/legs/dates.ts. Years from
+ * long way (leap years counted, months summed), sharing nothing with src/kernel/dates.ts. Years from
  * 1 up; day 0 is 1970-01-01.
  */
 export function isLeap(y: number): boolean {

@@ -7,8 +7,8 @@ import { createFunctionClient } from '../../src/aws/function-clients.js';
 import type { Clock } from '../../src/clock.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
-import { createGetLegHandler, createLegReader } from '../../src/legs/get-leg.js';
-import { createListHandler, createListRepository } from '../../src/legs/list-handler.js';
+import { createGetLegHandler, createLegReader } from '../../src/leg-by-id/get-leg.js';
+import { createListHandler, createListRepository } from '../../src/listing/list-handler.js';
 
 /**
  * The functions' handlers built through their factories, the way functions/<name>/handler.ts builds

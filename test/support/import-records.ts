@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseImportText } from '../../src/legs/import/index.js';
+import { parseImportText } from '../../src/loading/import/index.js';
 
 /** A valid import record with every field, and helpers to vary it, for the import format's tests. */
 export const TODAY = '2026-11-21';

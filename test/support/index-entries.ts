@@ -1,11 +1,12 @@
-import { daysBetween } from '../../src/legs/dates.js';
-import { aircraftField, codesField, encodeExpiry, IndexEntryReader, type EntryFields, type IndexEntry } from '../../src/legs/storage.js';
+import { daysBetween } from '../../src/kernel/dates.js';
+import { aircraftField, codesField, encodeExpiry } from '../../src/kernel/leg-item.js';
+import { IndexEntryReader, type EntryFields, type IndexEntry } from '../../src/kernel/index-entry.js';
 
 export type { EntryFields };
 
 /**
  * An index entry with these fields, made the way the listing gets one: their filter attribute
- * (src/legs/storage.ts), read by the reader. `expiresAt` must be whole minutes. Seats and category
+ * (src/kernel/leg-item.ts), read by the reader. `expiresAt` must be whole minutes. Seats and category
  * default to unknown.
  */
 export function indexEntry(f: Omit<EntryFields, 'seats' | 'aircraftType'> & Partial<Pick<EntryFields, 'seats' | 'aircraftType'>>): IndexEntry {

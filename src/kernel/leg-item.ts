@@ -1,0 +1,211 @@
+import { LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
+import { AIRCRAFT_CATEGORIES, categoryNamed } from './aircraft-category.js';
+import { addDays, daysBetween, monthOf } from './dates.js';
+import type { EmptyLeg } from './model.js';
+import { expiryShard, retirementDay } from './retirement.js';
+
+/**
+ * How a leg is stored. The base item holds the EmptyLeg fields (nulls omitted) plus `listed`,
+ * `blocked`, `depTimezone` and `source`. A listed, unblocked leg also carries the three attributes of the
+ * sparse index `byDepartureBucket`:
+ *   lb  bucket: UTC month of startDate (`yyyy-MM`), or `long` when the window exceeds MAX_BUCKET_SPAN_DAYS
+ *   ls  sort key: `startDate#id`
+ *   lf  filter: what the listing filters on, as compact as it can be (below)
+ *
+ * Every byte of an index entry (names and values) is paid for on every listing query that reads its
+ * bucket (docs/performance.md), so `lf` holds seven fields joined by U+001F:
+ *   span     endDate - startDate, in days
+ *   expiry   when the leg expires: the start of the day after endDate in its departure zone, written
+ *            as the zone's offset at that moment in quarter hours (`4` for +01:00, `-20` for
+ *            -05:00; expiry = (endDate + 1 day) 00:00 UTC - offset), or `m` and minutes for an
+ *            offset off the quarter hour. The zone's name is not needed any more.
+ *   depCity  departure city, folded (`fold`: lower case, accents removed)
+ *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
+ *            alone, empty for none); `icao/iata` when a code has another length
+ *   arrCity, arrCodes  the same for the arrival
+ *   aircraft seatNum in decimal digits, then the category's letter: `a` for the first of
+ *            AIRCRAFT_CATEGORIES, `b` for the second, and so on (`16h` for 16 seats, Ultra Long
+ *            Range; `h` with the seats unknown, `16` with the category unknown, empty for both)
+ * An entry written before the aircraft field (six fields) reads as seats and category unknown: it
+ * matches no seat or category filter until the leg is loaded again (docs/deploy.md).
+ *
+ * Every leg, listed or not, also carries the two attributes of the sparse index `byExpiry`
+ * (src/kernel/retirement.ts): `xp`, its shard, and `xd`, its retirement day (the day after endDate).
+ * The retiring function (src/retirement/retire-legs.ts) removes the index attributes but the shard once
+ * the day is due, stamps `lc` (src/snapshot/snapshot.ts) and sets `ttl`; a later load of the leg writes
+ * the whole item again (no `ttl`).
+ */
+export interface StoredLeg extends EmptyLeg {
+  listed: boolean;
+  blocked: boolean;
+  depTimezone: string;
+  /** The feed the leg came from (src/kernel/source.ts); absent means `default`. Never shown by the API. */
+  source?: string;
+}
+
+export const BUCKET_ATTR = LEGS_INDEX.partitionKey;
+export const SORT_ATTR = LEGS_INDEX.sortKey;
+export const FILTER_ATTR = 'lf';
+export const EXPIRY_SHARD_ATTR = LEGS_EXPIRY_INDEX.partitionKey;
+export const EXPIRY_DAY_ATTR = LEGS_EXPIRY_INDEX.sortKey;
+/** Epoch seconds after which DynamoDB TTL deletes the item; set by the retiring function only. */
+export const TTL_ATTR = LEGS_TABLE.timeToLiveAttribute;
+
+/** Longest flyable window (endDate - startDate, days) kept in the month bucket of its start. */
+export const MAX_BUCKET_SPAN_DAYS = 28;
+export const LONG_BUCKET = 'long';
+
+/**
+ * How far ahead a leg may start, in days after the day it is loaded. A listing without `depDate`
+ * reads the month buckets up to this horizon, so the loader refuses legs that start later.
+ */
+export const LISTING_HORIZON_DAYS = 366;
+
+/** The letter of the first category in the aircraft field (`a`); the others follow in order. */
+export const FIRST_CATEGORY_CODE = 97;
+
+export const SEP = '\u001f';
+const MINUTE_MS = 60_000;
+const QUARTER_MS = 15 * MINUTE_MS;
+
+export function bucketOf(startDate: string, endDate: string): string {
+  return daysBetween(startDate, endDate) > MAX_BUCKET_SPAN_DAYS ? LONG_BUCKET : monthOf(startDate);
+}
+
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/**
+ * The folding used on both sides of the city filters (the index entry and the query's needle):
+ * lower case, then canonical decomposition (NFD) with the combining marks removed, so the match
+ * ignores case and accents: `sao paulo` finds `São Paulo`, `zürich` finds `Zurich`. Lower-casing
+ * first matters: `İ` lower-cases to `i` plus a combining dot, which the second step removes.
+ * Letters that are not a base letter plus marks (`ø`, `ł`, `ß`) stay as they are.
+ */
+export function fold(value: string): string {
+  return value.toLocaleLowerCase('en-US').normalize('NFD').replace(COMBINING_MARKS, '');
+}
+
+const dateFormatters = new Map<string, Intl.DateTimeFormat>();
+const timeFormatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(
+  cache: Map<string, Intl.DateTimeFormat>,
+  timeZone: string,
+  options: Intl.DateTimeFormatOptions,
+  locale: string,
+): Intl.DateTimeFormat {
+  let f = cache.get(timeZone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat(locale, { ...options, timeZone });
+    } catch {
+      // A zone this runtime does not know counts as UTC (as the listing always did).
+      f = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' });
+    }
+    cache.set(timeZone, f);
+  }
+  return f;
+}
+
+/** The local date (`yyyy-MM-dd`) at `instant` in `timeZone`. */
+function localDate(instant: number, timeZone: string): string {
+  // en-CA formats as yyyy-MM-dd.
+  return formatterFor(dateFormatters, timeZone, { year: 'numeric', month: '2-digit', day: '2-digit' }, 'en-CA').format(instant);
+}
+
+/** The offset of `timeZone` from UTC at `instant`, in ms (whole minutes). */
+export function offsetAt(instant: number, timeZone: string): number {
+  const f = formatterFor(
+    timeFormatters,
+    timeZone,
+    { year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', hourCycle: 'h23' },
+    'en-US',
+  );
+  const p: Record<string, number> = {};
+  for (const part of f.formatToParts(instant)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  const local = Date.UTC(p.year!, p.month! - 1, p.day, p.hour, p.minute);
+  return local - Math.floor(instant / MINUTE_MS) * MINUTE_MS;
+}
+
+/**
+ * The first instant (epoch ms, whole minutes) whose local date in `timeZone` is `date` or later: a
+ * leg whose endDate is the day before is expired from then on (docs/api.md, "Date window"). Usually
+ * local midnight, read off the zone's offset; a day that does not start at 00:00 (a time change at
+ * midnight) is found by a search within the range of real offsets (-12 h to +14 h).
+ */
+export function startOfDayIn(date: string, timeZone: string): number {
+  const midnightUtc = Date.parse(`${date}T00:00:00Z`);
+  const candidate = midnightUtc - offsetAt(midnightUtc - offsetAt(midnightUtc, timeZone), timeZone);
+  if (localDate(candidate, timeZone) >= date && localDate(candidate - MINUTE_MS, timeZone) < date) return candidate;
+  let lo = midnightUtc - 15 * 60 * MINUTE_MS; // before `date` in every zone
+  let hi = midnightUtc + 13 * 60 * MINUTE_MS; // `date` or later in every zone
+  while (hi - lo > MINUTE_MS) {
+    const mid = lo + Math.floor((hi - lo) / MINUTE_MS / 2) * MINUTE_MS;
+    if (localDate(mid, timeZone) >= date) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** The instant from which a leg ending on `endDate` (local date in `timeZone`) is expired. */
+export function expiryInstant(endDate: string, timeZone: string): number {
+  return startOfDayIn(addDays(endDate, 1), timeZone);
+}
+
+/** A side's codes field of the filter attribute (see the top of this file). */
+/** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
+export function filterText(
+  leg: Pick<EmptyLeg, 'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'>,
+  expiry: string,
+): string {
+  return [
+    daysBetween(leg.startDate, leg.endDate),
+    expiry,
+    fold(leg.depCityName),
+    codesField(leg.depAirportIcao, leg.depAirportIata),
+    fold(leg.arrCityName),
+    codesField(leg.arrAirportIcao, leg.arrAirportIata),
+    aircraftField(leg.seatNum, leg.aircraftType),
+  ].join(SEP);
+}
+
+export function codesField(icao: string | null, iata: string | null): string {
+  const i = icao ?? '';
+  const a = iata ?? '';
+  return (i === '' || i.length === 4) && (a === '' || a.length === 3) ? fold(i + a) : `${fold(i)}/${fold(a)}`;
+}
+
+/** The aircraft field of the filter attribute (see the top of this file); a text that is no category's name counts as unknown. */
+export function aircraftField(seatNum: number | null, aircraftType: string | null): string {
+  const category = aircraftType === null ? undefined : categoryNamed(aircraftType);
+  const code = category === undefined ? '' : String.fromCharCode(FIRST_CATEGORY_CODE + AIRCRAFT_CATEGORIES.indexOf(category));
+  return (seatNum === null ? '' : String(seatNum)) + code;
+}
+
+export function encodeExpiry(endDate: string, expiresAt: number): string {
+  const dayAfter = Date.parse(`${addDays(endDate, 1)}T00:00:00Z`);
+  const offset = dayAfter - expiresAt;
+  return offset % QUARTER_MS === 0 ? String(offset / QUARTER_MS) : `m${offset / MINUTE_MS}`;
+}
+
+export function decodeExpiry(dayAfterMs: number, text: string): number {
+  if (text.startsWith('m')) return dayAfterMs - Number(text.slice(1)) * MINUTE_MS;
+  return dayAfterMs - Number(text) * QUARTER_MS;
+}
+
+export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(leg)) {
+    if (v !== null && v !== undefined) item[k] = v;
+  }
+  item[EXPIRY_SHARD_ATTR] = expiryShard(leg.id);
+  item[EXPIRY_DAY_ATTR] = retirementDay(leg.endDate);
+  if (leg.listed && !leg.blocked) {
+    item[BUCKET_ATTR] = bucketOf(leg.startDate, leg.endDate);
+    item[SORT_ATTR] = `${leg.startDate}#${leg.id}`;
+    item[FILTER_ATTR] = filterText(leg, encodeExpiry(leg.endDate, expiryInstant(leg.endDate, leg.depTimezone)));
+  }
+  return item;
+}
+
+export const DAY_MS = 86_400_000;

@@ -1,0 +1,77 @@
+import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
+import { CHANGE_PAGE_SIZE, MAX_FOLLOWED_ENTRIES } from '../changes/limits.js';
+import { MAX_SIZE } from './query.js';
+import { LISTING_HORIZON_DAYS } from '../kernel/leg-item.js';
+
+/**
+ * The hard bound on the DynamoDB work of one list request (docs/performance.md, "Bounded work per
+ * request"). Every figure is enforced where the work is done: the planner (src/listing/listing.ts)
+ * refuses to plan more bucket reads, the repository (src/listing/repository.ts) to follow more Query
+ * pages or send more BatchGetItem requests. test/unit/bounds.test.ts checks the planner against
+ * these numbers over every day of a 400-year Gregorian cycle and over generated queries.
+ */
+
+/**
+ * Days of slack on top of LISTING_HORIZON_DAYS. The loader refuses a leg whose (local) startDate is
+ * more than LISTING_HORIZON_DAYS after the UTC date of the machine that loads it; that machine's
+ * clock may run ahead of the function's (a laptop loading with `--aws`), so the listing reads one
+ * day further than the loader lets a leg start.
+ */
+export const HORIZON_SLACK_DAYS = 1;
+
+/** The last start date a leg can have, in days after today (UTC): the end of every query window. */
+export const HORIZON_DAYS = LISTING_HORIZON_DAYS + HORIZON_SLACK_DAYS;
+
+/**
+ * Most month buckets one request reads: the months from (today - 1 - MAX_BUCKET_SPAN_DAYS, src/kernel/leg-item.ts), where a
+ * leg still flyable in the earliest time zone can have started, to today + HORIZON_DAYS. Those 397
+ * days touch at most 15 months (a window starting on 28 February reaches back into January and
+ * forward into March of the next year); the unit test finds that maximum by trying every day.
+ */
+export const MAX_MONTH_BUCKETS = 15;
+
+/** Most bucket queries of one request: the month buckets and the bucket of long-window legs. */
+export const MAX_BUCKET_READS = MAX_MONTH_BUCKETS + 1;
+
+/**
+ * Most Query requests (1 MB pages) followed in one bucket. A bucket that holds more fails the
+ * request (INTERNAL_ERROR, logged with the bucket) rather than answer with a wrong total. 32 MB is
+ * about 30,000 legs in one month on DynamoDB Local, which limits a page by whole item size, and
+ * hundreds of thousands on DynamoDB, which limits it by the index entries (about 100 bytes each).
+ */
+export const MAX_QUERY_PAGES_PER_BUCKET = 32;
+
+/**
+ * Most parallel segments a bucket read is split into after its first page (`segmentsAfter`,
+ * src/listing/listing.ts; docs/performance.md, "Cold reads that scale"). The pages of all segments
+ * count against MAX_QUERY_PAGES_PER_BUCKET together, so the bound on Query requests is unchanged.
+ * 3, so that the 16 bucket reads of a request have at most 48 Query requests in flight: under the
+ * 50 sockets of the client's HTTP agent (@smithy/node-http-handler's default), since a request
+ * waiting for a socket counts that wait against its 500 ms connection timeout (src/time-budget.ts).
+ */
+export const MAX_SEGMENTS_PER_BUCKET = 3;
+
+
+
+/** Most ids one request fetches: one page. */
+export const MAX_IDS_PER_REQUEST = MAX_SIZE;
+
+/** Most BatchGetItem requests of one list request. */
+export const MAX_BATCH_GET_CALLS = Math.ceil(MAX_IDS_PER_REQUEST / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
+
+/** Most Query requests of one list request. */
+export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
+
+
+/** Following the change log, at most once a second per container: its head, then the missed entries' pages. */
+export const MAX_LOG_CALLS = 1 + Math.ceil(MAX_FOLLOWED_ENTRIES / CHANGE_PAGE_SIZE / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
+
+/** Parts of one bucket's snapshot read at most; a bucket with more is read from the index. */
+export const MAX_SNAPSHOT_PARTS_PER_BUCKET = 32;
+
+/** The listing snapshot's reads in one request: its manifest, the change log since its build, the parts of the buckets read. */
+export const MAX_SNAPSHOT_CALLS =
+  1 + MAX_LOG_CALLS + Math.ceil((MAX_BUCKET_READS * MAX_SNAPSHOT_PARTS_PER_BUCKET) / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;
+
+/** Most DynamoDB requests one list request sends (each may be retried by the SDK client: src/aws/dynamodb.ts). */
+export const MAX_DYNAMODB_CALLS_PER_REQUEST = MAX_SNAPSHOT_CALLS + MAX_QUERY_CALLS + MAX_BATCH_GET_CALLS + MAX_LOG_CALLS;

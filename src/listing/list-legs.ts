@@ -1,0 +1,79 @@
+import { utcDate } from '../kernel/dates.js';
+import { bucketReads, collectMatches, pageOfMerged, queryWindow } from './listing.js';
+import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
+import type { ListQuery } from './query.js';
+import { matchesKey, type MatchMemo } from './match-memo.js';
+import type { LegsRepository } from './repository.js';
+import { nearOf } from './nearby.js';
+import { LONG_BUCKET } from '../kernel/leg-item.js';
+import { airportReference, type AirportIndex } from '../airports/reference.js';
+
+/**
+ * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
+ * from the merge, fetch the page's records.
+ */
+export interface LegsPage {
+  records: EmptyLeg[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+/**
+ * API records by stored item: a warm container's record cache hands back the same item objects, so
+ * each is converted once (and, being unchanged after, serialized once: src/http/envelope.ts).
+ */
+const apiRecords = new WeakMap<object, EmptyLeg>();
+
+function apiRecordOf(item: Record<string, unknown>): EmptyLeg {
+  let record = apiRecords.get(item);
+  if (record === undefined) apiRecords.set(item, (record = toApiRecord(item)));
+  return record;
+}
+
+export async function listEmptyLegs(
+  query: ListQuery,
+  deps: {
+    repository: LegsRepository;
+    now: Date;
+    memo?: MatchMemo | undefined;
+    /** The airport reference, for a nearby search (called only when the query has one; default: the bundled one). */
+    airports?: (() => AirportIndex) | undefined;
+  },
+): Promise<LegsPage> {
+  // An unknown centre is refused before anything is read.
+  const near = nearOf(query, deps.airports ?? airportReference);
+  const todayUtc = utcDate(deps.now);
+  const window = queryWindow(query, todayUtc);
+  if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
+
+  // At most MAX_BUCKET_READS reads (src/listing/limits.ts).
+  const reads = bucketReads(window, todayUtc);
+  const lists = await Promise.all(reads.map((read) => deps.repository.queryBucket(read.bucket, read)));
+
+  // Month buckets cover disjoint, ascending ranges of startDate: their matches, appended in month
+  // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
+  // as the page goes.
+  const nowMs = deps.now.getTime();
+  const key = matchesKey(query, todayUtc);
+  let matches = deps.memo?.get(key, lists, nowMs);
+  if (!matches) {
+    matches = { months: [], long: [] };
+    const { months, long } = matches;
+    reads.forEach((read, i) =>
+      collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months, near),
+    );
+    deps.memo?.set(key, lists, matches);
+  }
+  const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
+
+  const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
+  const byId = new Map(items.map((item) => [item.id, item]));
+  const records = slice.items.flatMap((entry) => {
+    const item = byId.get(entry.id);
+    // The index is eventually consistent: skip a leg deleted, blocked or unlisted since.
+    if (!item || item.listed === false || item.blocked === true) return [];
+    return [apiRecordOf(item)];
+  });
+  return { records, total: slice.total, page: slice.page, size: slice.size };
+}

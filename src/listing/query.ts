@@ -1,0 +1,167 @@
+import * as v from 'valibot';
+import { invalidParameter } from '../errors.js';
+import { CATEGORY_LIST, categoryBit, categoryNamed } from '../kernel/aircraft-category.js';
+import { isCalendarDate } from '../kernel/dates.js';
+import { MAX_SEATS } from '../kernel/model.js';
+import { fold } from '../kernel/leg-item.js';
+
+/**
+ * The list operation's query parameters (docs/api.md, "Query parameters"), parsed and validated
+ * with valibot. Pure: no clock, no I/O. Errors are INVALID_PARAMETER naming the parameter and rule.
+ */
+export const DEFAULT_PAGE = 1;
+export const DEFAULT_SIZE = 20;
+export const MAX_SIZE = 100;
+export const MAX_OFFSET_DAYS = 15;
+export const CITY_MIN = 2;
+export const CITY_MAX = 100;
+/** Nearby search (docs/api.md, "Nearby"): the radius in km, when `depNear`/`arrNear` is given without one. */
+export const DEFAULT_RADIUS_KM = 100;
+export const MIN_RADIUS_KM = 1;
+export const MAX_RADIUS_KM = 1000;
+/** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
+export const MIN_SEATS = 1;
+
+export interface AirportFilter {
+  /** `icao` for 4 letters, `iata` for 3. */
+  kind: 'icao' | 'iata';
+  /** Lower-cased code. */
+  code: string;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+
+function clamp(raw: string, min: number, max: number): number {
+  const negative = raw.startsWith('-');
+  const digits = raw.replace(/^[+-]/, '').replace(/^0+(?=\d)/, '');
+  if (negative) return digits === '0' ? Math.max(min, 0) : min;
+  // Compare as decimal strings so that any length of digits clamps instead of overflowing.
+  const maxDigits = String(max);
+  if (digits.length > maxDigits.length || (digits.length === maxDigits.length && digits > maxDigits)) return max;
+  return Math.min(max, Math.max(min, Number(digits)));
+}
+
+/**
+ * Empty (`?page=`) counts as absent (docs/api.md, "Query parameters"): an absent parameter reads as
+ * the empty string, and the empty string as undefined. (With that default, every field of the
+ * parsed query is present, possibly undefined, rather than optional.)
+ */
+const optionalRaw = v.optional(
+  v.pipe(
+    v.string(),
+    v.transform((s) => (s === '' ? undefined : s)),
+  ),
+  '',
+);
+
+/** An integer parameter clamped into min-max (default when absent); not an integer is refused. */
+export const clampedInteger = (min: number, max: number, fallback: number) =>
+  v.pipe(
+    optionalRaw,
+    v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
+    v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
+  );
+
+const depDate = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || isCalendarDate(s), 'must be a calendar date in yyyy-MM-dd format'),
+);
+
+const cityName = v.pipe(
+  optionalRaw,
+  v.transform((s) => s?.trim() || undefined),
+  v.check((s) => {
+    if (s === undefined) return true;
+    const length = [...s].length;
+    return length >= CITY_MIN && length <= CITY_MAX;
+  }, `must be ${CITY_MIN} to ${CITY_MAX} characters long after trimming`),
+  v.transform((s) => (s === undefined ? undefined : fold(s))),
+);
+
+// Exactly 3 or 4 ASCII letters (docs/api.md, "Filters"); unlike a city name, not trimmed: `EGLF `
+// (a stray `+` in a URL) is not a code.
+const airportCode = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || /^[A-Za-z]{3,4}$/.test(s), 'must be a 4-letter ICAO or 3-letter IATA code'),
+  v.transform((s): AirportFilter | undefined =>
+    s === undefined ? undefined : { kind: s.length === 4 ? 'icao' : 'iata', code: s.toLowerCase() },
+  ),
+);
+
+/**
+ * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
+ * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
+ * 1 would drop the legs whose seats are unknown).
+ */
+const boundedInteger = (min: number, max: number, unit = '') =>
+  v.pipe(
+    optionalRaw,
+    v.check(
+      (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
+      `must be an integer from ${min} to ${max}${unit}`,
+    ),
+    v.transform((s) => (s === undefined ? undefined : Number(s))),
+  );
+
+const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
+
+const offsetDays = v.pipe(
+  boundedInteger(0, MAX_OFFSET_DAYS),
+  v.transform((n) => n ?? 0),
+);
+
+// One or more category names separated by commas, in any case and spacing (`light jet,Heavy-Jet`).
+const aircraftCategories = v.pipe(
+  optionalRaw,
+  v.transform((s) => s?.split(',').map((item) => categoryNamed(item))),
+  v.check((list) => list?.every((c) => c !== undefined) ?? true, `must be one or more of ${CATEGORY_LIST}, separated by commas`),
+  // The set of categories as their bits (`categoryBit`): a leg matches when its category's bit is in it.
+  v.transform((list) => list?.reduce((mask, c) => mask | categoryBit(c!), 0)),
+);
+
+/** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
+const ListQueryFields = v.object({
+  page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
+  size: clampedInteger(1, MAX_SIZE, DEFAULT_SIZE),
+  depDate,
+  offsetDays,
+  depCityName: cityName,
+  arrCityName: cityName,
+  depAirportCode: airportCode,
+  arrAirportCode: airportCode,
+  depNear: airportCode,
+  depRadiusKm: radiusKm,
+  arrNear: airportCode,
+  arrRadiusKm: radiusKm,
+  minSeats: boundedInteger(MIN_SEATS, MAX_SEATS),
+  aircraftType: aircraftCategories,
+});
+
+/** The names of the query parameters the list operation reads. */
+export const LIST_QUERY_FIELDS = Object.keys(ListQueryFields.entries) as readonly (keyof ListQuery)[];
+
+export const ListQuerySchema = v.pipe(
+  ListQueryFields,
+  v.forward(
+    v.check((q) => q.offsetDays === 0 || q.depDate !== undefined, 'a non-zero value requires depDate'),
+    ['offsetDays'],
+  ),
+  v.forward(v.check((q) => q.depRadiusKm === undefined || q.depNear !== undefined, 'requires depNear'), ['depRadiusKm']),
+  v.forward(v.check((q) => q.arrRadiusKm === undefined || q.arrNear !== undefined, 'requires arrNear'), ['arrRadiusKm']),
+);
+
+/** A parsed query: page and size clamped, dates checked, city names folded, airport codes typed. */
+export type ListQuery = v.InferOutput<typeof ListQuerySchema>;
+
+/** Parses the query string parameters of a v2 event (unknown parameters are ignored). */
+export function parseListQuery(params: Readonly<Record<string, string | undefined>> | undefined): ListQuery {
+  const input: Record<string, string | undefined> = {};
+  for (const key of LIST_QUERY_FIELDS) input[key] = params?.[key];
+  const result = v.safeParse(ListQuerySchema, input, { abortPipeEarly: true });
+  if (!result.success) {
+    const issue = result.issues[0];
+    const parameter = issue.path?.map((p) => String(p.key)).join('.') ?? 'query';
+    throw invalidParameter(parameter, issue.message);
+  }
+  return result.output;
+}

@@ -1,0 +1,63 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { writeLegs, type WriteLegsOptions } from './loader.js';
+import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
+import type { StoredLeg } from '../kernel/leg-item.js';
+import { planLoad, type LoadMode, type LoadPlan } from './sync-plan.js';
+import { scanLegItems } from './table-scan.js';
+
+/**
+ * Loading a feed's valid legs into the legs table: the one use case behind `legs:load` and the
+ * ingest function. Every write goes through `writeLegs` (src/loading/loader.ts).
+ *
+ * - upsert, not a dry run: every leg is written, nothing is read (as `legs:load` always did);
+ * - otherwise the table is read first (a consistent scan), the load is planned (src/loading/sync-plan.ts)
+ *   and, unless it is a dry run or the guard refuses it, new and changed legs are written, then the
+ *   legs to unlist. Writing first and unlisting last means a failure part-way never leaves fewer legs
+ *   in the listing than the file has; running the same load again finishes it (what is already
+ *   written is unchanged and skipped, what is left to unlist is still absent from the file).
+ */
+export interface FeedLoadRequest {
+  legs: readonly StoredLeg[];
+  mode: LoadMode;
+  /** Sync: the sources the file is the complete set of (default: the sources of its legs). */
+  sources?: readonly string[] | undefined;
+  dryRun?: boolean;
+  /** Sync: go ahead even when the guard refuses. */
+  force?: boolean;
+  now: Date;
+}
+
+export interface FeedLoadOutcome {
+  /** The plan; undefined for an upsert that is not a dry run (it reads nothing). */
+  plan: LoadPlan | undefined;
+  status: 'loaded' | 'dry-run' | 'refused';
+  /** Legs written with the file's content. */
+  written: number;
+  /** Legs written with `listed: false`. */
+  unlisted: number;
+}
+
+export async function loadFeed(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  request: FeedLoadRequest,
+  writeOptions: WriteLegsOptions = {},
+): Promise<FeedLoadOutcome> {
+  if (request.mode === 'upsert' && !request.dryRun) {
+    const result = await writeLegs(client, tableName, request.legs, writeOptions);
+    return { plan: undefined, status: 'loaded', written: result.written, unlisted: 0 };
+  }
+  const ids = new Set(request.legs.map((l) => l.id));
+  const synced = new Set(
+    request.mode === 'sync' ? (request.sources ?? request.legs.map((l) => l.source ?? DEFAULT_SOURCE)) : [],
+  );
+  const existing = await scanLegItems(client, tableName, {
+    keep: (item) => ids.has(item.id as string) || synced.has(sourceOf(item)),
+  });
+  const plan = planLoad(request.legs, existing, { mode: request.mode, sources: request.sources, now: request.now.getTime() });
+  if (plan.refusals.length > 0 && !request.force) return { plan, status: 'refused', written: 0, unlisted: 0 };
+  if (request.dryRun) return { plan, status: 'dry-run', written: 0, unlisted: 0 };
+  const writes = plan.writes.length > 0 ? await writeLegs(client, tableName, plan.writes, writeOptions) : undefined;
+  const unlists = plan.unlist.length > 0 ? await writeLegs(client, tableName, plan.unlist, writeOptions) : undefined;
+  return { plan, status: 'loaded', written: writes?.written ?? 0, unlisted: unlists?.written ?? 0 };
+}

@@ -1,0 +1,130 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { AirportIndex } from '../../../src/airports/reference.js';
+import { verifiedContext, type VerifiedKey } from '../../../src/auth/verdict.js';
+import { fixedClock } from '../../../src/clock.js';
+import { createWatchesHandler } from '../../../src/watches/handlers.js';
+import { MAX_WATCHES_PER_CLIENT } from '../../../src/watches/resource.js';
+import { lambdaContext, listEvent } from '../../support/events.js';
+
+/**
+ * The watches function (src/watches/handlers.ts) with a mocked DynamoDB: the route's scope (and
+ * empty_leg:read for POST), the body's parsing with @middy/http-json-body-parser mapped to the
+ * envelope, the client's ownership, the per-client limit.
+ */
+const ddb = mockClient(DynamoDBDocumentClient);
+const client = DynamoDBDocumentClient.from(new (await import('@aws-sdk/client-dynamodb')).DynamoDBClient({ region: 'us-east-1' }));
+const handler = createWatchesHandler({
+  tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
+  airports: () => new AirportIndex([]),
+  targets: 'public',
+  clock: fixedClock('2026-11-21T12:00:00Z'),
+});
+const KEY: VerifiedKey = {
+  keyId: 'key_test0000000000000001',
+  clientId: 'cli_AAAAAAAAAAAAAAAAAAAA',
+  scopes: ['empty_leg:read', 'watch:read', 'watch:write'],
+  environment: 'test',
+  deprecated: false,
+};
+
+function event(method: string, path: string, route: string, options: { body?: string; key?: VerifiedKey; type?: string; id?: string } = {}): APIGatewayProxyEventV2 {
+  const base = listEvent(undefined, verifiedContext(options.key ?? KEY));
+  return {
+    ...base,
+    routeKey: `${method} ${route}`,
+    rawPath: path,
+    headers: { ...base.headers, ...(options.body !== undefined ? { 'content-type': options.type ?? 'application/json' } : {}) },
+    ...(options.id !== undefined ? { pathParameters: { id: options.id } } : {}),
+    ...(options.body !== undefined ? { body: options.body } : {}),
+    requestContext: { ...base.requestContext, routeKey: `${method} ${route}`, http: { ...base.requestContext.http, method, path } },
+  };
+}
+const post = (body: string, options: { key?: VerifiedKey; type?: string } = {}) => event('POST', '/open/v1/watches', '/open/v1/watches', { body, ...options });
+async function call(e: APIGatewayProxyEventV2): Promise<{ status: number; body: { code: string; message: string; data: Record<string, unknown> | null } }> {
+  const res = await handler(e, lambdaContext());
+  return { status: res.statusCode ?? 0, body: JSON.parse(res.body ?? '{}') as { code: string; message: string; data: Record<string, unknown> | null } };
+}
+
+beforeEach(() => {
+  ddb.reset();
+  ddb.on(QueryCommand).resolves({ Count: 0, Items: [] });
+  ddb.on(PutCommand).resolves({});
+  ddb.on(UpdateCommand).resolves({});
+});
+
+describe('POST /open/v1/watches', () => {
+  it('201 with the watch and its secret, stored under the key\'s client', async () => {
+    const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', filters: { minSeats: '4' } })));
+    expect(r.status).toBe(201);
+    expect(r.body.data).toMatchObject({ url: 'https://hooks.example.com/x', filters: { minSeats: 4 }, status: 'active', createdAt: '2026-11-21T12:00:00.000Z' });
+    expect(r.body.data!.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
+    expect(put.Item).toMatchObject({ clientId: KEY.clientId, filters: { minSeats: '4' } });
+    // The watches version is bumped: the matchers reload.
+    expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.Key).toEqual({ clientId: '~version', watchId: '~version' });
+  });
+
+  it.each([
+    [['watch:write'], "lacks the scope 'empty_leg:read'"],
+    [['empty_leg:read', 'watch:read'], "lacks the scope 'watch:write'"],
+  ])('403 for a key with %j', async (scopes, message) => {
+    const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x' }), { key: { ...KEY, scopes } }));
+    expect([r.status, r.body.code]).toEqual([403, 'PERMISSION_DENIED']);
+    expect(r.body.message).toContain(message);
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it.each(([
+    ['{"url":', 'application/json', "Invalid parameter 'body': must be JSON"],
+    ['{"url":"https://hooks.example.com/x"}', 'text/plain', "Invalid parameter 'body': must be sent as JSON (Content-Type: application/json)"],
+    ['[1]', 'application/json', "Invalid parameter 'body': must be a JSON object"],
+    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters and description"],
+    ['{"url":"http://hooks.example.com/x"}', 'application/json', "Invalid parameter 'url': must be https"],
+    ['{"url":"https://[::1]/x"}', 'application/json', "Invalid parameter 'url': must be a public address"],
+    ['{"url":"https://hooks.example.com/x","filters":{"offsetDays":3}}', 'application/json', "Invalid parameter 'offsetDays': a non-zero value requires depDate"],
+    [JSON.stringify({ url: 'https://hooks.example.com/x', description: 'é'.repeat(9000) }), 'application/json', "Invalid parameter 'body': must be at most 16384 bytes"],
+  ] as [string, string, string][]).map(([body, type, message]) => [message, body, type] as const))('400: %s', async (message, body, type) => {
+    const r = await call(post(body, { type }));
+    expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
+  });
+
+  it(`409 WATCH_LIMIT_REACHED when the client has ${MAX_WATCHES_PER_CLIENT} watches`, async () => {
+    ddb.on(QueryCommand).resolves({ Count: MAX_WATCHES_PER_CLIENT });
+    const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x' })));
+    expect([r.status, r.body.code]).toEqual([409, 'WATCH_LIMIT_REACHED']);
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+  });
+});
+
+describe('GET and DELETE /open/v1/watches/{id}', () => {
+  const ID = 'wat_BBBBBBBBBBBBBBBBBBBB';
+  it('reads under the key\'s client only, and never answers the secret', async () => {
+    ddb.on(GetCommand).resolves({
+      Item: { clientId: KEY.clientId, watchId: ID, url: 'https://h.example/x', filters: {}, status: 'active', createdAt: '2026-11-21T12:00:00.000Z', secret: 'whsec_x' },
+    });
+    const r = await call(event('GET', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }));
+    expect(r.status).toBe(200);
+    expect(r.body.data).not.toHaveProperty('secret');
+    expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual({ clientId: KEY.clientId, watchId: ID });
+  });
+
+  it('404 for a watch the client does not have; 400 for a malformed id', async () => {
+    ddb.on(GetCommand).resolves({});
+    expect((await call(event('GET', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }))).status).toBe(404);
+    const bad = await call(event('GET', '/open/v1/watches/x', '/open/v1/watches/{id}', { id: 'x' }));
+    expect([bad.status, bad.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+  });
+
+  it('DELETE: 200 with data null; 404 when there is none', async () => {
+    ddb.on(DeleteCommand).resolves({});
+    const r = await call(event('DELETE', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }));
+    expect([r.status, r.body.data]).toEqual([200, null]);
+    expect(ddb.commandCalls(DeleteCommand)[0]!.args[0].input.Key).toEqual({ clientId: KEY.clientId, watchId: ID });
+    const { ConditionalCheckFailedException } = await import('@aws-sdk/client-dynamodb');
+    ddb.on(DeleteCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+    expect((await call(event('DELETE', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }))).status).toBe(404);
+  });
+});
