@@ -8,7 +8,7 @@ import { writeLegs } from '../../../src/loading/loader.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 
 const TODAY = '2026-11-21';
-const fixtureText = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
+const fixtureText = (name: string) => readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8');
 
 type Raw = Record<string, unknown> & { id: string; endDate: string; startDate?: string; departureAt?: string };
 type Item = Record<string, unknown>;
