@@ -24,19 +24,8 @@ export interface TableDefinition {
 }
 
 /**
- * Legs table: one item per leg, keyed by `id`. The sparse index `byDepartureBucket` holds only
- * listed, unblocked legs: its partition key is the departure bucket (UTC month of `startDate`,
- * `yyyy-MM`, or `long` for legs whose flyable window is longer than a bucket can hold), its sort key
- * is `startDate#id`, and it projects one compact filter attribute (see src/kernel/leg-item.ts).
- *
- * The sparse index `byExpiry` holds every leg not yet retired: its partition key is the leg's shard
- * (`xp`), its sort key the leg's retirement day (`xd`, the day after endDate, src/kernel/retirement.ts),
- * keys only. The retiring function queries it for the legs due, removes their listing attributes and
- * both of these, and sets `ttl` (epoch seconds): DynamoDB TTL deletes the item some time after
- * (docs/deploy.md, "History and retention").
- *
- * The table's stream (old and new images) is the one change log: every item change, whoever made
- * it, reaches the change consumer (src/changes/), which writes the change feed's items.
+ * The legs table: one item per leg keyed by `id`, the sparse indexes `byDepartureBucket` and
+ * `byExpiry`, and a stream that feeds the change log (docs/storage.md, "The legs table").
  */
 export const LEGS_TABLE = {
   partitionKey: 'id',

@@ -7,14 +7,8 @@ import { COMMAND_DYNAMODB_BUDGET, type DynamoDbCallBudget } from '../time-budget
 import { deadlineSignal } from './deadline.js';
 
 /**
- * The one place that constructs DynamoDB clients: keep-alive, time-outs, retries, marshalling.
- * The functions' own client is created once per container, at module scope, in
- * src/aws/function-clients.ts; commands, the local server and tests call `createDocumentClient`.
- *
- * Every call has a time budget (src/time-budget.ts): a connection timeout and a request timeout
- * that throw (`throwOnRequestTimeout`; without it @smithy/node-http-handler 4.x only logs a
- * warning), a bounded number of attempts with a bounded backoff, and the deadline of the
- * invocation it runs under (src/aws/deadline.ts), whose signal aborts it.
+ * The one module that constructs DynamoDB clients; every call has a time budget and the
+ * invocation's deadline (docs/storage.md, "The DynamoDB client").
  */
 export interface DynamoDbClientOptions extends Partial<AwsEnvironment> {
   /** Endpoint; undefined means real AWS. */

@@ -9,20 +9,8 @@ import { BUCKET_ATTR } from '../kernel/leg-item.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 
 /**
- * The change log's items, in the legs table beside the legs (ids starting with `~`, which no leg id
- * does, and no index attribute, so the listing never holds them):
- * - the head, id `~changes`: `q`, the number of the last entry committed (0 or absent: none), and
- *   `r`, the most recent entries' index changes (JSON, at most RECENT_BYTES) for the listing's caches;
- * - the index pages, id `~changes#p<k>`: the index changes of entries 50k to 50k+49 (`c<q>`), which
- *   the listing's caches read instead of the entries (a page costs what one entry does);
- * - the entries, id `~change#<q>`: `k` the type (l, u, w), `l` the leg's id, `a` when it was
- *   committed (epoch ms), `r` the record's JSON text and `x` its index entry (not for `withdrawn`), `ttl` (epoch s);
- * - the legs' states, id `~feed#<leg id>`: `n` the last stream sequence number applied, `d` the
- *   digest of the record last given (absent: not listed), `t` the `changedAt` its transition was
- *   given (a retried batch gives it again), `ttl` once withdrawn.
- * A group of entries, their legs' states and the head are written in one transaction, conditioned
- * on the head and the states being what the writer read: the entries are numbered without gaps,
- * in commit order, and a record is never applied twice (src/changes/log.ts).
+ * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
+ * numbered without gaps in commit order, written with the legs' states and the head in one transaction.
  */
 export const HEAD_ID = '~changes';
 export const PAGE_PREFIX = '~changes#p';

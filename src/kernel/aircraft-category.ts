@@ -1,15 +1,6 @@
 /**
- * The aircraft categories (docs/api.md, "Aircraft categories"): the one vocabulary of
- * `aircraftType`, what the `aircraftType` filter takes. Pure, and small: the list function bundles
- * it (the feeds' other spellings, which only the import reads, are in import/aircraft-spellings.ts).
- *
- * The classes business aviation sells by, from the smallest cabin to the largest, plus the
- * helicopter: charter brokers and operators quote by these classes (cabin size and range).
- * Airliners are one class whatever their cabin (VIP, group charter or regional): the seat count,
- * which the `minSeats` filter reads, tells them apart better than the feeds' labels do.
- *
- * Stored: the listing index holds a category as the letter of its position (`a` for the first,
- * src/kernel/leg-item.ts), so a category is only ever added at the end of this list.
+ * The aircraft categories, smallest cabin first (docs/api.md, "Aircraft categories"); stored as the
+ * letter of their position, so a category is only ever added at the end (docs/storage.md).
  */
 export const AIRCRAFT_CATEGORIES = [
   'Piston',

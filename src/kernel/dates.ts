@@ -1,12 +1,6 @@
 /**
- * Calendar-date helpers. Pure; no time zone but the ones passed in.
- *
- * Arithmetic is done on integers: an epoch day (days since 1970-01-01, proleptic Gregorian) and a
- * month index (year * 12 + month - 1). Strings are only parsed at the edge and formatted at the
- * end, so nothing compares two date strings whose width can differ: a `yyyy-MM-dd` string has four
- * year digits only from 0001-01-01 to 9999-12-31; beyond that the ISO 8601 expanded form
- * `+010000-01-01` (what `Date#toISOString` writes) sorts *below* `9999-12-31` as a string. Every
- * function here is total: defined for every epoch day a `Date` can hold and every valid date text.
+ * Calendar-date helpers on epoch days and month indexes, total over every date a `Date` can hold;
+ * pure, no time zone but the ones passed in (docs/storage.md, "Dates").
  */
 
 const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;

@@ -5,35 +5,8 @@ import type { EmptyLeg } from './model.js';
 import { expiryShard, retirementDay } from './retirement.js';
 
 /**
- * How a leg is stored. The base item holds the EmptyLeg fields (nulls omitted) plus `listed`,
- * `blocked`, `depTimezone` and `source`. A listed, unblocked leg also carries the three attributes of the
- * sparse index `byDepartureBucket`:
- *   lb  bucket: UTC month of startDate (`yyyy-MM`), or `long` when the window exceeds MAX_BUCKET_SPAN_DAYS
- *   ls  sort key: `startDate#id`
- *   lf  filter: what the listing filters on, as compact as it can be (below)
- *
- * Every byte of an index entry (names and values) is paid for on every listing query that reads its
- * bucket (docs/performance.md), so `lf` holds seven fields joined by U+001F:
- *   span     endDate - startDate, in days
- *   expiry   when the leg expires: the start of the day after endDate in its departure zone, written
- *            as the zone's offset at that moment in quarter hours (`4` for +01:00, `-20` for
- *            -05:00; expiry = (endDate + 1 day) 00:00 UTC - offset), or `m` and minutes for an
- *            offset off the quarter hour. The zone's name is not needed any more.
- *   depCity  departure city, folded (`fold`: lower case, accents removed)
- *   depCodes departure ICAO then IATA code, lower-cased, run together (`eglffab`; `eglf` or `fab`
- *            alone, empty for none); `icao/iata` when a code has another length
- *   arrCity, arrCodes  the same for the arrival
- *   aircraft seatNum in decimal digits, then the category's letter: `a` for the first of
- *            AIRCRAFT_CATEGORIES, `b` for the second, and so on (`16h` for 16 seats, Ultra Long
- *            Range; `h` with the seats unknown, `16` with the category unknown, empty for both)
- * An entry written before the aircraft field (six fields) reads as seats and category unknown: it
- * matches no seat or category filter until the leg is loaded again (docs/deploy.md).
- *
- * Every leg, listed or not, also carries the two attributes of the sparse index `byExpiry`
- * (src/kernel/retirement.ts): `xp`, its shard, and `xd`, its retirement day (the day after endDate).
- * The retiring function (src/retirement/retire-legs.ts) removes the index attributes but the shard once
- * the day is due, stamps `lc` (src/snapshot/snapshot.ts) and sets `ttl`; a later load of the leg writes
- * the whole item again (no `ttl`).
+ * How a leg is stored: the item, and for a listed unblocked leg the index attributes `lb`, `ls`
+ * and `lf` (seven fields joined by U+001F); every leg carries `xp` and `xd` (docs/storage.md, "The leg's item").
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;

@@ -1,15 +1,8 @@
 import { addDays, fromEpochDay, toEpochDay } from './dates.js';
 
 /**
- * When a leg leaves the listing index and, later, the table (docs/deploy.md, "History and
- * retention"). Pure: the retiring function (src/retirement/retire-legs.ts) and the loader's storage
- * mapping (src/kernel/leg-item.ts) both read it.
- *
- * A leg is listed until the start of the day after its endDate in its departure zone (storage.ts,
- * `expiryInstant`). The latest zone on earth is UTC-12, where that day starts at 12:00 UTC: from
- * `endDate + 1 day` 12:00 UTC on, the leg is expired in every zone, whatever zone it was stored with.
- * That day, `endDate + 1`, is the leg's retirement day, written by the loader on every leg (`xd`,
- * with its shard `xp`) and the sort key of the sparse index `byExpiry` (src/tables.ts).
+ * When a leg leaves the listing index and, later, the table: its retirement day is `endDate + 1`,
+ * from 12:00 UTC expired in every zone (docs/storage.md, "Retirement days"). Pure.
  */
 export const RETIREMENT_HOUR_UTC = 12;
 

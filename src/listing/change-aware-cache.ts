@@ -6,18 +6,8 @@ import { covers, MAX_CACHED_RECORDS, splitCached, type LegsRepository, type Star
 import type { IndexEntry } from '../kernel/index-entry.js';
 
 /**
- * The per-container listing cache that knows when the data changed (docs/performance.md):
- *
- * - bucket reads are kept (a read serves any later read of the same bucket whose startDate range it
- *   covers; concurrent misses share one query), and page records by id (an LRU of at most
- *   MAX_CACHED_RECORDS);
- * - at most once per `checkIntervalMs`, it reads the change log's head (src/changes/follow.ts) and
- *   applies the changes it missed to the cached reads and records; when they are too many or gone,
- *   it drops everything (at most once per `reloadIntervalMs`: meanwhile it keeps what it has);
- * - at the latest `ceilingMs` after it was filled, it drops everything anyway;
- * - a bucket read that completes re-applies the head's recent changes (the index may lag the log).
- *
- * Expiry is not cached state: the listing computes it from the clock at each request.
+ * The per-container listing cache: keeps bucket reads and records, follows the change log at most
+ * once per `checkIntervalMs`, drops everything at `ceilingMs` (docs/performance.md, "The change-aware cache").
  */
 export interface ChangeAwareCacheOptions {
   /** Clock, epoch ms. */

@@ -120,17 +120,8 @@ function lastStartOf(bucket: string, range: DateRange): number | undefined {
 }
 
 /**
- * The rest of a bucket read after its first Query page, split by startDate into parallel segments
- * (docs/performance.md, "Cold reads that scale"), each to be read with its own key condition and
- * the results joined in this order. The first page held `pageEntries` entries starting on
- * `firstStart` to `resumeStart` (the start date of its LastEvaluatedKey, where the first segment
- * resumes, with that key); what is left runs from `resumeStart` to the range's end. Assuming the
- * rest as dense as the first page, it needs (days left / days the page covered) more pages: that
- * many segments, at most MAX_SEGMENTS_PER_BUCKET and one a day at least. A read that DynamoDB
- * serves in one or two pages (every month bucket on DynamoDB, which cuts a page at 1 MB of
- * projected entries) stays one sequential read; DynamoDB Local, which cuts at 1 MB of whole items,
- * gets its busy months read three at a time. The segments cover [resumeStart, range end] exactly,
- * the last one open when the range is: nothing is read twice or left out, whatever the bucket holds.
+ * The rest of a bucket read after its first page, split by startDate into at most
+ * MAX_SEGMENTS_PER_BUCKET segments covering [resumeStart, range end] exactly (docs/storage.md).
  */
 export function segmentsAfter(bucket: string, range: DateRange, firstStart: string, resumeStart: string): DateRange[] {
   const last = lastStartOf(bucket, range);

@@ -4,14 +4,8 @@ import { invalidParameter } from '../errors.js';
 import { DEFAULT_RADIUS_KM, type AirportFilter, type ListQuery } from './query.js';
 
 /**
- * Nearby search (docs/api.md, "Nearby"): `depNear` / `arrNear` name an airport of the airport
- * reference (src/airports/), any airport, used by a leg or not; a leg matches when the airport it
- * is placed at lies within the radius of it, great-circle distance. A leg is placed at the airport
- * of its ICAO code, or of its IATA code when it has no ICAO code; a leg without a code the reference
- * knows has no place and never matches.
- *
- * What the listing's filter needs is the set of codes of the airports within the radius: a leg
- * matches when its code is in it. Measuring is done once per centre and radius, not per leg.
+ * Nearby search (docs/api.md, "Nearby"): the codes of the reference's airports within the radius
+ * of a centre, measured once per centre and radius; a leg matches when its code is among them.
  */
 export interface NearCodes {
   /** Lower-case ICAO codes of the airports within the radius (as the index entries hold codes). */

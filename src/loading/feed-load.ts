@@ -6,15 +6,8 @@ import { planLoad, type LoadMode, type LoadPlan } from './sync-plan.js';
 import { scanLegItems } from './table-scan.js';
 
 /**
- * Loading a feed's valid legs into the legs table: the one use case behind `legs:load` and the
- * ingest function. Every write goes through `writeLegs` (src/loading/loader.ts).
- *
- * - upsert, not a dry run: every leg is written, nothing is read (as `legs:load` always did);
- * - otherwise the table is read first (a consistent scan), the load is planned (src/loading/sync-plan.ts)
- *   and, unless it is a dry run or the guard refuses it, new and changed legs are written, then the
- *   legs to unlist. Writing first and unlisting last means a failure part-way never leaves fewer legs
- *   in the listing than the file has; running the same load again finishes it (what is already
- *   written is unchanged and skipped, what is left to unlist is still absent from the file).
+ * Loading a feed's valid legs, the one use case behind `legs:load` and the ingest function: upsert
+ * writes; sync plans first, writes, then unlists (docs/storage.md, "Loading a feed").
  */
 export interface FeedLoadRequest {
   legs: readonly StoredLeg[];

@@ -5,18 +5,8 @@ import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
 import { expiryInstant, toStorageItem, type StoredLeg } from '../kernel/leg-item.js';
 
 /**
- * What a load writes, decided without I/O: the legs of a file against the items the table holds.
- *
- * - upsert (`legs:load FILE`): every leg of the file is written; nothing else changes.
- * - sync (`legs:load FILE --sync`): the file is the complete current set of its sources (or of
- *   the sources given). Its legs are written when new or changed; legs of those sources that the
- *   file no longer has, and that are still listed, are unlisted: written again with
- *   `listed: false` (kept, so a later load brings them back). Other sources are not touched.
- *
- * The guard: a sync that would take more than half of a source's legs out of the listing (legs
- * listed, unblocked and not expired now, absent from the file) is refused unless forced, because
- * a truncated feed must not empty the listing. Legs the file itself unlists or blocks, and expired
- * legs, do not count: they are deliberate or already out of the listing.
+ * What a load writes, decided without I/O: upsert writes every leg; sync also unlists what the file
+ * no longer has, refused past half of a source's listing unless forced (docs/storage.md, "The sync plan").
  */
 export type StoredItem = Readonly<Record<string, unknown>>;
 export type LoadMode = 'upsert' | 'sync';

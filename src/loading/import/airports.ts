@@ -5,14 +5,6 @@ import { show } from './show.js';
 /**
  * The import's airport checks (docs/import-format.md, "Airports"), pure: a record's codes against
  * the airport reference, the departure's time zone, and the fields an airport fills in.
- *
- * - A well-formed code no airport has, or an ICAO and an IATA code of two different airports, is
- *   refused, naming the airports and the likely intended code; `allowUnknown` (the operator's
- *   `--allow-unknown-airports`) keeps such codes as given.
- * - The departure's zone is the departure airport's. A `depTimezone` the record gives must agree
- *   with it (the same UTC offset at the departure); without a known airport it is the record's
- *   `depTimezone`, else the city's zone when every airport of that city lies in one zone, else the
- *   record is refused with what to add.
  */
 export type Side = 'dep' | 'arr';
 

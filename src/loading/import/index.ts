@@ -1,15 +1,6 @@
 /**
- * The import format (docs/import-format.md): a JSON array or NDJSON of records in the API's
- * EmptyLeg shape plus `listed`, `blocked`, `depTimezone`, `source`, and optionally `departureAt`
- * instead of `startDate`. Everything here is pure: text in, legs and errors out. One module per concern:
- *   reference-data  country and currency codes, limits
- *   instant         ISO 8601 instants with an offset, IANA zone names
- *   suggest         "did you mean" for unknown field names
- *   schema          the record's valibot schema
- *   validate        records to legs and field errors
- *   json-syntax     where a JSON text is broken, or nested too deep (no recursion)
- *   file-limits     what one file may hold: bytes, records, line length, depth, errors kept
- *   parse-text      a file's text, or a stream of its bytes, to records (JSON array or NDJSON)
+ * The import format (docs/import-format.md), pure: text in, legs and errors out, one module per
+ * concern (docs/storage.md, "The import format modules").
  */
 export { COUNTRY_CODES, CURRENCY_CODES } from './reference-data.js';
 export { isIanaTimeZone, parseInstant } from './instant.js';
