@@ -5,7 +5,7 @@ import { createAuthorizerHandler } from '../../../src/keys/authorizer-handler.js
 import { createKey, revokeKey, rotateKey } from '../../../src/keys/store.js';
 import { withChangeAwareCache } from '../../../src/listing/change-aware-cache.js';
 import { addDays } from '../../../src/kernel/dates.js';
-import { createChangeSource, FOLLOW_MAX } from '../../../src/changes/follow.js';
+import { createChangeSource } from '../../../src/changes/follow.js';
 import { createChangeLogStore } from '../../../src/changes/store.js';
 import type { StreamPoller } from '../../../local/stream-poller.js';
 import { startChangeConsumer } from '../../support/change-consumer.js';
@@ -46,8 +46,9 @@ afterAll(async () => {
   await t.drop();
 });
 
-function container(clock: () => number = testClock, ceilingMs = 900_000) {
-  const cache = withChangeAwareCache(createLegsRepository(t.client, t.legsTableName), createChangeSource(createChangeLogStore(t.client, t.legsTableName)), {
+/** `followMax`: most entries one follow reads (FOLLOW_MAX in the functions; smaller makes falling behind cheap to test). */
+function container(clock: () => number = testClock, ceilingMs = 900_000, followMax?: number) {
+  const cache = withChangeAwareCache(createLegsRepository(t.client, t.legsTableName), createChangeSource(createChangeLogStore(t.client, t.legsTableName), followMax), {
     ceilingMs,
     clock,
   });
@@ -68,6 +69,9 @@ async function timeUntil(ok: () => Promise<boolean>, limitMs = 10_000): Promise<
   }
   return performance.now() - start;
 }
+
+/** What one follow of the container that falls behind may read. */
+const FOLLOW_MAX = 60;
 
 describe('listing cache: change-aware', () => {
   it('every warm container sees legs written with writeLegs within 3 s of real time, and reads only the change', async () => {
@@ -124,12 +128,12 @@ describe('listing cache: change-aware', () => {
 
   it('a container that fell behind the change log re-reads everything (not within 10 s of its last fill) and answers like a fresh one', async () => {
     let clock = testNow();
-    const c = container(() => clock);
+    const c = container(() => clock, 900_000, FOLLOW_MAX);
     await c.ids();
-    // More entries than one follow may read (FOLLOW_MAX): withdrawals of legs that never were.
+    // More entries than the head holds and one follow may read: withdrawals of legs that never were.
     const store = createChangeLogStore(t.client, t.legsTableName);
     for (let g = 0; g * 48 <= FOLLOW_MAX; g++) {
-      const ids = Array.from({ length: 48 }, (_, i) => `no-such-leg-${g}-${i}`);
+      const ids = Array.from({ length: 48 }, (_, i) => `no-such-leg-${"x".repeat(40)}-${g}-${i}`);
       const entries = ids.map((id) => ({ type: 'withdrawn' as const, id, changedAt: new Date(clock).toISOString(), leg: null }));
       const states = new Map(ids.map((id) => [id, { next: { sequenceNumber: '1', digest: null }, prior: undefined }]));
       expect(await store.append({ entries, states }, clock)).toBe(true);
