@@ -177,7 +177,8 @@ function run(dir: string, name: string, command: string, args: string[], env: No
   const result = spawnSync(command, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const seconds = (performance.now() - started) / 1000;
   const ok = result.status === 0;
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name} (${seconds.toFixed(1)} s)`);
+  const tally = /^Tests: .*$/m.exec(`${result.stdout ?? ''}${result.stderr ?? ''}`)?.[0];
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${name} (${seconds.toFixed(1)} s)${tally ? `: ${tally.replace(/\s+/g, ' ')}` : ''}`);
   if (!ok) process.stdout.write(`${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `${result.error.message}\n` : ''}`);
   return { name, ok, seconds };
 }
