@@ -13,8 +13,9 @@ import { CommandError, parseCommandLine } from '../cli/command.js';
  * step counts as one test; the last line is `N passed, M failed` over all of them.
  *
  * The checks run in three phases, the steps of a phase side by side (the machine has two cores, and
- * tsc and eslint each type-check the whole tree on one): the static checks; jest (two workers: the
- * integration and end-to-end files mostly wait on DynamoDB Local and child processes); the synth and
+ * tsc and eslint each type-check the whole tree on one): the static checks and the filter
+ * walkthrough's check (CONTRIBUTING.md; not beside the benchmarks, whose targets measure CPU); jest
+ * (two workers: the integration and end-to-end files mostly wait on DynamoDB Local and child processes); the synth and
  * the benchmark smoke run (which only has to run: its figures are for the full benchmark; it runs
  * with --json, and fails unless its stdout is the JSON report alone). A step's output is printed
  * whole when it ends, so the log stays readable.
@@ -87,6 +88,12 @@ const steps: Step[] = [
     args: ['run', '--silent', 'lint:spectral'],
     needsScript: 'lint:spectral',
   },
+  {
+    name: "CONTRIBUTING's filter walkthrough followed on a fresh clone of HEAD (npm run walkthrough:check)",
+    command: 'npm',
+    args: ['run', '--silent', 'walkthrough:check'],
+    needsScript: 'walkthrough:check',
+  },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
     name: 'benchmark smoke run (2,000 legs, 20 runs, 20 simulated seconds of traffic; --json: stdout is the report alone)',
@@ -157,7 +164,7 @@ async function phase(list: readonly Step[]): Promise<void> {
   }
 }
 
-await phase(steps.slice(0, 4));
+await phase(steps.slice(0, 5));
 
 // Jest: every project, counted test by test.
 mkdirSync('.tmp', { recursive: true });
@@ -181,7 +188,7 @@ if (existsSync(report)) {
   failed++;
 }
 
-await phase(steps.slice(4));
+await phase(steps.slice(5));
 
 console.log('\n=== summary');
 for (const line of summary) console.log(line);

@@ -26,6 +26,7 @@ import { loadOpenApi } from '../support/contract.js';
 const doc = loadOpenApi();
 
 interface Schema {
+  type?: string | string[];
   minimum?: number;
   maximum?: number;
   minLength?: number;
@@ -231,6 +232,14 @@ describe('watches: the bounds are the body parser\'s', () => {
   ).chain((keys) =>
     fc.record(Object.fromEntries(Object.keys(keys).map((k) => [k, INTEGER_FILTERS.has(k) ? integerValue : textValue]))),
   );
+
+  it('the filters answered as numbers are the integer ones of WatchFilters, which are the listing\'s integer parameters', () => {
+    const integers = Object.entries(doc.components.schemas.WatchFilters!.properties as Record<string, { type?: string | string[] }>)
+      .filter(([, schema]) => [schema.type ?? []].flat().includes('integer'))
+      .map(([name]) => name);
+    expect([...INTEGER_FILTERS].sort()).toEqual(integers.sort());
+    for (const name of integers) expect([parameter(name).type].flat()).toContain('integer');
+  });
 
   it('filters the API accepts are valid WatchFilters, as sent and as answered; a value off a pattern is refused', () => {
     fc.assert(
