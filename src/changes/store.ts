@@ -6,6 +6,7 @@ import { CHANGE_PAGE_SIZE } from './limits.js';
 import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { BUCKET_ATTR } from '../kernel/leg-item.js';
+import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 
 /**
@@ -30,57 +31,13 @@ export const GROUP_SIZE = 48;
 const TYPE_CODE: Record<ChangeType, string> = { listed: 'l', updated: 'u', withdrawn: 'w' };
 const CODE_TYPE: Record<string, ChangeType> = { l: 'listed', u: 'updated', w: 'withdrawn' };
 
-/** Bytes of the head's recent index changes: the head stays within one 4 KB read unit. */
-export const RECENT_BYTES = 3_000;
+const pageId = (seq: number) => `${PAGE_PREFIX}${Math.floor(seq / PAGE_SIZE)}`;
 
 /** A stored entry, as the feed gives it, with its number and commit instant. */
 export interface StoredEntry extends LogEntry {
   seq: number;
   committedAt: number;
 }
-
-/** A recent entry as the head keeps it: [q, id] (withdrawn) or [q, id, lb, ls, lf]. */
-type RecentCode = [number, string] | [number, string, string, string, string];
-
-function changeSetOf(code: unknown): ChangeSet | undefined {
-  if (!Array.isArray(code) || typeof code[0] !== 'number' || typeof code[1] !== 'string') return undefined;
-  if (code.length === 2) return { v: code[0], changes: [{ id: code[1] }] };
-  const [, id, lb, ls, lf] = code as unknown[];
-  if (code.length !== 5 || typeof lb !== 'string' || typeof ls !== 'string' || typeof lf !== 'string') return undefined;
-  return { v: code[0], changes: [{ id: id as string, index: { lb, ls, lf } }] };
-}
-
-function decodeRecent(raw: unknown): ChangeSet[] {
-  if (typeof raw !== 'string') return [];
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    const sets: (ChangeSet | undefined)[] = Array.isArray(parsed) ? parsed.map(changeSetOf) : [];
-    return sets.every((s) => s !== undefined) ? sets : [];
-  } catch {
-    return [];
-  }
-}
-
-/** The newest `codes` whose JSON fits in RECENT_BYTES, oldest first. */
-function trimRecent(codes: readonly RecentCode[]): string {
-  const kept: string[] = [];
-  let bytes = 2;
-  for (let i = codes.length - 1; i >= 0; i--) {
-    const text = JSON.stringify(codes[i]);
-    if (bytes + text.length + 1 > RECENT_BYTES) break;
-    bytes += text.length + 1;
-    kept.unshift(text);
-  }
-  return `[${kept.join(',')}]`;
-}
-
-const recentCode = (seq: number, e: LogEntry): RecentCode => (e.index ? [seq, e.id, e.index.lb, e.index.ls, e.index.lf] : [seq, e.id]);
-const pageId = (seq: number) => `${PAGE_PREFIX}${Math.floor(seq / PAGE_SIZE)}`;
-
-const codeOf = (s: ChangeSet): RecentCode => {
-  const c = s.changes[0]!;
-  return c.index ? [s.v, c.id, c.index.lb, c.index.ls, c.index.lf] : [s.v, c.id];
-};
 
 export interface ChangeLogStore {
   /** The number of the last entry committed (strongly consistent). */
