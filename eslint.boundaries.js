@@ -49,6 +49,17 @@ const runtimePackages = {
   message: 'runtime code (src/, functions/) must not depend on tooling, test or CDK packages',
 };
 
+/**
+ * The capability folders of src/ (CONTRIBUTING.md, "Where things are"): another folder of src/ uses
+ * one only through its index.ts. The platform (kernel/, aws/, http/, auth/, the root modules) is open.
+ */
+export const CAPABILITIES = ['listing', 'leg-by-id', 'loading', 'retirement', 'snapshot', 'changes', 'watches', 'keys', 'airports', 'feeds', 'contract'];
+const THROUGH_INDEX = 'a capability is used from another folder of src/ only through its index.ts (its public surface)';
+const capabilityBoundaries = [
+  { regex: `^(\\.\\./)+(${CAPABILITIES.join('|')})/(?!index\\.js$).+`, message: THROUGH_INDEX },
+  { regex: `^\\./(${CAPABILITIES.join('|')})/(?!index\\.js$).+`, message: THROUGH_INDEX },
+];
+
 export const boundaries = [
   {
     files: ['src/**/*.ts'],
@@ -62,6 +73,7 @@ export const boundaries = [
               'src/ is the runtime: it imports nothing outside src/',
             ),
             runtimePackages,
+            ...capabilityBoundaries,
           ],
         },
       ],

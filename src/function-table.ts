@@ -1,4 +1,4 @@
-import { AIRPORT_DATA_FILE } from './airports/data-file.js';
+import { AIRPORT_DATA_FILE } from './airports/index.js';
 import type { TableAccess } from './table-access.js';
 
 /**

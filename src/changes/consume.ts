@@ -3,16 +3,8 @@ import { backoffDelay, sleep } from '../aws/backoff.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
 import { GROUP_SIZE, type ChangeLogStore } from './store.js';
-import { compareSequenceNumbers, transitionOf, type ItemChange, type ListingTransition } from './transition.js';
+import { compareSequenceNumbers, transitionOf, type ItemChange, type ListingTransition, type TransitionSubscriber } from './transition.js';
 
-/**
- * The change consumer's use case: a batch of the legs table's stream, in stream order, becomes
- * listing transitions; the change log gets the entries they make (idempotently: a batch delivered
- * again adds nothing twice), then each subscriber is called with the batch's transitions. A
- * subscriber must bear a batch given again (delivery is at least once); one that throws fails the
- * batch, which is retried.
- */
-export type TransitionSubscriber = (transitions: readonly ListingTransition[]) => Promise<void>;
 
 export interface ConsumeDependencies {
   store: ChangeLogStore;

@@ -1,5 +1,5 @@
 import type { ChangeSet, ChangeSource } from '../kernel/leg-change.js';
-import { MAX_FOLLOWED_ENTRIES } from './limits.js';
+import { MAX_FOLLOWED_ENTRIES } from '../kernel/leg-change.js';
 import type { ChangeLogStore } from './store.js';
 
 /** Most entries a follower reads past the head's recent ones; further behind, it reads everything anew. */

@@ -8,10 +8,10 @@ import { logger } from '../logger.js';
 import { CHANGE_METRICS, emfLine } from '../metrics.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
-import { consumeChanges, type TransitionSubscriber } from './consume.js';
+import { consumeChanges } from './consume.js';
 import { parseChangesQuery, readChanges } from './feed.js';
 import type { ChangeLogStore } from './store.js';
-import { itemChangeOf, type ItemChange } from './transition.js';
+import { itemChangeOf, type ItemChange, type TransitionSubscriber } from './transition.js';
 
 /** GET /open/v1/empty-legs/changes (src/routes.ts): parse `after` and `size`, read the feed, answer in the envelope. */
 export function createChangesHandler(deps: { store: ChangeLogStore; clock: Clock }): HttpHandler {

@@ -81,3 +81,12 @@ export function compareSequenceNumbers(a: string, b: string): number {
   const y = b.replace(/^0+/, '');
   return x.length !== y.length ? x.length - y.length : x < y ? -1 : x > y ? 1 : 0;
 }
+
+/**
+ * The change consumer's use case: a batch of the legs table's stream, in stream order, becomes
+ * listing transitions; the change log gets the entries they make (idempotently: a batch delivered
+ * again adds nothing twice), then each subscriber is called with the batch's transitions. A
+ * subscriber must bear a batch given again (delivery is at least once); one that throws fails the
+ * batch, which is retried.
+ */
+export type TransitionSubscriber = (transitions: readonly ListingTransition[]) => Promise<void>;

@@ -3,8 +3,8 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { S3Event } from 'aws-lambda';
 import { utcDate } from '../kernel/dates.js';
-import { loadFeed } from '../loading/feed-load.js';
-import { readImportStream } from '../loading/import/index.js';
+import { loadFeed } from '../loading/index.js';
+import { readImportStream } from '../loading/index.js';
 import { logger } from '../logger.js';
 import { DEFAULT_SOURCE } from '../kernel/source.js';
 import { decodeEventKey, feedKey } from './keys.js';

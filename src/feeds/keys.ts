@@ -1,4 +1,4 @@
-import type { LoadMode } from '../loading/sync-plan.js';
+import type { LoadMode } from '../loading/index.js';
 
 /**
  * Where feeds go in the feeds bucket, and where their reports come out:

@@ -1,6 +1,6 @@
-import type { FeedLoadOutcome } from '../loading/feed-load.js';
-import type { ImportError, ImportResult } from '../loading/import/index.js';
-import type { LoadMode, PlanCounts, SourcePlan } from '../loading/sync-plan.js';
+import type { FeedLoadOutcome } from '../loading/index.js';
+import type { ImportError, ImportResult } from '../loading/index.js';
+import type { LoadMode, PlanCounts, SourcePlan } from '../loading/index.js';
 import type { NewerApplied, SyncFile } from './sync-order.js';
 
 /** A feed file's report (docs/deploy.md, "Feeds"): what was read, loaded, refused and why. */

@@ -45,3 +45,8 @@ export function changeOfItem(item: Readonly<Record<string, unknown>>): LegChange
   const index = indexKeyOf(item);
   return index ? { id: String(item.id), index } : { id: String(item.id) };
 }
+/** Entries of one change log index page (src/changes/store.ts): what a follower reads in one item. */
+export const CHANGE_PAGE_SIZE = 50;
+
+/** Entries of the change log a follower reads at once (FOLLOW_MAX): 40 pages. */
+export const MAX_FOLLOWED_ENTRIES = 2_000;

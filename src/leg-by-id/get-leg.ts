@@ -6,9 +6,9 @@ import { recordResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
-import { ID_PATTERN } from '../loading/import/reference-data.js';
+import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
-import { listedRecord } from '../listing/listed-record.js';
+import { listedRecord } from '../listing/index.js';
 
 /**
  * GET /open/v1/empty-legs/{id}: the leg if the unfiltered listing would list it now, else NOT_FOUND

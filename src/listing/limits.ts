@@ -1,5 +1,5 @@
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
-import { CHANGE_PAGE_SIZE, MAX_FOLLOWED_ENTRIES } from '../changes/limits.js';
+import { CHANGE_PAGE_SIZE, MAX_FOLLOWED_ENTRIES } from '../kernel/leg-change.js';
 import { MAX_SIZE } from './query.js';
 import { LISTING_HORIZON_DAYS } from '../kernel/leg-item.js';
 

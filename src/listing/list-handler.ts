@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { airportReference, type AirportIndex } from '../airports/reference.js';
+import { airportReference, type AirportIndex } from '../airports/index.js';
 import { withDeadline } from '../aws/deadline.js';
 import { processClock, type Clock } from '../clock.js';
 import type { Config } from '../config.js';
@@ -8,8 +8,8 @@ import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../htt
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import { withChangeAwareCache } from './change-aware-cache.js';
-import { createChangeSource } from '../changes/follow.js';
-import { createChangeLogStore } from '../changes/store.js';
+import { createChangeSource } from '../changes/index.js';
+import { createChangeLogStore } from '../changes/index.js';
 import { listEmptyLegs } from './list-legs.js';
 import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';

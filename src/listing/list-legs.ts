@@ -6,7 +6,7 @@ import { matchesKey, type MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
 import { nearOf } from './nearby.js';
 import { LONG_BUCKET } from '../kernel/leg-item.js';
-import { airportReference, type AirportIndex } from '../airports/reference.js';
+import { airportReference, type AirportIndex } from '../airports/index.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { AirportIndex } from '../airports/reference.js';
+import type { AirportIndex } from '../airports/index.js';
 import { invalidParameter } from '../errors.js';
 import { DEFAULT_RADIUS_KM, type AirportFilter, type ListQuery } from './query.js';
 

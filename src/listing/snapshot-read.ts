@@ -5,7 +5,7 @@ import { type ChangeSource, type LegChange } from '../kernel/leg-change.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { MAX_SNAPSHOT_PARTS_PER_BUCKET } from './limits.js';
 import type { LegsRepository } from './repository.js';
-import { covers, decodeBucket, decodeManifest, partId, sliceByStart, SNAPSHOT_MANIFEST_ID, type SnapshotManifest } from '../snapshot/snapshot.js';
+import { covers, decodeBucket, decodeManifest, partId, sliceByStart, SNAPSHOT_MANIFEST_ID, type SnapshotManifest } from '../snapshot/index.js';
 import type { IndexEntry } from '../kernel/index-entry.js';
 
 /**

@@ -4,8 +4,8 @@ import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBD
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import { LEGS_INDEX } from '../tables.js';
 import { monthIndexOf, monthName, toEpochDay } from '../kernel/dates.js';
-import { createChangeLogStore } from '../changes/store.js';
-import { HORIZON_DAYS } from '../listing/limits.js';
+import { createChangeLogStore } from '../changes/index.js';
+import { HORIZON_DAYS } from '../listing/index.js';
 import {
   bucketHash,
   decodeManifest,

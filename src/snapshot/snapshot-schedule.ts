@@ -2,7 +2,7 @@ import { processClock } from '../clock.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.js';
 import { emfLine, SNAPSHOT_METRICS } from '../metrics.js';
-import { createChangeLogStore } from '../changes/store.js';
+import { createChangeLogStore } from '../changes/index.js';
 import { buildDue } from './snapshot.js';
 import { buildSnapshot, readManifest, type BuildResult } from './snapshot-build.js';
 

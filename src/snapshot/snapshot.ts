@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { lowerBound } from '../listing/listing.js';
+import { lowerBound } from '../listing/index.js';
 import { FILTER_ATTR, LONG_BUCKET, SORT_ATTR } from '../kernel/leg-item.js';
 import { IndexEntryReader, type IndexEntry } from '../kernel/index-entry.js';
 

@@ -9,7 +9,7 @@ import { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
 import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
-import type { ListingTransition } from '../changes/transition.js';
+import type { ListingTransition } from '../changes/index.js';
 
 /**
  * Delivering one event to one watch's URL (docs/watches.md, "Delivery"), at least once: the queue

@@ -1,7 +1,7 @@
-import type { AirportIndex } from '../airports/reference.js';
+import type { AirportIndex } from '../airports/index.js';
 import { invalidParameter } from '../errors.js';
-import { nearOf, type Near } from '../listing/nearby.js';
-import { LIST_QUERY_FIELDS, parseListQuery, type ListQuery } from '../listing/query.js';
+import { nearOf, type Near } from '../listing/index.js';
+import { LIST_QUERY_FIELDS, parseListQuery, type ListQuery } from '../listing/index.js';
 
 /**
  * A watch's filters (docs/api.md, "Watches"): the listing's query parameters by the same names, rules

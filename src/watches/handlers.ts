@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { readVerdict } from '../auth/verdict.js';
 import { AppError, invalidParameter } from '../errors.js';
-import { clientIdOf } from '../keys/format.js';
+import { clientIdOf } from '../keys/index.js';
 import { respond, successResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { routeKeyOf, ROUTES } from '../routes.js';

@@ -1,4 +1,4 @@
-import type { AirportIndex } from '../airports/reference.js';
+import type { AirportIndex } from '../airports/index.js';
 import type { Clock } from '../clock.js';
 import { logger } from '../logger.js';
 import { createVersionFollower } from '../kernel/version-follower.js';
@@ -7,8 +7,8 @@ import { parseStoredFilters } from './filters.js';
 import { WatchIndex, type MatchableWatch } from './matching.js';
 import type { DeliveryQueue } from './queue.js';
 import { DELIVERY_RETENTION_SECONDS, getDelivery, putDelivery, readWatchesVersion, scanWatches, type DeliveryRecord, type WatchTables } from './store.js';
-import type { TransitionSubscriber } from '../changes/consume.js';
-import type { ListingTransition } from '../changes/transition.js';
+import type { TransitionSubscriber } from '../changes/index.js';
+import type { ListingTransition } from '../changes/index.js';
 
 /**
  * The change log's subscriber (docs/watches.md, "The change log's port"): each batch of listing

@@ -1,12 +1,12 @@
 import { fromEpochDay, isCalendarDate, monthIndexOf, monthName, toEpochDay, utcEpochDay } from '../kernel/dates.js';
-import { HORIZON_DAYS } from '../listing/limits.js';
-import { matches, queryWindow, type DateWindow } from '../listing/listing.js';
+import { HORIZON_DAYS } from '../listing/index.js';
+import { matches, queryWindow, type DateWindow } from '../listing/index.js';
 import { categoryBit, categoryNamed } from '../kernel/aircraft-category.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { filterText, fold } from '../kernel/leg-item.js';
 import { IndexEntryReader, type IndexEntry } from '../kernel/index-entry.js';
 import type { ParsedFilters } from './filters.js';
-import type { ListingTransition } from '../changes/transition.js';
+import type { ListingTransition } from '../changes/index.js';
 
 /**
  * Which watches a listing transition concerns (docs/watches.md, "Matching"). A watch's results are

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { AirportIndex } from '../airports/reference.js';
+import type { AirportIndex } from '../airports/index.js';
 import type { Clock } from '../clock.js';
 import { AppError, invalidParameter } from '../errors.js';
-import { randomBase62 } from '../keys/format.js';
+import { randomBase62 } from '../keys/index.js';
 import { answeredFilters, parseWatchFilters, type WatchFilters } from './filters.js';
 import {
   deleteWatch,

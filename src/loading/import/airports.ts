@@ -1,4 +1,4 @@
-import type { Airport, AirportIndex } from '../../airports/reference.js';
+import type { Airport, AirportIndex } from '../../airports/index.js';
 import { offsetAt } from '../../kernel/leg-item.js';
 import { show } from './show.js';
 

@@ -4,7 +4,7 @@ import { EMPTY_LEG_FIELDS, type EmptyLegField } from '../../kernel/model.js';
 
 import { DEFAULT_SOURCE, SOURCE_PATTERN, SOURCE_RULE } from '../../kernel/source.js';
 import { LISTING_HORIZON_DAYS, type StoredLeg } from '../../kernel/leg-item.js';
-import { airportReference, type Airport, type AirportIndex } from '../../airports/reference.js';
+import { airportReference, type Airport, type AirportIndex } from '../../airports/index.js';
 import { departureZone, fillFromAirport, resolveAirport, type AirportIssue } from './airports.js';
 import { parseInstant } from './instant.js';
 import { ID_PATTERN, RESERVED_IDS, RESERVED_ID_RULE, MAX_AMENITIES, MAX_PRICE, MAX_SEATS, MIN_YEAR } from './reference-data.js';

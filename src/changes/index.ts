@@ -1,0 +1,4 @@
+/** What other capabilities may use of changes/: its public surface (eslint.boundaries.js). */
+export { createChangeSource } from './follow.js';
+export { createChangeLogStore } from './store.js';
+export { type ListingTransition, type TransitionSubscriber } from './transition.js';
