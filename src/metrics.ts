@@ -47,7 +47,7 @@ export const RETIRE_METRICS = {
 } as const;
 
 /**
- * The scheduled snapshot build's metrics (src/snapshot/snapshot-schedule.ts), one line per run. A failed
+ * The scheduled snapshot build's metrics (src/snapshot/handler.ts), one line per run. A failed
  * run shows as the function's Errors (the stack's `SnapshotFunctionErrors` alarm).
  */
 export const SNAPSHOT_METRICS = {
@@ -73,3 +73,18 @@ export const CHANGE_METRICS = {
   transitions: 'ListingTransitions',
   lagMs: 'ChangeLagMs',
 } as const;
+
+/** Where a function's metric lines go: stdout, which Lambda hands to CloudWatch (EMF). */
+export const toStdout = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** What a scheduled function over the legs table is given (retirement, the snapshot build). */
+export interface ScheduledRunDeps<Client> {
+  client: Client;
+  legsTableName: string;
+  stage: string;
+  now?: () => number;
+  /** Where the metric line goes (default: stdout). */
+  emit?: (line: string) => void;
+}

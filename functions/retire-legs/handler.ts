@@ -1,6 +1,6 @@
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { functionConfig } from '../../src/config.js';
-import { createRetireHandler } from '../../src/retirement/retire-legs.js';
+import { createRetireHandler } from '../../src/retirement/handler.js';
 
 /** The hourly schedule (src/routes.ts): retires the legs expired everywhere (src/retirement/retire-legs.ts). */
 const config = functionConfig();

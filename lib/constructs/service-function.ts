@@ -192,7 +192,7 @@ export class ServiceFunction extends Construct {
 
   /**
    * The snapshot build's access to the legs table (src/snapshot/snapshot-build.ts,
-   * src/snapshot/snapshot-schedule.ts): Query on the listing index only (what it reads); GetItem on the
+   * src/snapshot/handler.ts): Query on the listing index only (what it reads); GetItem on the
    * change log's head and entries and the snapshot's manifest; PutItem (the manifest) and
    * BatchWriteItem (the parts, put and deleted) only on items whose id starts with `~snapshot`.
    * The item conditions are `dynamodb:LeadingKeys` on the table's partition key, `ForAllValues`:

@@ -5,7 +5,7 @@ import type { Stage } from '../config.js';
 import { successResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { logger } from '../logger.js';
-import { CHANGE_METRICS, emfLine } from '../metrics.js';
+import { CHANGE_METRICS, emfLine, toStdout } from '../metrics.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import { consumeChanges } from './consume.js';
@@ -40,7 +40,7 @@ export interface ConsumerDependencies {
  * on-failure queue; locally the stream poller does the same (local/stream-poller.ts).
  */
 export function createChangeConsumerHandler(deps: ConsumerDependencies): (event: DynamoDBStreamEvent) => Promise<void> {
-  const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const emit = deps.emit ?? toStdout;
   return async (event) => {
     const changes: ItemChange[] = [];
     let oldest: number | undefined;

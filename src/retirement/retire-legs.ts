@@ -1,8 +1,8 @@
-import { processClock } from '../clock.js';
+
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { logger } from '../logger.js';
-import { emfLine, RETIRE_METRICS } from '../metrics.js';
+
+
 import { LEGS_EXPIRY_INDEX } from '../tables.js';
 import { deletionTime, dueDay, EXPIRY_SHARD_KEYS, EXPIRY_SHARDS } from '../kernel/retirement.js';
 import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
@@ -148,28 +148,4 @@ export async function retireDueLegs(client: DynamoDBDocumentClient, tableName: s
   }
   if (failure !== undefined) throw failure;
   return report;
-}
-
-export interface RetireHandlerDeps {
-  client: DynamoDBDocumentClient;
-  legsTableName: string;
-  stage: string;
-  now?: () => number;
-  /** Where the metric line goes (stdout in Lambda, which CloudWatch reads). */
-  emit?: (line: string) => void;
-}
-
-/** The scheduled function's handler (an EventBridge rule invokes it; the event carries nothing it needs). */
-export function createRetireHandler(deps: RetireHandlerDeps): () => Promise<RetireReport> {
-  const now = deps.now ?? processClock;
-  const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
-  return async () => {
-    const at = now();
-    const report = await retireDueLegs(deps.client, deps.legsTableName, { now: at });
-    const m = RETIRE_METRICS;
-    emit(emfLine(m.namespace, { [m.dimension]: deps.stage }, { [m.retired]: report.retired, [m.behind]: report.behind.length }, new Date(at)));
-    if (report.behind.length > 0) logger.warn('Retiring legs is behind: due legs are left for the next run', { report });
-    else logger.info('Retired the due legs', { report });
-    return report;
-  };
 }

@@ -3,10 +3,10 @@ import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, Quer
 import { mockClient } from 'aws-sdk-client-mock';
 import { createDocumentClient } from '../../../src/aws/dynamodb.js';
 import { encodeManifest, type SnapshotManifest } from '../../../src/snapshot/snapshot.js';
-import { createBuildSnapshotHandler } from '../../../src/snapshot/snapshot-schedule.js';
+import { createBuildSnapshotHandler } from '../../../src/snapshot/handler.js';
 
 /**
- * The scheduled snapshot build (src/snapshot/snapshot-schedule.ts): each minute it builds when a build
+ * The scheduled snapshot build (src/snapshot/handler.ts): each minute it builds when a build
  * is due, and the manifest's delta starts INDEX_LAG_MS before the build. DynamoDB is mocked: the
  * manifest, the change log's head and its entries' commit instants are what each case puts there.
  */

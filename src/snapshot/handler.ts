@@ -1,7 +1,7 @@
 import { processClock } from '../clock.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { logger } from '../logger.js';
-import { emfLine, SNAPSHOT_METRICS } from '../metrics.js';
+import { emfLine, SNAPSHOT_METRICS, toStdout, type ScheduledRunDeps } from '../metrics.js';
 import { createChangeLogStore } from '../changes/index.js';
 import { buildDue } from './snapshot.js';
 import { buildSnapshot, readManifest, type BuildResult } from './snapshot-build.js';
@@ -9,14 +9,7 @@ import { buildSnapshot, readManifest, type BuildResult } from './snapshot-build.
 /** What a run reports: the build's figures (src/snapshot/snapshot-build.ts), without its manifest. */
 export type SnapshotRunReport = Omit<BuildResult, 'manifest'> & { due: boolean };
 
-export interface BuildSnapshotHandlerDeps {
-  client: DynamoDBDocumentClient;
-  legsTableName: string;
-  stage: string;
-  now?: () => number;
-  /** Where the metric line goes (stdout in Lambda, which CloudWatch reads). */
-  emit?: (line: string) => void;
-}
+export type BuildSnapshotHandlerDeps = ScheduledRunDeps<DynamoDBDocumentClient>;
 
 /**
  * The scheduled function's handler, every minute: builds the listing snapshot when one is due
@@ -24,7 +17,7 @@ export interface BuildSnapshotHandlerDeps {
  */
 export function createBuildSnapshotHandler(deps: BuildSnapshotHandlerDeps): () => Promise<SnapshotRunReport> {
   const now = deps.now ?? processClock;
-  const emit = deps.emit ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const emit = deps.emit ?? toStdout;
   return async () => {
     const at = now();
     const [manifest, logHead] = await Promise.all([readManifest(deps.client, deps.legsTableName), createChangeLogStore(deps.client, deps.legsTableName).head()]);
