@@ -1,5 +1,6 @@
 import { processClock } from '../clock.js';
 import { LRUCache } from 'lru-cache';
+import { createVersionFollower } from '../kernel/version-follower.js';
 import { applyChanges } from './apply-changes.js';
 import { type ChangeHead, type ChangeSet, type ChangeSource, type LegChange } from '../kernel/leg-change.js';
 import { covers, MAX_CACHED_RECORDS, splitCached, type LegsRepository, type StartDateRange } from './repository.js';
@@ -66,9 +67,7 @@ export function withChangeAwareCache(
   /** The change log entry the cached state reflects; undefined before the first head read. */
   let seen: number | undefined;
   let recent: ChangeSet[] = [];
-  let lastCheck = -Infinity;
   let filledAt = clock();
-  let syncing: Promise<void> | undefined;
 
   function dropAll(now: number): void {
     repo.invalidate?.();
@@ -92,9 +91,8 @@ export function withChangeAwareCache(
     }
   }
 
-  async function check(now: number): Promise<void> {
-    stats.headReads += 1;
-    const head: ChangeHead = await log.head();
+  /** What a read of the log's head does to the cached state (every read: `seen` decides). */
+  async function follow(head: ChangeHead, now: number): Promise<void> {
     if (seen === undefined || head.version < seen) {
       // First look, or a log that went back (a table recreated): nothing cached can be trusted.
       if (seen !== undefined) stats.fullReloads += 1;
@@ -118,25 +116,27 @@ export function withChangeAwareCache(
     recent = head.recent;
   }
 
+  const follower = createVersionFollower<ChangeHead>({
+    clock,
+    intervalMs: checkIntervalMs,
+    read: () => {
+      stats.headReads += 1;
+      return log.head();
+    },
+    same: () => false,
+    onMove: (head, _previous, at) => follow(head, at),
+  });
+
   async function sync(): Promise<void> {
-    if (syncing) return syncing;
+    const flying = follower.inFlight();
+    if (flying) return flying;
     const now = clock();
     if (now - filledAt >= options.ceilingMs) {
       stats.fullReloads += 1;
       dropAll(now);
     }
-    if (now - lastCheck < checkIntervalMs) return;
-    lastCheck = now;
-    syncing = check(now).finally(() => {
-      syncing = undefined;
-    });
-    try {
-      await syncing;
-    } catch (err) {
-      // The head could not be read: try again at the next request rather than serve unchecked data.
-      lastCheck = -Infinity;
-      throw err;
-    }
+    // A failed read rejects (the request fails rather than serve unchecked data); the next one reads again.
+    await follower.poll();
   }
 
   return {
@@ -173,7 +173,7 @@ export function withChangeAwareCache(
       dropAll(clock());
       seen = undefined;
       recent = [];
-      lastCheck = -Infinity;
+      follower.reset();
     },
   };
 }
