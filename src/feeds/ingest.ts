@@ -14,7 +14,7 @@ import { buildReport, type FeedReport } from './report.js';
 
 /**
  * Ingesting one feed file of the feeds bucket: the same validation and loading as `legs:load`
- * (src/legs/import, src/loading/feed-load.ts), then a report next to it. All or nothing: a file with
+ * (src/loading/import, src/loading/feed-load.ts), then a report next to it. All or nothing: a file with
  * one invalid record, or a sync the guard stops, writes no leg (the ingest has no --skip-invalid and
  * no --force; an operator who means it runs the command). NDJSON is read from the object's stream
  * line by line; a JSON array is read whole, up to MAX_JSON_FEED_BYTES.

@@ -17,7 +17,7 @@ import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { testClock, testToday } from '../../support/clock.js';
 
 /**
- * The listing snapshot against DynamoDB Local (src/legs/snapshot*.ts), with the change consumer
+ * The listing snapshot against DynamoDB Local (src/snapshot/, src/listing/snapshot-read.ts), with the change consumer
  * running on the table's stream: built after a large load, read with the change log since, without
  * a position, raced, missing a part, built again. Whatever the state, a bucket read through the snapshot must give what the listing index
  * gives (createLegsRepository), entry for entry and in the same order.
