@@ -7,7 +7,8 @@ import { createFunctionClient } from '../../src/aws/function-clients.js';
 import type { Clock } from '../../src/clock.js';
 import { readConfig, type Config } from '../../src/config.js';
 import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
-import { createGetLegHandler, createLegReader } from '../../src/leg-by-id/get-leg.js';
+import { createGetLegHandler } from '../../src/leg-by-id/handler.js';
+import { createLegReader } from '../../src/leg-by-id/store.js';
 import { createListHandler, createListRepository } from '../../src/listing/list-handler.js';
 
 /**

@@ -1,7 +1,8 @@
 // @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { addDays, utcDate } from '../../../src/kernel/dates.js';
-import { createLegReader, getEmptyLeg } from '../../../src/leg-by-id/get-leg.js';
+import { getEmptyLeg } from '../../../src/leg-by-id/get-leg.js';
+import { createLegReader } from '../../../src/leg-by-id/store.js';
 import { listEmptyLegs } from '../../../src/listing/list-legs.js';
 import { writeLegs } from '../../../src/loading/loader.js';
 import { parseListQuery } from '../../../src/listing/query.js';

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildSnapshot } from '../../../src/snapshot/snapshot-build.js';
 import { addDays, dateInZone, utcDate } from '../../../src/kernel/dates.js';
-import { createLegReader, getEmptyLeg } from '../../../src/leg-by-id/get-leg.js';
+import { getEmptyLeg } from '../../../src/leg-by-id/get-leg.js';
+import { createLegReader } from '../../../src/leg-by-id/store.js';
 import { createListRepository } from '../../../src/listing/list-handler.js';
 import { listEmptyLegs } from '../../../src/listing/list-legs.js';
 import { writeLegs } from '../../../src/loading/loader.js';
