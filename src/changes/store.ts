@@ -71,9 +71,7 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
     if (typeof item.r !== 'string') return undefined;
     leg = toApiRecord(JSON.parse(item.r) as Record<string, unknown>);
   }
-  const x = item.x;
-  const index = Array.isArray(x) && x.length === 3 && x.every((s) => typeof s === 'string') ? { lb: x[0] as string, ls: x[1] as string, lf: x[2] as string } : undefined;
-  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg, ...(index ? { index } : {}) };
+  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg };
 }
 
 export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: string): ChangeLogStore {
@@ -148,7 +146,6 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             l: e.id,
             a: at,
             ...(e.leg === null ? {} : { r: JSON.stringify(e.leg) }),
-            ...(e.index ? { x: [e.index.lb, e.index.ls, e.index.lf] } : {}),
             ttl,
           },
           ConditionExpression: 'attribute_not_exists(id)',
