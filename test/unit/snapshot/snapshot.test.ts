@@ -276,14 +276,25 @@ describe('the manifest item (encodeManifest, decodeManifest)', () => {
 });
 
 describe('buildDue', () => {
-  it('is due without a snapshot, at REBUILD_AGE_MS, and past REBUILD_DELTA entries of delta', () => {
+  const MIN = 60_000;
+  const BUILT = Date.UTC(2026, 10, 25, 12, 0);
+
+  it.each<[string, { builtAt: number; logSeq?: number } | undefined, number, number, boolean]>([
+    ['no snapshot', undefined, 0, BUILT, true],
+    ['a manifest of before the change log (no position)', { builtAt: BUILT }, 0, BUILT, true],
+    ['just built, nothing since', { builtAt: BUILT, logSeq: 40 }, 40, BUILT, false],
+    ['14:59 old, 500 entries since', { builtAt: BUILT, logSeq: 40 }, 540, BUILT + 15 * MIN - 1, false],
+    ['15 minutes old', { builtAt: BUILT, logSeq: 40 }, 40, BUILT + 15 * MIN, true],
+    ['501 entries since', { builtAt: BUILT, logSeq: 40 }, 541, BUILT + MIN, true],
+  ])('%s: due %s', (_case, manifest, head, now, due) => {
+    expect(buildDue(manifest, head, now)).toBe(due);
+  });
+
+  it('once due, stays due as time passes and entries come (monotone)', () => {
     fc.assert(
-      fc.property(fc.nat(10_000_000), fc.nat(2 * REBUILD_AGE_MS), fc.nat(100_000), fc.nat(2 * REBUILD_DELTA), (builtAt, age, logSeq, delta) => {
-        const due = buildDue({ builtAt, logSeq }, logSeq + delta, builtAt + age);
-        expect(due).toBe(age >= REBUILD_AGE_MS || delta > REBUILD_DELTA);
-        expect(buildDue(undefined, logSeq, builtAt + age)).toBe(true);
-        // A manifest of before the change log (no position) is replaced at once.
-        expect(buildDue({ builtAt }, logSeq, builtAt + age)).toBe(true);
+      fc.property(fc.nat(2 * REBUILD_AGE_MS), fc.nat(2 * REBUILD_DELTA), fc.nat(REBUILD_AGE_MS), fc.nat(REBUILD_DELTA), (age, delta, moreAge, moreDelta) => {
+        const m = { builtAt: BUILT, logSeq: 1_000 };
+        if (buildDue(m, 1_000 + delta, BUILT + age)) expect(buildDue(m, 1_000 + delta + moreDelta, BUILT + age + moreAge)).toBe(true);
       }),
       fcParams(300),
     );
