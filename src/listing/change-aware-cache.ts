@@ -123,6 +123,7 @@ export function withChangeAwareCache(
       stats.headReads += 1;
       return log.head();
     },
+    // Every read goes to `follow`: where the cache stands is `seen`, which a hold leaves behind the head.
     same: () => false,
     onMove: (head, _previous, at) => follow(head, at),
   });
