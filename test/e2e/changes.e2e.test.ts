@@ -9,6 +9,7 @@ import { toStorageItem } from '../../src/kernel/leg-item.js';
 import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
+import { testNow } from '../support/clock.js';
 
 /**
  * GET /open/v1/empty-legs/changes over HTTP against `npm start --data FIXTURE`, every answer checked
@@ -19,7 +20,7 @@ import { startLocalServer, type RunningService } from '../support/local-service.
  * leg `changes`; a malformed cursor is 400, no key 401.
  */
 const DAY = 86_400_000;
-const today = new Date();
+const today = new Date(testNow());
 const day = (offset: number) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()) + offset * DAY).toISOString().slice(0, 10);
 const base = {
   depCityName: 'London', depAirportName: null, depAirportIcao: 'EGLF', depAirportIata: 'FAB', depCountryName: null, depCountryCode: null,

@@ -94,7 +94,7 @@ function departures(): Record_[] {
     }
   }
   // The issue's records: read in UTC they were listed a day late (Teterboro) and a day early (Tokyo).
-  records.push({ id: 'ISSUE-KTEB', departureAt: `${utcDay(7)}T23:30:00-05:00`, endDate: utcDay(9), depCityName: 'New York', depAirportIcao: 'KTEB', arrCityName: 'Nice', arrAirportIcao: 'LFMN' });
+  records.push({ id: 'ISSUE-KTEB', departureAt: localDeparture(utcDay(7), 23, 30, 'America/New_York'), endDate: utcDay(9), depCityName: 'New York', depAirportIcao: 'KTEB', arrCityName: 'Nice', arrAirportIcao: 'LFMN' });
   records.push({ id: 'ISSUE-RJTT', departureAt: `${utcDay(7)}T07:30:00+09:00`, endDate: utcDay(9), depCityName: 'Tokyo', depAirportIcao: 'RJTT', arrCityName: 'Nice', arrAirportIcao: 'LFMN' });
   return records;
 }

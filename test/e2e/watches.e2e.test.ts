@@ -7,6 +7,7 @@ import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
+import { testToday } from '../support/clock.js';
 
 /**
  * Watches end to end over loopback (docs/watches.md): `npm start` with its local queue and short
@@ -18,7 +19,7 @@ jest.setTimeout(120_000);
 let service: RunningService;
 let receiver: Receiver;
 const dir = mkdtempSync(join(tmpdir(), 'watches-e2e-'));
-const today = new Date().toISOString().slice(0, 10);
+const today = testToday();
 
 interface CreatedWatch {
   id: string;

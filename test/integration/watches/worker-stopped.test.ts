@@ -13,6 +13,7 @@ import { getDelivery, putWatch, recentDeliveries, type WatchTables } from '../..
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { storedLeg } from '../../support/legs.js';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver.js';
+import { clockEnv } from '../../support/clock.js';
 
 /**
  * At least once, across a worker's death: the delivery worker (the real function, fed by the local
@@ -43,6 +44,8 @@ function startWorker(): Promise<ChildProcess> {
       WEBHOOK_RETRY_SCHEDULE: '1,1,1',
       TEST_VISIBILITY_MS: '2000',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
+      // The tests' clock (`npm test -- --at`): the worker compares the queue's instants with it.
+      ...clockEnv(),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
