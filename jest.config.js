@@ -56,5 +56,6 @@ export default {
   // Integration and e2e tests start processes (DynamoDB Local, the commands, the server): give
   // them room on a loaded 2-core CI machine.
   testTimeout: 30_000,
+  testSequencer: '<rootDir>/test/support/sequencer.mjs',
   projects: [...layers, ...atInstants],
 };

@@ -37,7 +37,7 @@ function expectUnavailable(r: { status: number; body: Record<string, unknown>; m
 }
 
 beforeAll(async () => {
-  server = await startLocalServer({ timeoutMs: 90_000 });
+  server = await startLocalServer({ fewLegs: true, timeoutMs: 90_000 });
   const client = createDocumentClient({ endpoint: server.dynamodbEndpoint, region: 'local' });
   try {
     const make = async () =>

@@ -59,7 +59,7 @@ describe('DynamoDB Local ends with npm start', () => {
     'after $name: java is gone, both ports are free, and the next start on them works',
     async ({ end, nodeArgs }) => {
       ports ??= { port: await freePort(), dynamodbPort: await freePort() };
-      const server = await startLocalServer({ ...ports, ...(nodeArgs ? { nodeArgs } : {}), timeoutMs: 90_000 });
+      const server = await startLocalServer({ fewLegs: true, ...ports, ...(nodeArgs ? { nodeArgs } : {}), timeoutMs: 90_000 });
       try {
         expect(alive(server.dynamodbPid)).toBe(true);
         const res = await fetch(`${server.baseUrl}/open/v1/empty-legs?size=1`, { headers: { 'X-API-Key': server.apiKey } });

@@ -74,7 +74,7 @@ const outside = nonLoopbackAddress();
 describe('npm start listens on loopback only', () => {
   let service: RunningService;
   beforeAll(async () => {
-    service = await startLocalServer();
+    service = await startLocalServer({ fewLegs: true });
   }, 120_000);
   afterAll(async () => service?.stop());
 
@@ -100,7 +100,7 @@ describe('npm start listens on loopback only', () => {
 describe('npm start -- --host 0.0.0.0 listens on every interface', () => {
   let service: RunningService;
   beforeAll(async () => {
-    service = await startLocalServer({ host: '0.0.0.0' });
+    service = await startLocalServer({ fewLegs: true, host: '0.0.0.0' });
   }, 120_000);
   afterAll(async () => service?.stop());
 

@@ -33,7 +33,7 @@ async function keysJson(args: string[]): Promise<{ keyId: string; key: string }>
 }
 
 beforeAll(async () => {
-  service = await startLocalServer({ stage: 'sandbox', env: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } });
+  service = await startLocalServer({ fewLegs: true, stage: 'sandbox', env: { POWERTOOLS_LOG_LEVEL: 'DEBUG' } });
   port = Number(new URL(service.baseUrl).port);
   const valid = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read']);
   const rotating = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read']);

@@ -5,7 +5,6 @@ import { clockEnv } from './clock.js';
 
 /** Runs one of the project's npm scripts (`keys`, `legs:load`, `load`) as a user would, and collects its output. */
 export const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 
 export interface CommandRun {
   /** Exit status; -1 when a signal ended it. */
@@ -37,7 +36,8 @@ export function runScript(
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...base, ...env })) if (v !== undefined) childEnv[k] = v;
   return new Promise((done, fail) => {
-    const child = spawn(TSX, [entryOf(script), ...args], { cwd: ROOT, env: childEnv, timeout: options.timeoutMs ?? 30_000 });
+    // `node --import tsx` as `npm start` runs: one process, where the tsx binary starts a second.
+    const child = spawn(process.execPath, ['--import', 'tsx', entryOf(script), ...args], { cwd: ROOT, env: childEnv, timeout: options.timeoutMs ?? 30_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

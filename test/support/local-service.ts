@@ -1,5 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '../../local/dynamodb-local.js';
+import { testNow } from './clock.js';
 
 /**
  * Starts the real `npm start` entry point (local/start.ts) as a child process on free ports, the
@@ -26,6 +30,8 @@ export interface RunningService {
 
 export interface StartOptions {
   dataFile?: string;
+  /** `--data` with three legs dated from the tests' clock instead of the demo's 320: a quicker start. */
+  fewLegs?: boolean;
   stage?: 'sandbox' | 'prod';
   env?: Record<string, string>;
   timeoutMs?: number;
@@ -44,7 +50,8 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Runn
   const port = options.port ?? (await freePort());
   const dynamodbPort = options.dynamodbPort ?? (await freePort());
   const args = ['--import', 'tsx', ...(options.nodeArgs ?? []), 'local/start.ts', '--port', String(port)];
-  if (options.dataFile) args.push('--data', options.dataFile);
+  const dataFile = options.dataFile ?? (options.fewLegs ? fewLegsFile() : undefined);
+  if (dataFile) args.push('--data', dataFile);
   if (options.stage) args.push('--stage', options.stage);
   if (options.allowUnknownCategories) args.push('--allow-unknown-categories');
   if (options.host !== undefined) args.push('--host', options.host);
@@ -101,4 +108,19 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Runn
       }
     },
   };
+}
+
+/** A data file of three listed legs, from tomorrow (the tests' clock) on. */
+function fewLegsFile(): string {
+  const day = (offset: number) => new Date(testNow() + offset * 86_400_000).toISOString().slice(0, 10);
+  const leg = (i: number) => ({
+    id: `FEW-${i}`,
+    depCityName: 'London', depAirportIcao: 'EGLF', depAirportIata: 'FAB', depTimezone: 'Europe/London',
+    arrCityName: 'Nice', arrAirportIcao: 'LFMN', arrAirportIata: 'NCE',
+    aircraftModelName: 'Challenger 350', seatNum: 9, price: 9000, currency: 'EUR', amenities: [],
+    startDate: day(1 + i), endDate: day(3 + i), listed: true, blocked: false,
+  });
+  const file = join(mkdtempSync(join(tmpdir(), 'few-legs-')), 'legs.json');
+  writeFileSync(file, JSON.stringify([0, 1, 2].map(leg)));
+  return file;
 }
