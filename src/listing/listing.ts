@@ -11,7 +11,7 @@ import {
 import { HORIZON_DAYS, MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
 import type { ListQuery } from './query.js';
 import type { Near } from './nearby.js';
-import { cityIncludes, hasCode, placedAt, type IndexEntry } from '../kernel/index-entry.js';
+import { cityIncludes, hasCode, lowerBound, placedAt, type IndexEntry } from '../kernel/index-entry.js';
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
 
 /**
@@ -169,18 +169,6 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
   if (near.dep !== undefined && !placedAt(entry, 'dep', near.dep)) return false;
   if (near.arr !== undefined && !placedAt(entry, 'arr', near.arr)) return false;
   return true;
-}
-
-/** First index of `entries` (in startDate order) whose startDate is `startDate` or later. */
-export function lowerBound(entries: readonly Pick<IndexEntry, 'startDate'>[], startDate: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (entries[mid]!.startDate < startDate) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

@@ -5,7 +5,6 @@ import {
   collectMatches,
   compareLegs,
   isExpired,
-  lowerBound,
   matches,
   pageOfMerged,
   paginate,
@@ -265,16 +264,10 @@ describe('bucketReads', () => {
   });
 });
 
-describe('collectMatches and lowerBound', () => {
+describe('collectMatches', () => {
   const list = ['2026-11-22', '2026-11-25', '2026-11-25', '2026-11-28', '2026-12-01'].map((d, i) =>
     entry({ id: `e${i}`, startDate: d, endDate: d }),
   );
-  it('finds the first entry at or after a date', () => {
-    expect(lowerBound(list, '2026-11-25')).toBe(1);
-    expect(lowerBound(list, '2026-11-26')).toBe(3);
-    expect(lowerBound(list, '2027-01-01')).toBe(5);
-    expect(lowerBound(list, '2026-01-01')).toBe(0);
-  });
   it('keeps, in order, the matching entries of the read range only', () => {
     const q = parseListQuery({});
     const out: IndexEntry[] = [];
