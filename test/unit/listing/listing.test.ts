@@ -4,7 +4,6 @@ import {
   bucketsFor,
   collectMatches,
   compareLegs,
-  isExpired,
   matches,
   pageOfMerged,
   paginate,
@@ -185,14 +184,6 @@ describe('matches', () => {
     expect(matches(old, q({}), w, today)).toBe(true);
     expect(matches(old, q({ minSeats: '2' }), w, today)).toBe(false);
     expect(matches(old, q({ aircraftType: 'Heavy Jet' }), w, today)).toBe(false);
-  });
-});
-
-describe('isExpired', () => {
-  it('compares endDate with today in the leg zone', () => {
-    const now = new Date('2026-11-21T23:30:00Z').getTime();
-    expect(isExpired({ expiresAt: expiryInstant('2026-11-21', 'UTC') }, now)).toBe(false);
-    expect(isExpired({ expiresAt: expiryInstant('2026-11-21', 'Asia/Dubai') }, now)).toBe(true);
   });
 });
 
