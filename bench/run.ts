@@ -22,7 +22,7 @@ import { createStreamPoller } from '../local/stream-poller.js';
 import { addDays, utcDate } from '../src/kernel/dates.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/loading/loader.js';
-import { HORIZON_DAYS } from '../src/listing/limits.js';
+import { HORIZON_DAYS } from '../src/kernel/listed.js';
 import { BUCKET_ATTR, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../src/kernel/leg-item.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { lambdaContext } from '../local/lambda-context.js';
@@ -357,7 +357,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const mix = queryMix(today);
     const expected = mix.map((q) => expectedListing(data, q.params, now));
     const rules = {
-      // The loader's horizon plus the listing's day of clock slack (src/listing/limits.ts).
+      // The loader's horizon plus the listing's day of clock slack (src/kernel/listed.ts).
       horizonEnd: addDays(today, HORIZON_DAYS),
       maxSpanDays: MAX_BUCKET_SPAN_DAYS,
       longBucket: LONG_BUCKET,

@@ -1,7 +1,7 @@
 import { airportReference } from '../src/airports/reference.js';
 import { AIRCRAFT_CATEGORIES } from '../src/kernel/aircraft-category.js';
 import { addDays } from '../src/kernel/dates.js';
-import { listedRecord } from '../src/listing/listed-record.js';
+import { listedRecord } from '../src/kernel/listed.js';
 import { matches, queryWindow } from '../src/listing/listing.js';
 import type { EmptyLeg } from '../src/kernel/model.js';
 import { toStorageItem, type StoredLeg } from '../src/kernel/leg-item.js';

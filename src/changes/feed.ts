@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { invalidParameter } from '../errors.js';
-import { clampedInteger } from '../listing/index.js';
+import { clampedInteger } from '../http/query-params.js';
 import { assertFresh, cursorExpired, decodeCursor, encodeCursor, type Cursor } from './cursor.js';
 import type { LogEntry } from './log.js';
 import type { ChangeLogStore } from './store.js';

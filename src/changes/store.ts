@@ -1,7 +1,7 @@
 import type { ChangeHead, ChangeSet } from '../kernel/leg-change.js';
 import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
-import { listedRecord } from '../listing/index.js';
+import { listedRecord } from '../kernel/listed.js';
 import { CHANGE_PAGE_SIZE } from '../kernel/leg-change.js';
 import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';

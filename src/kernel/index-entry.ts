@@ -94,6 +94,18 @@ export function placedAt(entry: IndexEntry, side: Side, codes: { icao: ReadonlyS
   return iata !== '' && codes.iata.has(iata);
 }
 
+/** First index of `entries` (in startDate order) whose startDate is `startDate` or later. */
+export function lowerBound(entries: readonly Pick<IndexEntry, 'startDate'>[], startDate: string): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.startDate < startDate) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** An index entry's fields as strings (what `entryFields` gives). */
 export interface EntryFields {
   id: string;

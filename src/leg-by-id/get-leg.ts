@@ -9,7 +9,7 @@ import { AppError, invalidParameter } from '../errors.js';
 
 import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
-import { listedRecord } from '../listing/index.js';
+import { listedRecord } from '../kernel/listed.js';
 
 /**
  * GET /open/v1/empty-legs/{id}: the leg if the unfiltered listing would list it now, else NOT_FOUND

@@ -1,6 +1,4 @@
 /** What other capabilities may use of listing/: its public surface (eslint.boundaries.js). */
-export { HORIZON_DAYS } from './limits.js';
-export { listedRecord } from './listed-record.js';
-export { lowerBound, matches, queryWindow, type DateWindow } from './listing.js';
+export { matches, queryWindow } from './listing.js';
 export { nearOf, type Near } from './nearby.js';
-export { LIST_QUERY_FIELDS, clampedInteger, parseListQuery, type ListQuery } from './query.js';
+export { LIST_QUERY_FIELDS, parseListQuery, type ListQuery } from './query.js';

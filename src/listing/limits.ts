@@ -1,7 +1,6 @@
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { CHANGE_PAGE_SIZE, MAX_FOLLOWED_ENTRIES } from '../kernel/leg-change.js';
 import { MAX_SIZE } from './query.js';
-import { LISTING_HORIZON_DAYS } from '../kernel/leg-item.js';
 
 /**
  * The hard bound on the DynamoDB work of one list request (docs/performance.md, "Bounded work per
@@ -12,19 +11,8 @@ import { LISTING_HORIZON_DAYS } from '../kernel/leg-item.js';
  */
 
 /**
- * Days of slack on top of LISTING_HORIZON_DAYS. The loader refuses a leg whose (local) startDate is
- * more than LISTING_HORIZON_DAYS after the UTC date of the machine that loads it; that machine's
- * clock may run ahead of the function's (a laptop loading with `--aws`), so the listing reads one
- * day further than the loader lets a leg start.
- */
-export const HORIZON_SLACK_DAYS = 1;
-
-/** The last start date a leg can have, in days after today (UTC): the end of every query window. */
-export const HORIZON_DAYS = LISTING_HORIZON_DAYS + HORIZON_SLACK_DAYS;
-
-/**
  * Most month buckets one request reads: the months from (today - 1 - MAX_BUCKET_SPAN_DAYS, src/kernel/leg-item.ts), where a
- * leg still flyable in the earliest time zone can have started, to today + HORIZON_DAYS. Those 397
+ * leg still flyable in the earliest time zone can have started, to today + HORIZON_DAYS (src/kernel/listed.ts). Those 397
  * days touch at most 15 months (a window starting on 28 February reaches back into January and
  * forward into March of the next year); the unit test finds that maximum by trying every day.
  */

@@ -8,10 +8,11 @@ import {
   monthName,
   toEpochDay,
 } from '../kernel/dates.js';
-import { HORIZON_DAYS, MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
+import { MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
+import { HORIZON_DAYS, inWindow, unfilteredWindow, type DateWindow } from '../kernel/listed.js';
 import type { ListQuery } from './query.js';
 import type { Near } from './nearby.js';
-import { cityIncludes, hasCode, placedAt, type IndexEntry } from '../kernel/index-entry.js';
+import { cityIncludes, hasCode, lowerBound, placedAt, type IndexEntry } from '../kernel/index-entry.js';
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
 
 /**
@@ -24,32 +25,15 @@ import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
  */
 
 /**
- * The date window on the legs' flyable windows: a leg matches when it is flyable on some day from
- * `from` to `to`, i.e. `endDate >= from` and `startDate <= to`. Both are `yyyy-MM-dd` dates of
- * years 0001-9999. `to` never passes the listing horizon (no leg starts later), so `from` may be
- * after `to`: past the horizon only a leg that started before it and is still flyable can match.
- */
-export interface DateWindow {
-  from: string;
-  to: string;
-}
-
-/** The last start date a leg in the table can have on `todayUtc` (the listing horizon, see limits.ts). */
-export function horizonEnd(todayUtc: string): string {
-  return fromEpochDay(Math.min(toEpochDay(todayUtc) + HORIZON_DAYS, MAX_EPOCH_DAY));
-}
-
-/**
  * The query window (docs/api.md, "Date window"), or `null` when it lies wholly in the past (the page
  * is empty, and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k],
- * clipped to start at today (UTC). Without `depDate`: no date filter, only the expiry rule, so the
- * window starts at the earliest local date any time zone can have today (UTC - 1 day). Either way
- * its end is clipped to the listing horizon: no leg starts later (the loader refuses it).
+ * clipped to start at today (UTC). Without `depDate`: `unfilteredWindow` (src/kernel/listed.ts).
+ * Either way its end is clipped to the listing horizon: no leg starts later (the loader refuses it).
  */
 export function queryWindow(query: Pick<ListQuery, 'depDate' | 'offsetDays'>, todayUtc: string): DateWindow | null {
+  if (query.depDate === undefined) return unfilteredWindow(todayUtc);
   const today = toEpochDay(todayUtc);
   const last = Math.min(today + HORIZON_DAYS, MAX_EPOCH_DAY);
-  if (query.depDate === undefined) return { from: fromEpochDay(Math.max(today - 1, MIN_EPOCH_DAY)), to: fromEpochDay(last) };
   const day = toEpochDay(query.depDate);
   if (day + query.offsetDays < today) return null;
   const from = Math.min(Math.max(day - query.offsetDays, today), MAX_EPOCH_DAY);
@@ -144,20 +128,13 @@ export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
   return bucketReads(window, todayUtc).map((r) => r.bucket);
 }
 
-/** True when the leg is expired at `nowMs` (its endDate is before today in its departure zone). */
-export function isExpired(entry: Pick<IndexEntry, 'expiresAt'>, nowMs: number): boolean {
-  return entry.expiresAt <= nowMs;
-}
-
 /**
- * True when the leg is not expired, overlaps the window and passes every seat, category, city,
- * airport and nearby filter (`near`: the codes of the airports within the radius,
+ * True when the leg is in the window (`inWindow`: overlaps it, not expired) and passes every seat,
+ * category, city, airport and nearby filter (`near`: the codes of the airports within the radius,
  * src/listing/nearby.ts). Unknown seats (0) and an unknown category (0) match no such filter.
  */
 export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number, near: Near = {}): boolean {
-  if (entry.endDate < window.from) return false;
-  if (entry.startDate > window.to) return false;
-  if (isExpired(entry, nowMs)) return false;
+  if (!inWindow(entry, window, nowMs)) return false;
   if (query.minSeats !== undefined && entry.seats < query.minSeats) return false;
   if (query.aircraftType !== undefined && (entry.category & query.aircraftType) === 0) return false;
   if (query.depCityName !== undefined && !cityIncludes(entry, 'dep', query.depCityName)) return false;
@@ -169,18 +146,6 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
   if (near.dep !== undefined && !placedAt(entry, 'dep', near.dep)) return false;
   if (near.arr !== undefined && !placedAt(entry, 'arr', near.arr)) return false;
   return true;
-}
-
-/** First index of `entries` (in startDate order) whose startDate is `startDate` or later. */
-export function lowerBound(entries: readonly Pick<IndexEntry, 'startDate'>[], startDate: string): number {
-  let lo = 0;
-  let hi = entries.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (entries[mid]!.startDate < startDate) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**

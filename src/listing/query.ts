@@ -4,6 +4,7 @@ import { CATEGORY_LIST, categoryBit, categoryNamed } from '../kernel/aircraft-ca
 import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
+import { clampedInteger, INTEGER, optionalRaw } from '../http/query-params.js';
 
 /**
  * The list operation's query parameters (docs/api.md, "Query parameters"), parsed and validated
@@ -28,39 +29,6 @@ export interface AirportFilter {
   /** Lower-cased code. */
   code: string;
 }
-
-const INTEGER = /^[+-]?\d+$/;
-
-function clamp(raw: string, min: number, max: number): number {
-  const negative = raw.startsWith('-');
-  const digits = raw.replace(/^[+-]/, '').replace(/^0+(?=\d)/, '');
-  if (negative) return digits === '0' ? Math.max(min, 0) : min;
-  // Compare as decimal strings so that any length of digits clamps instead of overflowing.
-  const maxDigits = String(max);
-  if (digits.length > maxDigits.length || (digits.length === maxDigits.length && digits > maxDigits)) return max;
-  return Math.min(max, Math.max(min, Number(digits)));
-}
-
-/**
- * Empty (`?page=`) counts as absent (docs/api.md, "Query parameters"): an absent parameter reads as
- * the empty string, and the empty string as undefined. (With that default, every field of the
- * parsed query is present, possibly undefined, rather than optional.)
- */
-const optionalRaw = v.optional(
-  v.pipe(
-    v.string(),
-    v.transform((s) => (s === '' ? undefined : s)),
-  ),
-  '',
-);
-
-/** An integer parameter clamped into min-max (default when absent); not an integer is refused. */
-export const clampedInteger = (min: number, max: number, fallback: number) =>
-  v.pipe(
-    optionalRaw,
-    v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
-    v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
-  );
 
 const depDate = v.pipe(
   optionalRaw,

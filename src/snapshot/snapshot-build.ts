@@ -5,7 +5,7 @@ import { backoffDelay, sleep } from '../aws/backoff.js';
 import { LEGS_INDEX } from '../tables.js';
 import { monthIndexOf, monthName, toEpochDay } from '../kernel/dates.js';
 import { createChangeLogStore } from '../changes/index.js';
-import { HORIZON_DAYS } from '../listing/index.js';
+import { HORIZON_DAYS } from '../kernel/listed.js';
 import {
   bucketHash,
   decodeManifest,

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { lowerBound } from '../listing/index.js';
 import { FILTER_ATTR, LONG_BUCKET, SORT_ATTR } from '../kernel/leg-item.js';
-import { IndexEntryReader, type IndexEntry } from '../kernel/index-entry.js';
+import { IndexEntryReader, lowerBound, type IndexEntry } from '../kernel/index-entry.js';
 
 /**
  * The listing snapshot (docs/performance.md): parts (`~snapshot#<bucket>#<hash>#<k>`, a bucket's

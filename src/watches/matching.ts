@@ -1,6 +1,6 @@
 import { fromEpochDay, isCalendarDate, monthIndexOf, monthName, toEpochDay, utcEpochDay } from '../kernel/dates.js';
-import { HORIZON_DAYS } from '../listing/index.js';
-import { matches, queryWindow, type DateWindow } from '../listing/index.js';
+import { HORIZON_DAYS, type DateWindow } from '../kernel/listed.js';
+import { matches, queryWindow } from '../listing/index.js';
 import { categoryBit, categoryNamed } from '../kernel/aircraft-category.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { filterText, fold } from '../kernel/leg-item.js';

@@ -1,4 +1,4 @@
-import { listedRecord } from '../../src/listing/listed-record.js';
+import { listedRecord } from '../../src/kernel/listed.js';
 import type { EmptyLeg } from '../../src/kernel/model.js';
 import type { LegState, LogGroup } from '../../src/changes/log.js';
 import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';

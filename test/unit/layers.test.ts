@@ -1,10 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+// @ts-expect-error: plain-JS config module without type declarations
+import { CAPABILITIES as CAPABILITY_LIST } from '../../eslint.boundaries.js';
 
 /**
  * The layers of src/, read from the real imports: no module imports one that imports it back
- * (directly or around a circle), and no module imports a handler factory (only functions/ does).
+ * (directly or around a circle), no capability folder does either (eslint.boundaries.js's
+ * CAPABILITIES), and no module imports a handler factory (only functions/ does).
  */
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -26,6 +29,20 @@ function importsOf(file: string): string[] {
 
 const GRAPH = new Map(FILES.map((f) => [f, importsOf(f)]));
 const isHandlerFactory = (file: string) => /(^|[-/])handlers?\.ts$/.test(file);
+const CAPABILITIES = CAPABILITY_LIST as readonly string[];
+
+/** The capability folder of a file of src/, or undefined for the platform. */
+const capabilityOf = (file: string): string | undefined => CAPABILITIES.find((c) => file.startsWith(path.join('src', c) + path.sep));
+
+/** Capability A -> B when a file of A imports a file of B (A != B), from a file-level graph. */
+function capabilityGraph(graph: ReadonlyMap<string, readonly string[]>): Map<string, string[]> {
+  const edges = new Map<string, Set<string>>(CAPABILITIES.map((c) => [c, new Set<string>()]));
+  for (const [file, targets] of graph) {
+    const from = capabilityOf(file);
+    for (const to of targets.map(capabilityOf)) if (from !== undefined && to !== undefined && to !== from) edges.get(from)!.add(to);
+  }
+  return new Map([...edges].map(([c, to]) => [c, [...to]]));
+}
 
 /** The circles of a graph (Tarjan's strongly connected components of more than one file, or a self-import). */
 function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
@@ -74,6 +91,18 @@ describe('the layers of src/', () => {
   it('finds a circle when there is one (the check can fail)', () => {
     const graph = new Map([...GRAPH, [path.join('src', 'listing', 'list-legs.ts'), [path.join('src', 'listing', 'list-handler.ts')]]]);
     expect(circles(graph).length).toBeGreaterThan(0);
+  });
+
+  it('has no circle of capabilities: capability folders import each other one way', () => {
+    const capabilities = capabilityGraph(GRAPH);
+    expect(capabilities.get('listing')).toContain('snapshot');
+    expect(circles(capabilities)).toEqual([]);
+  });
+
+  it('finds a circle of capabilities when there is one (the check can fail)', () => {
+    const file = path.join('src', 'snapshot', 'snapshot.ts');
+    const graph = new Map([...GRAPH, [file, [...GRAPH.get(file)!, path.join('src', 'listing', 'listing.ts')]]]);
+    expect(circles(capabilityGraph(graph))).toEqual([['listing', 'snapshot']]);
   });
 
   it('imports no handler factory from src/: the entry files of functions/ compose them', () => {

@@ -5,7 +5,7 @@ import { readChanges, type ChangesPage } from '../../../src/changes/feed.js';
 import { decodeCursor } from '../../../src/changes/cursor.js';
 import type { ChangeLogStore } from '../../../src/changes/store.js';
 import type { ItemChange, ListingTransition } from '../../../src/changes/transition.js';
-import { listedRecord } from '../../../src/listing/listed-record.js';
+import { listedRecord } from '../../../src/kernel/listed.js';
 import type { EmptyLeg } from '../../../src/kernel/model.js';
 import { toStorageItem } from '../../../src/kernel/leg-item.js';
 import { fcParams } from '../../support/fast-check.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { listedRecord } from '../../../src/listing/listed-record.js';
+import { listedRecord } from '../../../src/kernel/listed.js';
 import { parseLegId } from '../../../src/leg-by-id/get-leg.js';
 import { toApiRecord } from '../../../src/kernel/model.js';
 import { toStorageItem } from '../../../src/kernel/leg-item.js';

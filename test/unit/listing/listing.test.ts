@@ -4,8 +4,6 @@ import {
   bucketsFor,
   collectMatches,
   compareLegs,
-  isExpired,
-  lowerBound,
   matches,
   pageOfMerged,
   paginate,
@@ -189,14 +187,6 @@ describe('matches', () => {
   });
 });
 
-describe('isExpired', () => {
-  it('compares endDate with today in the leg zone', () => {
-    const now = new Date('2026-11-21T23:30:00Z').getTime();
-    expect(isExpired({ expiresAt: expiryInstant('2026-11-21', 'UTC') }, now)).toBe(false);
-    expect(isExpired({ expiresAt: expiryInstant('2026-11-21', 'Asia/Dubai') }, now)).toBe(true);
-  });
-});
-
 describe('order and merge', () => {
   it('orders by startDate then id', () => {
     const list = [
@@ -265,16 +255,10 @@ describe('bucketReads', () => {
   });
 });
 
-describe('collectMatches and lowerBound', () => {
+describe('collectMatches', () => {
   const list = ['2026-11-22', '2026-11-25', '2026-11-25', '2026-11-28', '2026-12-01'].map((d, i) =>
     entry({ id: `e${i}`, startDate: d, endDate: d }),
   );
-  it('finds the first entry at or after a date', () => {
-    expect(lowerBound(list, '2026-11-25')).toBe(1);
-    expect(lowerBound(list, '2026-11-26')).toBe(3);
-    expect(lowerBound(list, '2027-01-01')).toBe(5);
-    expect(lowerBound(list, '2026-01-01')).toBe(0);
-  });
   it('keeps, in order, the matching entries of the read range only', () => {
     const q = parseListQuery({});
     const out: IndexEntry[] = [];

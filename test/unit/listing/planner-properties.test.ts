@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { fromEpochDay } from '../../../src/kernel/dates.js';
-import { HORIZON_DAYS, MAX_BUCKET_READS, MAX_MONTH_BUCKETS, MAX_SEGMENTS_PER_BUCKET } from '../../../src/listing/limits.js';
+import { MAX_BUCKET_READS, MAX_MONTH_BUCKETS, MAX_SEGMENTS_PER_BUCKET } from '../../../src/listing/limits.js';
+import { HORIZON_DAYS } from '../../../src/kernel/listed.js';
 import { bucketReads, queryWindow, segmentsAfter, type BucketRead } from '../../../src/listing/listing.js';
 import { LISTING_HORIZON_DAYS, LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../../../src/kernel/leg-item.js';
 import { fcParams } from '../../support/fast-check.js';

@@ -5,7 +5,7 @@ import { parseWatchFilters } from '../../../src/watches/filters.js';
 import { deliveriesOf } from '../../../src/watches/match-transitions.js';
 import { WatchIndex } from '../../../src/watches/matching.js';
 import type { ListingTransition } from '../../../src/changes/transition.js';
-import { listedRecord } from '../../../src/listing/listed-record.js';
+import { listedRecord } from '../../../src/kernel/listed.js';
 import { toStorageItem } from '../../../src/kernel/leg-item.js';
 import { storedLeg } from '../../support/legs.js';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { AirportIndex } from '../../../src/airports/reference.js';
 import { AIRCRAFT_CATEGORIES } from '../../../src/kernel/aircraft-category.js';
 import { addDays } from '../../../src/kernel/dates.js';
-import { listedRecord } from '../../../src/listing/listed-record.js';
+import { listedRecord } from '../../../src/kernel/listed.js';
 import { matches, queryWindow } from '../../../src/listing/listing.js';
 import type { EmptyLeg } from '../../../src/kernel/model.js';
 import { parseIndexItem } from '../../../src/kernel/index-entry.js';
