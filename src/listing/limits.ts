@@ -4,10 +4,8 @@ import { MAX_SIZE } from './query.js';
 
 /**
  * The hard bound on the DynamoDB work of one list request (docs/performance.md, "Bounded work per
- * request"). Every figure is enforced where the work is done: the planner (src/listing/listing.ts)
- * refuses to plan more bucket reads, the repository (src/listing/repository.ts) to follow more Query
- * pages or send more BatchGetItem requests. test/unit/bounds.test.ts checks the planner against
- * these numbers over every day of a 400-year Gregorian cycle and over generated queries.
+ * request"), enforced where the work is done (the planner, the repository); checked by
+ * test/unit/listing/planner-properties.test.ts and test/handler/listing/list-bounds.test.ts.
  */
 
 /**
