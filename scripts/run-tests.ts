@@ -96,9 +96,9 @@ const steps: Step[] = [
   },
   { name: 'cdk synth, both stages', command: 'npm', args: ['run', '--silent', 'synth'], needsScript: 'synth' },
   {
-    name: 'benchmark smoke run (2,000 legs, 20 runs, 20 simulated seconds of traffic; --json: stdout is the report alone)',
+    name: 'benchmark smoke run (1,000 legs, 20 runs, 20 simulated seconds of traffic; --json: stdout is the report alone)',
     command: 'npm',
-    args: ['run', '--silent', 'bench', '--', '--json', '--legs', '2000', '--runs', '20', '--traffic-seconds', '20'],
+    args: ['run', '--silent', 'bench', '--', '--json', '--legs', '1000', '--runs', '20', '--traffic-seconds', '20'],
     needsScript: 'bench',
     stdout: (text) => formatReport(parseJsonReport(text)),
   },
