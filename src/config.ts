@@ -2,11 +2,9 @@ import { CLOCK_AT_ENV, clockFromSettings, type Clock } from './clock.js';
 import { ConfigError } from './errors.js';
 
 /**
- * Settings (README, "Settings"), read from the environment once and validated.
- * A missing or bad setting throws a ConfigError that names it.
- *
- * The only module of the runtime (src/, functions/) that reads `process.env` (eslint.config.js
- * refuses it elsewhere): the rest is handed what it needs as arguments.
+ * Settings (README, "Settings"), read from the environment once and validated: a missing or bad
+ * setting throws a ConfigError that names it. The only module of src/ and functions/ that reads
+ * `process.env` (eslint refuses it elsewhere).
  */
 export type Stage = 'sandbox' | 'prod';
 export const STAGES: readonly Stage[] = ['sandbox', 'prod'];

@@ -21,12 +21,9 @@ export interface BundledFile {
 
 export interface FunctionSpec {
   /**
-   * What invokes it: `api` (the HTTP API: a route, the authorizer or `$default`; the stack creates
-   * it and its alarms), `feeds` (objects put in the feeds bucket; lib/constructs/feed-ingestion.ts
-   * creates it with the bucket, its notification and its alarms) or `schedule` (an EventBridge rule
-   * at `schedule`; lib/constructs/scheduled-functions.ts creates it, its rule and its alarms) or
-   * `stream` (the legs table's stream; lib/constructs/change-stream.ts creates it, its event source
-   * mapping, its on-failure queue and their alarms).
+   * What invokes it: `api` (a route, the authorizer or `$default`), `feeds` (objects put in the feeds
+   * bucket), `schedule` (an EventBridge rule every `scheduleMinutes`), `queue` (the webhook queue) or
+   * `stream` (the legs table's stream); the CDK app (lib/) creates each kind's trigger and alarms.
    */
   readonly invokedBy: 'api' | 'feeds' | 'schedule' | 'queue' | 'stream';
   /** A `schedule` function's rate, in minutes. */

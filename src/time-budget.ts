@@ -1,8 +1,6 @@
 /**
- * How long each part of the service may take: the Lambda timeouts of the functions are in the
- * table of src/function-table.ts (the CDK stack sets them, the local gateway enforces them); here, the
- * time budget of every DynamoDB call the functions make (src/aws/dynamodb.ts, src/aws/deadline.ts). docs/faults.md explains the
- * numbers and shows what a caller gets when the database stalls or is down.
+ * The time budget of every DynamoDB call the functions make, and each invocation's database deadline
+ * (the Lambda timeouts are in src/function-table.ts); docs/faults.md explains the numbers.
  */
 export interface DynamoDbCallBudget {
   /** TCP connect, per attempt. */
@@ -16,12 +14,9 @@ export interface DynamoDbCallBudget {
 }
 
 /**
- * The functions' DynamoDB calls. A call takes at most
- * maxAttempts * requestTimeoutMs + (maxAttempts - 1) * maxBackoffMs = 2 * 1,500 + 100 = 3,100 ms,
- * which fits inside the list function's deadline; the authorizer's deadline cuts the retry short.
- * DynamoDB answers a GetItem in single-digit milliseconds and a 1 MB Query page in well under a
- * second, so a second without response headers means a stalled connection or server: one retry
- * (on a fresh connection) is worth it, more would not fit.
+ * The functions' DynamoDB calls: a call takes at most
+ * maxAttempts * requestTimeoutMs + (maxAttempts - 1) * maxBackoffMs, inside the list function's
+ * deadline (docs/faults.md, "Time budget of a database call").
  */
 export const FUNCTION_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
   connectionTimeoutMs: 500,
@@ -42,11 +37,8 @@ export const COMMAND_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
 };
 
 /**
- * Per invocation: after this long, every DynamoDB call of the invocation is aborted and the
- * invocation answers SERVICE_UNAVAILABLE. Authorizer + list function = 4.9 s, so even a database
- * that answers the authorizer slowly and then stalls under the list function gets a 503 within
- * 5 s of the request, far inside the functions' Lambda timeouts (5 s and 10 s). The by-id function
- * (one GetItem) and the change feed have the list function's budget.
+ * Per invocation, ms: after this long every DynamoDB call of the invocation is aborted and it answers
+ * SERVICE_UNAVAILABLE; authorizer and list function together stay under 5 s (docs/faults.md).
  */
 export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs' | 'getEmptyLeg' | 'listChanges', number>> = {
   authorizer: 1_400,

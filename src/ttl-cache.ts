@@ -2,9 +2,8 @@ import { LRUCache } from 'lru-cache';
 
 /**
  * A least-recently-used map of at most `maxEntries`, each entry with its own expiry on the caller's
- * clock (epoch ms): an entry is gone from `expiresAt` on, exactly. lru-cache does the bounding and
- * the purging; the exact check on read is ours, because lru-cache counts an entry stale only once
- * its age exceeds the TTL, and not at all when the clock reads 0 (an injected test clock).
+ * clock (epoch ms): an entry is gone from `expiresAt` on, exactly (docs/api-keys.md, "What the
+ * authorizer caches, and for how long").
  */
 export interface TtlCache<V> {
   get(key: string): V | undefined;

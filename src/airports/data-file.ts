@@ -1,8 +1,7 @@
 /**
- * The airport reference data file (src/airports/data/airports.json), written by `npm run airports`
- * (scripts/airports.ts) from a maintained open dataset; docs/airports.md says which, its version,
- * license and date. One airport a row, its columns in AIRPORT_COLUMNS order; the time zone is an
- * index into `zones`, the country name is `countries[countryCode]`.
+ * The airport reference data file, written by `npm run airports` (docs/airports.md: its source,
+ * version, license and date). One airport a row, its columns in AIRPORT_COLUMNS order; the time
+ * zone is an index into `zones`, the country name is `countries[countryCode]`.
  */
 export const AIRPORT_DATA_FILE = 'src/airports/data/airports.json';
 

@@ -4,10 +4,9 @@ import type { AirportDataFile, AirportSize } from './data-file.js';
 import { distanceKm, latitudeBand } from './geo.js';
 
 /**
- * The airport reference: every large, medium and small airport with an ICAO or IATA code
- * (docs/airports.md), looked up by code, by distance, and by city for a time zone. The data file is
- * read on first use only (`airportReference()`): the list function pays for it in the first request
- * that searches by distance, not at start-up.
+ * The airport reference (docs/airports.md), looked up by code, by distance, and by city for a time
+ * zone. The data file is read on first use only, `airportReference()`, not at start-up
+ * (docs/performance.md, "Airports: nearby search and the airport checks").
  */
 export interface Airport {
   /** 4 letters, upper case; null when the airport has none. */
@@ -74,10 +73,9 @@ export class AirportIndex {
   }
 
   /**
-   * The time zone of a city, when it is not in doubt: every airport of the dataset whose municipality
-   * is that city (ignoring case, accents and what follows a comma), in the given country when one
-   * is given, lies in one zone. Undefined when no airport serves such a city, or its airports lie
-   * in several zones.
+   * The zone every airport whose municipality is `city` (ignoring case, accents and what follows a
+   * comma), in `countryCode` when one is given, lies in; undefined when no airport serves such a
+   * city, or its airports lie in several zones.
    */
   cityZone(city: string, countryCode: string | null): string | undefined {
     if (this.cityZones === undefined) {

@@ -2,10 +2,9 @@ import * as v from 'valibot';
 import type { ErrorCode } from '../errors.js';
 
 /**
- * The authorizer's verdict, carried from the Lambda authorizer to the function in
- * `event.requestContext.authorizer.lambda`. The authorizer never denies (docs/api.md, "How the
- * authorizer hands over"): it answers `isAuthorized: true` with either a verified key or the error code to return.
- * Values are strings and booleans only, which every API Gateway context accepts.
+ * The authorizer's verdict, in `event.requestContext.authorizer.lambda`: it never denies, but answers
+ * `isAuthorized: true` with a verified key or the error code to return (docs/api.md, "How keys are
+ * checked"). Values are strings and booleans only, which every API Gateway context accepts.
  */
 export type KeyEnvironment = 'live' | 'test';
 

@@ -2,10 +2,9 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { backoffDelay, sleep } from './backoff.js';
 
 /**
- * One BatchGetItem of at most 100 keys, its unprocessed keys asked again (full-jitter backoff,
- * 25 ms doubling to at most 1 s) in at most `attempts` requests, the first included. Returns the
- * items found and the keys still unprocessed after the last attempt: what that means (a failure, or
- * items to do without) is the caller's to say. `consistent`: strongly consistent reads.
+ * One BatchGetItem of at most 100 keys, its unprocessed keys asked again with backoff, in at most
+ * `attempts` requests, the first included; returns the items found and the keys still unprocessed,
+ * whose meaning is the caller's to say. `consistent`: strongly consistent reads.
  */
 export async function batchGet(
   client: DynamoDBDocumentClient,

@@ -2,11 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
 
 /**
- * A deadline for all the DynamoDB calls of one invocation. `withDeadline(ms, work)` runs `work`
- * with an abort signal that fires after `ms`; the DynamoDB client (src/aws/dynamodb.ts) hands that
- * signal to every request `work` makes, so a request in flight is torn down and no new attempt
- * starts. The returned promise rejects at the deadline with a `TimeoutError`, whatever `work` is
- * waiting on; the one error mapper (src/http/envelope.ts) reads it as SERVICE_UNAVAILABLE.
+ * A deadline for all the DynamoDB calls of one invocation: `withDeadline(ms, work)` aborts every
+ * request of `work`, in flight or to come, after `ms`, and rejects then with a `TimeoutError`
+ * whatever `work` waits on; the error mapper answers it SERVICE_UNAVAILABLE (docs/faults.md).
  */
 const current = new AsyncLocalStorage<AbortSignal>();
 

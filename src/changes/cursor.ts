@@ -2,12 +2,9 @@ import { AppError, invalidParameter } from '../errors.js';
 import { RETENTION_DAYS, RETENTION_MS } from './log.js';
 
 /**
- * The feed's cursor, opaque to callers (base64url of a small JSON). Two kinds:
- * - in the log: `seq`, the last entry given (or the log's head when the caller is up to date), and
- *   `safeAt`, an instant no later than the commit of any entry after `seq` (the entry's own commit
- *   when more follow, else the instant the head was read), from which its age is counted;
- * - in the initial listing: `seq` is the log's head when the listing read began, `afterId` the last
- *   leg given (the table's read resumes after it), `safeAt` when it began.
+ * The feed's cursor, opaque to callers (base64url of a small JSON): a position in the log, or in the
+ * initial listing (then `afterId`, the last leg given); `safeAt`, no later than the commit of any
+ * entry after `seq`, dates it (docs/storage.md, "The change feed's cursor").
  */
 export type Cursor =
   | { kind: 'log'; seq: number; safeAt: number }

@@ -8,9 +8,8 @@ import type { ChangeLogStore } from './store.js';
 
 /**
  * GET /open/v1/empty-legs/changes (docs/api.md, "Change feed"): the changes after a cursor, oldest
- * first. Without `after`, the feed starts with every leg listed at that moment (as `listed`) and
- * goes on from the log's head as it was when that listing began: a change made meanwhile is given
- * again after it, so a client that applies every change in order holds the listing.
+ * first; without `after`, every leg listed at that moment, then the log from its head as it was when
+ * that listing began.
  */
 export const DEFAULT_CHANGES_SIZE = 100;
 export const MAX_CHANGES_SIZE = 1000;

@@ -34,10 +34,9 @@ export interface ConsumerDependencies {
 }
 
 /**
- * The legs table's stream consumer (src/routes.ts `consumeChanges`): the batch's records become
- * the change log's entries and the subscribers' transitions (src/changes/consume.ts). A failure
- * throws: the event source mapping retries the batch (bisecting it), then sends it to the
- * on-failure queue; locally the stream poller does the same (local/stream-poller.ts).
+ * The legs table's stream consumer (`consumeChanges`, src/function-table.ts): the batch's records
+ * become the change log's entries and the subscribers' transitions. A failure throws, and the batch
+ * is retried (docs/deploy.md, "13. The change log (the legs table's stream)").
  */
 export function createChangeConsumerHandler(deps: ConsumerDependencies): (event: DynamoDBStreamEvent) => Promise<void> {
   const emit = deps.emit ?? toStdout;

@@ -4,12 +4,9 @@ import type { EmptyLeg } from '../kernel/model.js';
 import { compareSequenceNumbers, type ListingTransition } from './transition.js';
 
 /**
- * The change log's rules, without I/O. The log is a sequence of entries numbered 1, 2, 3, ... in
- * the order they were committed; each says what a leg became: `listed` (it entered the listing),
- * `updated` (still listed, something the record shows changed) or `withdrawn` (it left). For each
- * leg the log keeps its state: the last stream sequence number applied (a record seen again is
- * skipped: the consumer is idempotent) and a digest of the record the log last gave (none when
- * not listed), from which the next entry's type follows (docs/api.md, "Change feed").
+ * The change log's rules, without I/O: entries numbered 1, 2, 3, ... in commit order, each `listed`,
+ * `updated` or `withdrawn` (docs/api.md, "Change feed"); a leg's state (last sequence number applied,
+ * digest of the record last given) skips a record seen again and gives the next entry's type.
  */
 export type ChangeType = 'listed' | 'updated' | 'withdrawn';
 
@@ -67,10 +64,9 @@ export interface LogGroup {
 }
 
 /**
- * Plans what a batch of transitions adds to the log, given the stored states of their legs: the
- * transitions of records already applied (sequence number not above the state's) are skipped, and
- * so are those that change nothing the record shows. Without a stored state, the leg's `before`
- * stands for what the log last gave. Entries are cut into groups of at most `groupSize`, in order.
+ * What a batch of transitions adds to the log, given their legs' stored states: records already
+ * applied (sequence number not above the state's) and changes the record does not show are skipped
+ * (without a state, `before` is what the log last gave); entries in order, in groups of `groupSize`.
  */
 export function planLog(
   batch: readonly SequencedTransition[],

@@ -16,10 +16,9 @@ export interface ItemChange {
 }
 
 /**
- * A listing transition (what watches and the change feed read): the leg `id` as the unfiltered
- * listing showed it `before` the change and shows it `after` (null: not listed), at `changedAt`
- * (ISO 8601, when the change reached the change log). Expiry is not a transition: a leg that
- * expires is `withdrawn` when it is retired (docs/api.md, "Change feed").
+ * A listing transition: the leg `id` as the unfiltered listing showed it `before` and shows it
+ * `after` (null: not listed), at `changedAt` (ISO 8601, when it reached the change log). Expiry is
+ * no transition: an expired leg is `withdrawn` when retired (docs/api.md, "Change feed").
  */
 export interface ListingTransition {
   id: string;
@@ -83,10 +82,8 @@ export function compareSequenceNumbers(a: string, b: string): number {
 }
 
 /**
- * The change consumer's use case: a batch of the legs table's stream, in stream order, becomes
- * listing transitions; the change log gets the entries they make (idempotently: a batch delivered
- * again adds nothing twice), then each subscriber is called with the batch's transitions. A
- * subscriber must bear a batch given again (delivery is at least once); one that throws fails the
- * batch, which is retried.
+ * A subscriber of the change consumer: called with each batch's transitions, in stream order, once
+ * the change log has their entries; it must bear a batch given again (delivery is at least once), and
+ * a throw fails the batch, which is retried (docs/watches.md, "The change log's port").
  */
 export type TransitionSubscriber = (transitions: readonly ListingTransition[]) => Promise<void>;

@@ -13,11 +13,9 @@ import { newerApplied, recordApplied, type NewerApplied, type SyncFile } from '.
 import { buildReport, type FeedReport } from './report.js';
 
 /**
- * Ingesting one feed file of the feeds bucket: the same validation and loading as `legs:load`
- * (src/loading/import, src/loading/feed-load.ts), then a report next to it. All or nothing: a file with
- * one invalid record, or a sync the guard stops, writes no leg (the ingest has no --skip-invalid and
- * no --force; an operator who means it runs the command). NDJSON is read from the object's stream
- * line by line; a JSON array is read whole, up to MAX_JSON_FEED_BYTES.
+ * Ingesting one feed file of the feeds bucket: `legs:load`'s validation and loading, then a report
+ * next to it, all or nothing (no --skip-invalid, no --force). NDJSON is read line by line, a JSON
+ * array whole up to MAX_JSON_FEED_BYTES (docs/deploy.md, "9. Feeds").
  */
 export const MAX_JSON_FEED_BYTES = 32 * 1024 * 1024;
 
@@ -45,11 +43,9 @@ function isAsyncIterable(body: unknown): body is AsyncIterable<Uint8Array> {
 }
 
 /**
- * Ingests one object. Returns its report (also written to the bucket). A sync file older than the
- * last one applied for one of its sources is refused (src/feeds/sync-order.ts). A failure of S3 or
- * DynamoDB is logged and reported as `failed` when the report can still be written, then thrown, so
- * that the invocation fails: Lambda retries it twice, then sends the event to the function's failure
- * queue. The object is never deleted; running a load again is safe.
+ * Ingests one object and returns its report (also written to the bucket); a sync file older than
+ * the last one applied for one of its sources is refused. A failure of S3 or DynamoDB is reported
+ * `failed` when it can be, then thrown for Lambda to retry; the object is never deleted.
  */
 export async function ingestFeed(object: FeedObject, deps: IngestDeps): Promise<FeedReport | undefined> {
   const where = feedKey(object.key);

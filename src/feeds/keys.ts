@@ -1,11 +1,9 @@
 import type { LoadMode } from '../loading/index.js';
 
 /**
- * Where feeds go in the feeds bucket, and where their reports come out:
- *   incoming/<name>        upsert: the file's legs are added or replaced
- *   incoming/sync/<name>   sync: the file is the complete set of the sources it contains
- *   reports/<name>.json    the report of incoming/<name> (reports/sync/<name>.json for a sync)
- * `<name>` may hold `/`. Anything else (a "folder" placeholder ending in `/`, other prefixes) is not a feed.
+ * Feed keys in the feeds bucket: `incoming/<name>` (upsert) and `incoming/sync/<name>` (sync), the report
+ * of `incoming/<path>` at `reports/<path>.json`; `<name>` may hold `/`. Anything else, a "folder"
+ * placeholder ending in `/` included, is not a feed (docs/deploy.md, "9. Feeds").
  */
 export const INCOMING_PREFIX = 'incoming/';
 export const SYNC_PREFIX = 'incoming/sync/';

@@ -2,10 +2,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
- * The order of a source's sync files (docs/import-format.md, "Order of sync files"). A sync file is
- * refused when a newer one was already applied for one of its sources, so that a late retry of an
- * older file never undoes a newer one. The last file applied per source is an item of the legs
- * table, id `~feed-sync#<source>` (like the change log's items, outside the leg id format).
+ * The order of a source's sync files (docs/import-format.md, "Order of sync files"): a sync file is
+ * refused when a newer one was already applied for one of its sources; the last applied per source
+ * is the legs table's item `~feed-sync#<source>`.
  */
 export const SYNC_STATE_PREFIX = '~feed-sync#';
 export const syncStateId = (source: string): string => `${SYNC_STATE_PREFIX}${source}`;

@@ -3,11 +3,9 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 /**
- * Compression of response bodies. HTTP APIs pass a base64 body with `isBase64Encoded` through to the
- * caller as bytes, so the function compresses on its own: when the request accepts gzip and the body
- * is over GZIP_MIN_BYTES, the body is gzipped and sent base64 with `Content-Encoding: gzip`. Every
- * response says `Vary: Accept-Encoding`, so that a cache in between keeps the two forms apart. The
- * local server (src/local/gateway.ts) decodes base64 bodies as API Gateway does.
+ * Compression of response bodies: a body over GZIP_MIN_BYTES to a request that accepts gzip is sent
+ * gzipped, base64 with `isBase64Encoded` and `Content-Encoding: gzip`; every response says
+ * `Vary: Accept-Encoding` (docs/performance.md, "The design in a paragraph").
  */
 export const GZIP_MIN_BYTES = 1_024;
 

@@ -33,10 +33,9 @@ export function traceIdOf(request: { context: { awsRequestId: string } }): strin
 }
 
 /**
- * The headers of every response to a key in its grace period after a rotation (docs/api.md,
- * "Response headers"): `X-API-Key-Deprecated: true`; `Deprecation` (RFC 9745), a structured-field
- * date `@<epoch seconds>` of the rotation, since when the key is deprecated; `Sunset` (RFC 8594),
- * the HTTP-date at which the grace period ends and the key stops working.
+ * The headers of every response to a key in its grace period (docs/api.md, "Response headers"):
+ * `X-API-Key-Deprecated: true`, `Deprecation` (`@<epoch seconds>` of the rotation) and `Sunset`
+ * (the HTTP-date at which the grace period ends).
  */
 export function deprecationHeaders(key: Pick<VerifiedKey, 'deprecatedAt' | 'sunsetAt'>): Record<string, string> {
   const headers: Record<string, string> = { 'x-api-key-deprecated': 'true' };
@@ -100,9 +99,8 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
 
 /**
  * The start of every HTTP function's middy chain: the Lambda context in the logs, with `gzip` the
- * compression of the finished response (src/http/compression.ts), then the envelope, then with
- * `conditional` the 304 for a matching If-None-Match (src/http/conditional.ts: the handler's 200
- * carries the ETag). Add `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
+ * finished response's compression, then the envelope, then with `conditional` the 304 for a matching
+ * If-None-Match. Add `requireApiKey(scope)` for a keyed route, then `.handler(...)`.
  */
 export function httpFunction(options: { gzip?: boolean; conditional?: boolean } = {}): middy.MiddyfiedHandler<Event, Result> {
   const chain = middy<Event, Result>().use(injectLambdaContext(logger, { resetKeys: true }));

@@ -2,11 +2,9 @@ import { AIRCRAFT_CATEGORIES, type AircraftCategory } from './aircraft-category.
 import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, SEP, SORT_ATTR } from './leg-item.js';
 
 /**
- * The part of a leg the listing filters and orders on: what the index holds.
- *
- * The places (cities and codes) stay in the filter attribute, `text`, found by offsets (one string
- * per entry, not six: docs/performance.md, "Cold cache"). `cityIncludes` and `hasCode` read it;
- * `entryFields` gives the fields as strings.
+ * The part of a leg the listing filters and orders on: what the index holds. Its places stay in the
+ * filter attribute, `text`, found by offsets (docs/performance.md, "Cold cache"): `cityIncludes` and
+ * `hasCode` read them; `entryFields` gives the fields as strings.
  */
 export interface IndexEntry {
   id: string;

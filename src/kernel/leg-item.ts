@@ -48,11 +48,9 @@ export function bucketOf(startDate: string, endDate: string): string {
 const COMBINING_MARKS = /\p{M}+/gu;
 
 /**
- * The folding used on both sides of the city filters (the index entry and the query's needle):
- * lower case, then canonical decomposition (NFD) with the combining marks removed, so the match
- * ignores case and accents: `sao paulo` finds `São Paulo`, `zürich` finds `Zurich`. Lower-casing
- * first matters: `İ` lower-cases to `i` plus a combining dot, which the second step removes.
- * Letters that are not a base letter plus marks (`ø`, `ł`, `ß`) stay as they are.
+ * The folding of both sides of the city filters (docs/api.md, "Filters"): lower case, then NFD with
+ * the combining marks removed, so a match ignores case and accents; letters that are not a base
+ * letter plus marks (`ø`, `ł`, `ß`) stay as they are (docs/storage.md, "The leg's item").
  */
 export function fold(value: string): string {
   return value.toLocaleLowerCase('en-US').normalize('NFD').replace(COMBINING_MARKS, '');
@@ -102,9 +100,8 @@ export function offsetAt(instant: number, timeZone: string): number {
 
 /**
  * The first instant (epoch ms, whole minutes) whose local date in `timeZone` is `date` or later: a
- * leg whose endDate is the day before is expired from then on (docs/api.md, "Date window"). Usually
- * local midnight, read off the zone's offset; a day that does not start at 00:00 (a time change at
- * midnight) is found by a search within the range of real offsets (-12 h to +14 h).
+ * leg ending the day before expires then (docs/api.md, "Date window"). A day that does not start at
+ * 00:00 is found by a search within the real offsets, -12 h to +14 h.
  */
 export function startOfDayIn(date: string, timeZone: string): number {
   const midnightUtc = Date.parse(`${date}T00:00:00Z`);

@@ -2,10 +2,9 @@ import * as v from 'valibot';
 import { AIRCRAFT_CATEGORIES, categoryNamed } from './aircraft-category.js';
 
 /**
- * The API's EmptyLeg and Amenity (docs/api.md), defined once: the valibot schema below is the one
- * list of the leg's fields, their order and their nullability. The type, the field list and the
- * mapping from a stored item are all derived from it; the import format's rules
- * (src/loading/import/schema.ts) are checked against the same field list by the type system.
+ * The API's EmptyLeg and Amenity (docs/api.md), defined once: the valibot schema below is the one list
+ * of the leg's fields, their order and nullability. The type, the field list and the mapping from a
+ * stored item derive from it; the import's rules are type-checked against the same field list.
  */
 export const AMENITY_TYPES = ['wifi', 'smoking', 'pets', 'bed', 'toilet', 'medical'] as const;
 export type AmenityType = (typeof AMENITY_TYPES)[number];

@@ -10,10 +10,8 @@ export const RETIREMENT_HOUR_UTC = 12;
 export const RETENTION_DAYS = 30;
 
 /**
- * Partitions of the `byExpiry` index. A load of many legs spreads its index writes over them (one
- * partition per retirement day would take a whole load's writes when most of its legs end on a few
- * days), and a run queries each shard once for every due day at once, however old (no lookback
- * window to choose, no cursor to keep).
+ * Partitions (`xp`) of the `byExpiry` index: a load spreads its index writes over them, and a run
+ * queries each once for every due day, however old (docs/storage.md, "Retirement days").
  */
 export const EXPIRY_SHARDS = 8;
 

@@ -4,11 +4,9 @@ import { refilled, secondsUntil } from './bucket.js';
 import type { RateLimit } from './rate-limit.js';
 
 /**
- * The authorizer's limit on failed authentications per source address (docs/api-keys.md, "Floods
- * of made-up keys"): per container, a token bucket per address of `burst` failures refilling at
- * `rate` per second. Every refused key (missing, malformed, unknown, revoked, expired, wrong
- * environment), and every request refused by this limit, takes a token; an address with no token
- * left is refused before any read, unless its key is one this container has verified.
+ * The authorizer's limit on failed authentications per source address, per container (docs/api-keys.md,
+ * "Floods of made-up keys"): a token bucket per address that every refused key or request draws on;
+ * an address with no token left is refused before any read, unless its key is one this container verified.
  */
 export const DEFAULT_FAILED_AUTH_LIMIT: RateLimit = { rate: 1, burst: 20 };
 export const DEFAULT_MAX_ADDRESSES = 10_000;

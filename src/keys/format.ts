@@ -4,13 +4,8 @@ import type { Stage } from '../config.js';
 import type { KeyEnvironment } from '../auth/verdict.js';
 
 /**
- * API key format (docs/api.md, "API keys"; docs/api-keys.md), pure functions only: no I/O.
- *
- *   elk_test_<32 random base62><6 base62 checksum>     e.g. elk_test_7fQ2…(47 characters in all)
- *
- * The checksum is CRC32 of everything before it (prefix and random part), written in base62 and
- * left-padded with '0' to 6 characters (62^6 > 2^32, so every CRC32 fits). A mistyped or made-up
- * key is therefore refused without a database read, and secret scanners can recognise real keys.
+ * API key format, pure: `elk_test_` or `elk_live_`, 32 random base62 characters, then the CRC32 of
+ * everything before it in 6 base62 characters, 47 in all (docs/api-keys.md, "Format").
  */
 export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

@@ -1,11 +1,8 @@
 import { ConfigError } from '../errors.js';
 
 /**
- * A key's rate limit (docs/api.md, "Rate limits"): a token bucket of `burst` requests that refills
- * at `rate` requests per second. A key that sent nothing for `burst / rate` seconds may send `burst`
- * requests at once; sustained, it is served `rate` requests per second. Keys without a limit of
- * their own have DEFAULT_RATE_LIMIT; `npm run keys -- create --rate N --burst M` and
- * `npm run keys -- limit KEY_ID --rate N --burst M` set one.
+ * A key's rate limit (docs/api.md, "Rate limits"): a token bucket of `burst` requests that refills at
+ * `rate` requests per second. Keys without a limit of their own have DEFAULT_RATE_LIMIT.
  */
 export interface RateLimit {
   /** Requests per second, sustained. */

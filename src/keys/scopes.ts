@@ -1,10 +1,8 @@
 import { ConfigError } from '../errors.js';
 
 /**
- * Scopes: a set per key, each `resource:action` in lower case (letters, digits, `_`), e.g.
- * `empty_leg:read`. `KNOWN_SCOPES` lists the scopes that some endpoint requires today; a well-formed
- * scope outside it is accepted (a key may be approved ahead of a new resource, docs/api.md, "Versioning") but
- * the command warns about it, since it is more often a typo.
+ * Scopes, each `resource:action` in lower case (docs/api-keys.md, "Scopes"). KNOWN_SCOPES: those some
+ * endpoint requires today; a well-formed scope outside them is accepted, and the command warns about it.
  */
 export const KNOWN_SCOPES: readonly string[] = ['empty_leg:read', 'watch:read', 'watch:write'];
 

@@ -8,13 +8,9 @@ import type { PoolAnswer, PoolRequest, UsageTotals, UsageWrite } from './limiter
 import { USAGE_KEY_PREFIX } from '../tables.js';
 
 /**
- * Per-key usage counters, items of the keys table (src/tables.ts KEYS_TABLE): one item per key and
- * UTC day, keyHash `usage#<keyId>#<yyyy-MM-dd>` (no SHA-256 hex hash starts so, and no `keyId`
- * attribute, so the `byKeyId` index and `list` never see them), with `served` and `refused` (the
- * requests answered RATE_LIMITED), `tat` (the key's shared token bucket, src/keys/limiter.ts), and
- * `ttl` so DynamoDB removes a day RETENTION_DAYS after it.
- * The authorizer adds to them (src/keys/limiter.ts), with IAM allowing it UpdateItem on `usage#`
- * items only; `npm run keys -- usage KEY_ID` reads them.
+ * Per-key usage counters: one item of the keys table per key and UTC day, keyHash
+ * `usage#<keyId>#<yyyy-MM-dd>`, outside `byKeyId`, removed RETENTION_DAYS after the day; the authorizer
+ * adds to them, `npm run keys -- usage` reads them (docs/api-keys.md, "Rate limits and usage").
  */
 export const USAGE_DAYS = 30;
 /** Days kept: the 30 days `usage` shows, and a margin for TTL's own delay. */

@@ -1,10 +1,9 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
- * The keys version: one item in the keys table (keyHash `~version`, which no SHA-256 hex hash can
- * be, and no `ttl`), whose number `v` every key command bumps after it changed a key (create, rotate,
- * revoke). The authorizer reads it at most once a second and, when it moved, forgets every key it
- * cached, so a revocation or a rotation takes effect within about a second (src/keys/authorizer.ts).
+ * The keys version: the keys table's item `~version` (never a key's hash; no `ttl`), whose `v` every
+ * key command bumps after it changed a key; the authorizer empties its key caches when it moved
+ * (docs/api-keys.md, "What the authorizer caches, and for how long").
  */
 export const KEYS_VERSION_HASH = '~version';
 

@@ -9,10 +9,9 @@ import { MAX_SIZE } from './query.js';
  */
 
 /**
- * Most month buckets one request reads: the months from (today - 1 - MAX_BUCKET_SPAN_DAYS, src/kernel/leg-item.ts), where a
- * leg still flyable in the earliest time zone can have started, to today + HORIZON_DAYS (src/kernel/listed.ts). Those 397
- * days touch at most 15 months (a window starting on 28 February reaches back into January and
- * forward into March of the next year); the unit test finds that maximum by trying every day.
+ * Most month buckets one request reads: the months from today - 1 - MAX_BUCKET_SPAN_DAYS, where a leg
+ * still flyable in the earliest zone can have started, to today + HORIZON_DAYS (docs/performance.md,
+ * "Bounded work per request"); the unit test finds the maximum by trying every day.
  */
 export const MAX_MONTH_BUCKETS = 15;
 
@@ -20,20 +19,16 @@ export const MAX_MONTH_BUCKETS = 15;
 export const MAX_BUCKET_READS = MAX_MONTH_BUCKETS + 1;
 
 /**
- * Most Query requests (1 MB pages) followed in one bucket. A bucket that holds more fails the
- * request (INTERNAL_ERROR, logged with the bucket) rather than answer with a wrong total. 32 MB is
- * about 30,000 legs in one month on DynamoDB Local, which limits a page by whole item size, and
- * hundreds of thousands on DynamoDB, which limits it by the index entries (about 100 bytes each).
+ * Most Query requests (1 MB pages) followed in one bucket; a bucket that holds more fails the request
+ * (INTERNAL_ERROR, logged with the bucket) rather than answer with a wrong total (docs/performance.md,
+ * "Bounded work per request").
  */
 export const MAX_QUERY_PAGES_PER_BUCKET = 32;
 
 /**
- * Most parallel segments a bucket read is split into after its first page (`segmentsAfter`,
- * src/listing/listing.ts; docs/performance.md, "Cold reads that scale"). The pages of all segments
- * count against MAX_QUERY_PAGES_PER_BUCKET together, so the bound on Query requests is unchanged.
- * 3, so that the 16 bucket reads of a request have at most 48 Query requests in flight: under the
- * 50 sockets of the client's HTTP agent (@smithy/node-http-handler's default), since a request
- * waiting for a socket counts that wait against its 500 ms connection timeout (src/time-budget.ts).
+ * Most parallel segments a bucket read is split into after its first page (`segmentsAfter`); their
+ * pages count against MAX_QUERY_PAGES_PER_BUCKET together. Why 3: docs/performance.md, "Cold reads
+ * that scale".
  */
 export const MAX_SEGMENTS_PER_BUCKET = 3;
 

@@ -16,19 +16,15 @@ import { cityIncludes, hasCode, lowerBound, placedAt, type IndexEntry } from '..
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
 
 /**
- * The listing's pure logic: the date window, which index buckets it needs, which legs match, the
- * order, and the page. No I/O and no clock: `now` is passed in.
- *
- * Date arithmetic is on epoch days and month indices (src/kernel/dates.ts); the window's bounds are
- * always dates from 0001-01-01 to 9999-12-31, so they compare correctly as strings with the legs'
- * dates (same width) in the hot loop of `matches`.
+ * The listing's pure logic: the date window, the index buckets it needs, which legs match, the order
+ * and the page; no I/O, no clock. The window's bounds are dates from 0001-01-01 to 9999-12-31, so
+ * `matches` compares them with the legs' dates as strings (docs/storage.md, "Dates").
  */
 
 /**
- * The query window (docs/api.md, "Date window"), or `null` when it lies wholly in the past (the page
- * is empty, and nothing is read). With `depDate` and k = offsetDays: [depDate - k, depDate + k],
- * clipped to start at today (UTC). Without `depDate`: `unfilteredWindow` (src/kernel/listed.ts).
- * Either way its end is clipped to the listing horizon: no leg starts later (the loader refuses it).
+ * The query window (docs/api.md, "Date window"), or `null` when it lies wholly in the past: with
+ * `depDate` and k = offsetDays, [depDate - k, depDate + k] starting today (UTC) at the earliest;
+ * without, `unfilteredWindow`. Either way it ends at the listing horizon at the latest.
  */
 export function queryWindow(query: Pick<ListQuery, 'depDate' | 'offsetDays'>, todayUtc: string): DateWindow | null {
   if (query.depDate === undefined) return unfilteredWindow(todayUtc);
@@ -41,12 +37,9 @@ export function queryWindow(query: Pick<ListQuery, 'depDate' | 'offsetDays'>, to
 }
 
 /**
- * One bucket read: the bucket and the range of startDate it can contribute to the window. In a
- * month bucket a leg lasts at most MAX_BUCKET_SPAN_DAYS, so nothing that started before
- * `from - MAX_BUCKET_SPAN_DAYS` can reach the window; in any bucket nothing that starts after
- * `to` can. A bound is given only where it cuts something off (the first month, the last month,
- * the long bucket); the repository turns it into a key condition on the sort key, so those entries
- * are neither read nor paid for.
+ * One bucket read: the bucket and the range of startDate that can reach the window (from
+ * `from - MAX_BUCKET_SPAN_DAYS` in a month bucket, to `to`), a bound given only where it cuts something
+ * off; the repository reads it as a key condition (docs/performance.md, "The design in a paragraph").
  */
 export interface BucketRead {
   bucket: string;
@@ -57,13 +50,9 @@ export interface BucketRead {
 }
 
 /**
- * The reads a window needs: every month from the month of (from - MAX_BUCKET_SPAN_DAYS) to the
- * month of `to`, then the bucket of long-window legs (up to `to`). The window is first clipped to
- * what can hold a leg on `todayUtc`: nothing ended before today - 1 (when the earliest time zone's
- * today starts) is listed, and nothing starts after the horizon. So whatever window it is given it
- * plans at most MAX_BUCKET_READS reads; a window past the horizon plus MAX_BUCKET_SPAN_DAYS needs
- * no month at all, only the long bucket (a long leg loaded today may be flyable for years). It
- * throws rather than plan more than the bound.
+ * The reads a window needs, once clipped to [today - 1, horizon]: every month from the month of
+ * (from - MAX_BUCKET_SPAN_DAYS) to the month of `to`, then the long bucket up to `to`. It throws
+ * rather than plan more than MAX_BUCKET_READS (docs/performance.md, "Bounded work per request").
  */
 export function bucketReads(window: DateWindow, todayUtc: string): BucketRead[] {
   const today = toEpochDay(todayUtc);

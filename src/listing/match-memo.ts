@@ -3,13 +3,9 @@ import { LIST_QUERY_FIELDS, type ListQuery } from './query.js';
 import type { IndexEntry } from '../kernel/index-entry.js';
 
 /**
- * A per-container memo of one query's ordered matches (month-bucket matches and long-bucket
- * matches), so that a warm function answers a repeated query, or the next page of it, without
- * filtering every cached index entry again.
- *
- * It adds no staleness of its own: an entry is used only while the bucket reads it was computed
- * from are the very same arrays the bucket cache still returns (a refreshed read is a new array),
- * and only until the first of its legs expires (the one input that moves with the clock).
+ * A per-container memo of one query's ordered matches (month and long buckets), used only while its
+ * bucket reads are the very arrays the cache still returns and until the first of its legs expires,
+ * so it adds no staleness (docs/performance.md, "The design in a paragraph").
  */
 export interface Matches {
   months: IndexEntry[];

@@ -187,12 +187,9 @@ export function covers(outer: StartDateRange, inner: StartDateRange): boolean {
 }
 
 /**
- * The per-container listing cache, with a short TTL (LISTING_CACHE_TTL_SECONDS; 0 turns it off),
- * so that a warm function answers repeated queries without reading DynamoDB at all:
- * - bucket reads: a read is reused by any later read of the same bucket whose startDate range it
- *   covers; concurrent misses of the same read share one query;
- * - page records: by id, at most MAX_CACHED_RECORDS of them; a page fetches only those it misses.
- * Whatever it returns is at most `ttlMs` old, as the listing already was with bucket caching.
+ * The per-container listing cache with a TTL (`ttlMs`; 0 turns it off): bucket reads (a read serves
+ * any later read of the same bucket whose range it covers; concurrent misses share one query) and page
+ * records (at most `maxRecords`), none of it older than `ttlMs`.
  */
 export function withBucketCache(
   repo: LegsRepository,

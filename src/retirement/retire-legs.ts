@@ -8,10 +8,9 @@ import { deletionTime, dueDay, EXPIRY_SHARD_KEYS, EXPIRY_SHARDS } from '../kerne
 import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
 
 /**
- * Retiring legs (docs/deploy.md, "History and retention"): each run takes, from each shard of the
- * `byExpiry` index, the legs due (expired in every zone) and, in one UpdateItem conditioned on the
- * day the index gave, removes their listing attributes and sets `ttl`. At most MAX_PER_SHARD legs a
- * shard; more is `behind`, for the next run. The change log sees each listed leg leave (`withdrawn`).
+ * Retiring legs (docs/deploy.md, "10. History and retention"): from each shard of `byExpiry` the legs
+ * due, each in one UpdateItem conditioned on the day the index gave (listing attributes removed, `ttl`
+ * set); at most MAX_PER_SHARD a shard, more is `behind`, for the next run.
  */
 export const MAX_RETIRED_PER_RUN = 4_000;
 export const MAX_PER_SHARD = MAX_RETIRED_PER_RUN / EXPIRY_SHARDS;

@@ -60,9 +60,8 @@ async function readStored(client: DynamoDBDocumentClient, tableName: string): Pr
 
 /**
  * The buckets a build reads: every month a listing can read while the snapshot serves (from the month
- * of 31 days before today, further back than any leg still listed can have started, to the month of
- * the listing's horizon and a month beyond), and the long bucket. The manifest names the first and
- * last month; a reader reads any bucket outside them from the index.
+ * of today - 31 days to the month after the horizon's) and the long bucket; the manifest names the
+ * first and last month, and a reader reads any other from the index.
  */
 export function snapshotMonths(todayUtc: string): { first: string; last: string; buckets: string[] } {
   const first = monthIndexOf(toEpochDay(todayUtc) - MAX_BUCKET_SPAN_DAYS - 3);

@@ -12,10 +12,9 @@ import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type Targe
 import type { ListingTransition } from '../changes/index.js';
 
 /**
- * Delivering one event to one watch's URL (docs/watches.md, "Delivery"), at least once: the queue
- * message is the delivery (its id is `webhook-id`, its payload fixed when it was made); an attempt
- * that gets no 2xx is retried by a new message delayed by the schedule, sent before the attempt's
- * message is let go, so a worker stopped at any point loses nothing.
+ * Delivering one event to one watch's URL, at least once (docs/watches.md, "Queue, retries, dead
+ * letters"): an attempt that gets no 2xx is retried by a new message delayed by the schedule, sent
+ * before the attempt's message is let go, so a worker stopped at any point loses nothing.
  */
 export interface WebhookPayload {
   type: WatchEventType;

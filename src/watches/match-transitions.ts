@@ -11,10 +11,9 @@ import type { TransitionSubscriber } from '../changes/index.js';
 import type { ListingTransition } from '../changes/index.js';
 
 /**
- * The change log's subscriber (docs/watches.md, "The change log's port"): each batch of listing
- * transitions becomes the deliveries of the watches they concern, each stored (pending) and queued.
- * Idempotent: a batch read twice makes the same delivery ids, and a delivery stored before is
- * queued again only while no attempt has been made (the receiver deduplicates by `webhook-id`).
+ * The change log's subscriber (docs/watches.md, "The change log's port"): a batch's transitions
+ * become the deliveries of the watches they concern, each stored (pending) and queued; a batch read
+ * twice makes the same deliveries, queued again only while none was attempted.
  */
 export interface MatcherDependencies {
   tables: WatchTables;

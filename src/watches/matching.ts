@@ -9,11 +9,9 @@ import type { ParsedFilters } from './filters.js';
 import type { ListingTransition } from '../changes/index.js';
 
 /**
- * Which watches a listing transition concerns (docs/watches.md, "Matching"). A watch's results are
- * what the listing with its filters lists: the listing's own `matches` decides, on an index entry
- * made from the leg as the listing shows it. Watches are indexed by their most selective filter
- * (departure or arrival airport, the airports within a nearby radius, the months of a date window,
- * the categories), so a leg is tested against the few watches that can match it, not every one.
+ * Which watches a listing transition concerns (docs/watches.md, "Matching"): the listing's own
+ * `matches` decides, on an index entry made from the leg as listed; watches are indexed by their
+ * most selective filter, so a leg is tested against the few that can match it.
  */
 export type WatchEventType = 'empty_leg.listed' | 'empty_leg.updated' | 'empty_leg.withdrawn';
 

@@ -2,10 +2,9 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Safe webhook targets (docs/api.md, "Watches: safe targets"). On the AWS stages (`public`) a URL must
- * be https to a host whose every address is public; under `npm start` (`local`) http and https to
- * 127.0.0.1, ::1 and `localhost` are allowed too, nothing else private. Checked when a watch is made
- * and again before each attempt, after DNS resolution: the attempt connects to the checked address.
+ * Safe webhook targets (docs/watches.md, "Safe targets"): `public` (the AWS stages), https to a host
+ * whose every address is public; `local` (npm start), also http and https to 127.0.0.1, ::1 and
+ * `localhost`. Checked at creation and before each attempt, which connects to the checked address.
  */
 export type TargetPolicy = 'public' | 'local';
 

@@ -148,11 +148,9 @@ function loneObjectError(text: string, limits: FileLimits): ImportError | undefi
 const stripBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 /**
- * Parses and validates the text of an import file. A text whose first non-blank character is `[`
- * is a JSON array (positions are 0-based indexes); anything else is NDJSON (one object per line,
- * blank lines allowed, positions are 1-based lines). A broken JSON array is one fatal error with
- * its line and column; a broken NDJSON line is an error of that line only. A file over a limit of
- * src/loading/import/file-limits.ts is one fatal error.
+ * Parses and validates the text of an import file: a JSON array when its first non-blank character
+ * is `[`, else NDJSON (docs/import-format.md, "The file"). A broken JSON array, or a file over a
+ * limit, is one fatal error; a broken NDJSON line is an error of that line only.
  */
 export function parseImportText(text: string, options: ImportOptions): ImportResult {
   const limits = limitsOf(options);
@@ -177,11 +175,9 @@ export interface StreamImportOptions extends ImportOptions {
 const HEAD_CHARS = 1_000_000;
 
 /**
- * Reads an import file from a stream of bytes. NDJSON is read line by line, so memory holds the
- * valid legs and the errors kept, never the file; a JSON array is read whole, up to `maxJsonBytes`
- * (beyond it the result is one fatal error and the rest of the stream is not read). Past a file
- * limit the stream is not read further. The result is the one `parseImportText` gives for the same
- * bytes (UTF-8, byte-order mark dropped).
+ * Reads an import file from a stream of bytes, with the result `parseImportText` gives for the same
+ * bytes: NDJSON line by line (memory holds the legs, never the file), a JSON array whole up to
+ * `maxJsonBytes`; past that, or past a file limit, one fatal error, and the rest is not read.
  */
 export async function readImportStream(
   chunks: AsyncIterable<Uint8Array | string>,

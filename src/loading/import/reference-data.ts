@@ -1,11 +1,8 @@
 /** Reference data and limits the import format checks against. */
 
 /**
- * ISO 3166-1 alpha-2: the 249 officially assigned codes, plus `XK` (Kosovo; user-assigned, but the
- * code the EU, SWIFT and aviation data use for Pristina). Refused: exceptionally or transitionally
- * reserved and non-country codes that Intl also names (EU, UN, EZ, UK, AC, IC, TA, DG, EA, CP, CQ,
- * FX, QO, ZZ, XA, XB, and withdrawn codes such as AN, CS, SU, YU). A fixed list, so the rule does
- * not move with the ICU version of the runtime.
+ * ISO 3166-1 alpha-2: the 249 officially assigned codes plus `XK` (Kosovo), a fixed list; reserved,
+ * withdrawn and non-country codes are refused (docs/import-format.md, "Rules, and what the error says").
  */
 export const COUNTRY_CODES: ReadonlySet<string> = new Set(
   (

@@ -84,10 +84,9 @@ interface IdSeen {
 }
 
 /**
- * Collects validated records one at a time (a file is read as a stream), refusing duplicate ids:
- * every occurrence is an error naming the first (the first names the next and how many more).
- * Linear in the file; memory is the valid legs, one entry per distinct id, one per invalid record,
- * and at most `maxErrorsKept` errors.
+ * Collects validated records one at a time, refusing duplicate ids: every occurrence is an error
+ * naming the first (the first names the next and how many more). Linear in the file; memory is the
+ * valid legs, an entry per distinct id and per invalid record, and at most `maxErrorsKept` errors.
  */
 export class ImportCollector {
   private readonly legs: { leg: StoredLeg; at: RecordPosition }[] = [];
