@@ -119,6 +119,19 @@ function startWatchdog(pid: number): ChildProcess {
   return watchdog;
 }
 
+/**
+ * JVM flags for DynamoDB Local from `DYNAMODB_LOCAL_JAVA_OPTIONS` (space-separated, each starting
+ * with `-`); none by default. `npm test` sets flags that suit its many short-lived JVMs.
+ */
+export function javaOptionsFrom(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.DYNAMODB_LOCAL_JAVA_OPTIONS?.trim();
+  if (!raw) return [];
+  const flags = raw.split(/\s+/);
+  const bad = flags.find((flag) => !flag.startsWith('-'));
+  if (bad !== undefined) throw new DynamoDbLocalError(`DYNAMODB_LOCAL_JAVA_OPTIONS: '${bad}' is not a JVM flag (each starts with -)`);
+  return flags;
+}
+
 function javaAvailable(): boolean {
   const r = spawnSync('java', ['-version'], { stdio: 'ignore' });
   return r.error === undefined && r.status === 0;
@@ -176,11 +189,13 @@ export async function startDynamoDbLocal(options: { port?: number; host?: string
   const host = options.host ?? LOOPBACK_HOST;
   const port = options.port && options.port > 0 ? options.port : await freePort();
   await assertPortFree(port, 'DynamoDB Local', host);
+  const javaOptions = javaOptionsFrom(process.env);
   const { dir, jar, cache } = dynamoDbLocalJar();
   const classes = onHostClasses(jar, cache);
   const child = spawnProcess(
     'java',
     [
+      ...javaOptions,
       '-Djava.library.path=DynamoDBLocal_lib',
       '-cp',
       `${jar}${delimiter}${classes}`,

@@ -68,6 +68,8 @@ const env = {
     .filter(Boolean)
     .join(' '),
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  // DynamoDB Local's JVMs here live seconds to minutes: one GC thread and no C2 compiler cost less CPU.
+  DYNAMODB_LOCAL_JAVA_OPTIONS: process.env.DYNAMODB_LOCAL_JAVA_OPTIONS ?? '-XX:+UseSerialGC -XX:TieredStopAtLevel=1',
   CDK_DISABLE_CLI_TELEMETRY: 'true',
   // redocly: no usage data sent, no update check.
   REDOCLY_TELEMETRY: 'off',
