@@ -1,11 +1,6 @@
 import type { LegReader } from './store.js';
 
-
-
 import { AppError, invalidParameter } from '../errors.js';
-
-
-
 
 import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
@@ -27,7 +22,6 @@ export function parseLegId(raw: string | undefined): string {
 
 /** The one message of every NOT_FOUND of this route: the same for every reason. */
 export const LEG_NOT_FOUND_MESSAGE = 'No empty leg with this id is listed';
-
 
 /** The use case: the leg if listed now, else NOT_FOUND (the same error for every reason). */
 export async function getEmptyLeg(id: string, deps: { readLeg: LegReader; now: () => Date }): Promise<EmptyLeg> {

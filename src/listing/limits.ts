@@ -32,8 +32,6 @@ export const MAX_QUERY_PAGES_PER_BUCKET = 32;
  */
 export const MAX_SEGMENTS_PER_BUCKET = 3;
 
-
-
 /** Most ids one request fetches: one page. */
 export const MAX_IDS_PER_REQUEST = MAX_SIZE;
 
@@ -42,7 +40,6 @@ export const MAX_BATCH_GET_CALLS = Math.ceil(MAX_IDS_PER_REQUEST / BATCH_GET_LIM
 
 /** Most Query requests of one list request. */
 export const MAX_QUERY_CALLS = MAX_BUCKET_READS * MAX_QUERY_PAGES_PER_BUCKET;
-
 
 /** Following the change log, at most once a second per container: its head, then the missed entries' pages. */
 export const MAX_LOG_CALLS = 1 + Math.ceil(MAX_FOLLOWED_ENTRIES / CHANGE_PAGE_SIZE / BATCH_GET_LIMIT) * MAX_BATCH_GET_ATTEMPTS;

@@ -2,7 +2,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
-
 import { LEGS_EXPIRY_INDEX } from '../tables.js';
 import { deletionTime, dueDay, EXPIRY_SHARD_KEYS, EXPIRY_SHARDS } from '../kernel/retirement.js';
 import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
