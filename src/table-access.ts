@@ -41,7 +41,8 @@ export type TableAccess =
   /**
    * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
    * PutItem, UpdateItem (in TransactWriteItems) on the change log's items only (ids `~change...`,
-   * `~feed#...`). No Scan, no Query, no write to a leg.
+   * `~feed#...`); UpdateItem on a leg's derived attributes only (src/changes/reindex.ts). No Scan,
+   * no Query, no other write to a leg.
    */
   | 'legs:consume'
   /** Keys table: GetItem on the table (a key is read by its hash). */

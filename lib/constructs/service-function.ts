@@ -10,6 +10,7 @@ import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
+import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
 import { type TableAccess } from '../../src/table-access.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
@@ -241,13 +242,17 @@ export class ServiceFunction extends Construct {
    * The change consumer's access to the legs table (src/changes/store.ts): GetItem, BatchGetItem
    * PutItem and UpdateItem (the actions of its TransactWriteItems) on the change log's items only
    * (the head, the entries, the legs' states, the index pages), by `dynamodb:LeadingKeys`. Reading the stream is granted by its
-   * event source mapping (lib/constructs/change-stream.ts). No Scan, no Query, no write to a leg.
+   * event source mapping (lib/constructs/change-stream.ts). UpdateItem on a leg, for its derived
+   * attributes only (`dynamodb:Attributes`: src/changes/reindex.ts). No Scan, no Query, no Put or Delete of a leg.
    */
   consumeChanges(table: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], table.tableArn, {
       'ForAllValues:StringLike': {
         'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, `${PAGE_PREFIX}*`],
       },
+    });
+    this.allow(['dynamodb:UpdateItem'], table.tableArn, {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] },
     });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;

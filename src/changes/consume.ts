@@ -1,4 +1,4 @@
-import { indexKeyOf } from '../kernel/leg-change.js';
+import { derivedIndexKeyOf, indexRepairOf, type IndexKey, type IndexRepair } from '../kernel/leg-change.js';
 import { backoffDelay, sleep } from '../aws/backoff.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
@@ -25,11 +25,19 @@ export interface ConsumeResult {
 export async function consumeChanges(changes: readonly ItemChange[], deps: ConsumeDependencies): Promise<ConsumeResult> {
   const now = deps.clock();
   const batch: SequencedTransition[] = [];
+  const repairs = new Map<string, { image: Readonly<Record<string, unknown>>; repair: IndexRepair }>();
   for (const change of changes) {
     const transition = transitionOf(change, now);
-    if (transition) batch.push({ transition, sequenceNumber: change.sequenceNumber, index: indexKeyOf(change.newImage) });
+    if (!transition) continue;
+    const index: IndexKey | undefined = derivedIndexKeyOf(change.newImage);
+    batch.push({ transition, sequenceNumber: change.sequenceNumber, index });
+    const repair = change.newImage && indexRepairOf(change.newImage, index);
+    if (repair) repairs.set(change.id, { image: change.newImage!, repair });
+    else repairs.delete(change.id);
   }
   const { entries, states } = batch.length === 0 ? { entries: 0, states: new Map<string, LegState>() } : await appendToLog(batch, deps);
+  // The log holds what the legs' fields give; their items are brought in line after it (docs/storage.md, "Hand edits").
+  for (const [id, { image, repair }] of repairs) await deps.store.reindex(id, image, repair);
   const transitions = batch.map((b) => asFirstGiven(b, states.get(b.transition.id)));
   if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
   return { transitions: transitions.length, entries };

@@ -8,6 +8,8 @@ import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { BUCKET_ATTR } from '../kernel/leg-item.js';
 import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
+import type { IndexRepair } from '../kernel/leg-change.js';
+import { reindexLeg } from './reindex.js';
 
 /**
  * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
@@ -59,6 +61,8 @@ export interface ChangeLogStore {
    * `afterId`; `next` is the last leg read (to resume after), undefined when the table is done.
    */
   listed(afterId: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
+  /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/reindex.ts). */
+  reindex(id: string, image: Readonly<Record<string, unknown>>, repair: IndexRepair): Promise<boolean>;
 }
 
 const entryId = (seq: number) => `${ENTRY_PREFIX}${seq}`;
@@ -89,6 +93,8 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
     recent() {
       return readHead(false);
     },
+
+    reindex: (id, image, repair) => reindexLeg(client, tableName, id, image, repair),
 
     async seqBefore(instant) {
       // Commit instants grow with the number: step back from the head, then bisect.

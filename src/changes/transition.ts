@@ -2,7 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { BUCKET_ATTR } from '../kernel/leg-item.js';
+import { derivedIndexKeyOf } from '../kernel/leg-change.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
@@ -36,12 +36,12 @@ export interface ListingTransition {
 export const SERVICE_ITEM_PREFIX = '~';
 
 /**
- * The leg as the listing shows it, or null when the listing does not list it: an item of the
- * listing index (listed, not blocked: the loader writes the index attributes only then).
+ * The leg as the listing shows it, or null when the listing does not list it: an item whose fields
+ * give it a listing index entry (listed, not blocked, not retired, its dates a span), whatever
+ * index attributes it holds: a hand edit is seen as the loader would write it.
  */
 export function shownLeg(image: Readonly<Record<string, unknown>> | undefined): EmptyLeg | null {
-  if (image === undefined || image.listed === false || image.blocked === true || typeof image[BUCKET_ATTR] !== 'string') return null;
-  return toApiRecord(image);
+  return derivedIndexKeyOf(image) === undefined ? null : toApiRecord(image!);
 }
 
 /** The transition of one item change at `changedAt` (epoch ms); undefined for a bookkeeping item. */

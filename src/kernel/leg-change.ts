@@ -1,4 +1,7 @@
-import { BUCKET_ATTR, FILTER_ATTR, SORT_ATTR } from './leg-item.js';
+import { isCalendarDate } from './dates.js';
+import { BUCKET_ATTR, EXPIRY_DAY_ATTR, FILTER_ATTR, listingAttributes, SORT_ATTR, TTL_ATTR } from './leg-item.js';
+import { toApiRecord } from './model.js';
+import { retirementDay } from './retirement.js';
 
 /** A leg's index entry as the listing index holds it: bucket, sort key, filter attribute (storage.ts). */
 export interface IndexKey {
@@ -50,3 +53,46 @@ export const CHANGE_PAGE_SIZE = 50;
 
 /** Entries of the change log a follower reads at once (FOLLOW_MAX): 40 pages. */
 export const MAX_FOLLOWED_ENTRIES = 2_000;
+
+/**
+ * The index entry an item should have, derived from its fields as they are now, as the loader derives
+ * it: undefined when it is not listed, blocked, retired (`ttl` set) or its dates are no flyable span.
+ */
+export function derivedIndexKeyOf(item: Readonly<Record<string, unknown>> | undefined): IndexKey | undefined {
+  if (item === undefined || item.listed === false || item.blocked === true || item[TTL_ATTR] !== undefined) return undefined;
+  const leg = toApiRecord(item);
+  if (!isCalendarDate(leg.startDate) || !isCalendarDate(leg.endDate) || leg.endDate < leg.startDate) return undefined;
+  const seatNum = leg.seatNum !== null && Number.isInteger(leg.seatNum) && leg.seatNum >= 0 ? leg.seatNum : null;
+  const zone = typeof item.depTimezone === 'string' ? item.depTimezone : 'UTC';
+  const a = listingAttributes({ ...leg, seatNum }, zone);
+  return { lb: a[BUCKET_ATTR]!, ls: a[SORT_ATTR]!, lf: a[FILTER_ATTR]! };
+}
+
+/** The writes that bring an item's derived attributes in line with its fields: what to set and what to remove. */
+export interface IndexRepair {
+  set: Record<string, string>;
+  remove: string[];
+}
+
+/**
+ * What a leg's item needs so that its listing index attributes and its retirement day (`xd`) are
+ * the ones its fields give (docs/storage.md, "Hand edits"); undefined when they are already.
+ */
+export function indexRepairOf(item: Readonly<Record<string, unknown>>, derived = derivedIndexKeyOf(item)): IndexRepair | undefined {
+  const set: Record<string, string> = {};
+  const remove: string[] = [];
+  const attrs: [string, string | undefined][] = [
+    [BUCKET_ATTR, derived?.lb],
+    [SORT_ATTR, derived?.ls],
+    [FILTER_ATTR, derived?.lf],
+  ];
+  // A retired leg keeps no retirement day; any other with a readable endDate has the one it gives.
+  const endDate = item.endDate;
+  if (item[TTL_ATTR] === undefined && typeof endDate === 'string' && isCalendarDate(endDate)) attrs.push([EXPIRY_DAY_ATTR, retirementDay(endDate)]);
+  for (const [name, value] of attrs) {
+    if (value === undefined) {
+      if (item[name] !== undefined) remove.push(name);
+    } else if (item[name] !== value) set[name] = value;
+  }
+  return remove.length === 0 && Object.keys(set).length === 0 ? undefined : { set, remove };
+}

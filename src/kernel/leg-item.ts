@@ -122,12 +122,14 @@ export function expiryInstant(endDate: string, timeZone: string): number {
   return startOfDayIn(addDays(endDate, 1), timeZone);
 }
 
-/** A side's codes field of the filter attribute (see the top of this file). */
+/** The fields of a leg the listing index holds (its filters and order). */
+export type IndexedFields = Pick<
+  EmptyLeg,
+  'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'
+>;
+
 /** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
-export function filterText(
-  leg: Pick<EmptyLeg, 'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'>,
-  expiry: string,
-): string {
+export function filterText(leg: IndexedFields, expiry: string): string {
   return [
     daysBetween(leg.startDate, leg.endDate),
     expiry,
@@ -170,12 +172,17 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
   }
   item[EXPIRY_SHARD_ATTR] = expiryShard(leg.id);
   item[EXPIRY_DAY_ATTR] = retirementDay(leg.endDate);
-  if (leg.listed && !leg.blocked) {
-    item[BUCKET_ATTR] = bucketOf(leg.startDate, leg.endDate);
-    item[SORT_ATTR] = `${leg.startDate}#${leg.id}`;
-    item[FILTER_ATTR] = filterText(leg, encodeExpiry(leg.endDate, expiryInstant(leg.endDate, leg.depTimezone)));
-  }
+  if (leg.listed && !leg.blocked) Object.assign(item, listingAttributes(leg, leg.depTimezone));
   return item;
+}
+
+/** The listing index attributes (`lb`, `ls`, `lf`) of a listed unblocked leg departing in `depTimezone`. */
+export function listingAttributes(leg: IndexedFields & Pick<EmptyLeg, 'id'>, depTimezone: string): Record<string, string> {
+  return {
+    [BUCKET_ATTR]: bucketOf(leg.startDate, leg.endDate),
+    [SORT_ATTR]: `${leg.startDate}#${leg.id}`,
+    [FILTER_ATTR]: filterText(leg, encodeExpiry(leg.endDate, expiryInstant(leg.endDate, depTimezone))),
+  };
 }
 
 export const DAY_MS = 86_400_000;

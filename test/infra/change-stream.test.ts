@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
+import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
 import { FUNCTIONS } from '../../src/function-table.js';
 import { WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
@@ -67,7 +68,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
   });
 
-  it("least privilege: the consumer reads the stream and reads and writes only the change log's items; the feed reads only the log, and scans", () => {
+  it("least privilege: the consumer reads the stream, reads and writes only the change log's items and a leg's derived attributes; the feed reads only the log, and scans", () => {
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
     const all = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
     const consumer = [...onTable(all, legsId), ...all.filter((s) => JSON.stringify(s.Resource).includes('StreamArn'))];
@@ -76,7 +77,11 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(onItems.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, `${PAGE_PREFIX}*`] },
     });
-    expect(onTable(all, legsId)).toHaveLength(1);
+    // A leg's item: UpdateItem naming only its derived attributes and what they derive from (src/changes/reindex.ts).
+    const onLegs = onTable(all, legsId).filter((s) => s !== onItems);
+    expect(onLegs.map((s) => [actions(s), s.Condition])).toEqual([
+      [['dynamodb:UpdateItem'], { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] } }],
+    ]);
     for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
       expect(consumer.flatMap(actions)).not.toContain(forbidden);
     }

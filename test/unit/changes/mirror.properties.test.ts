@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { consumeChanges } from '../../../src/changes/consume.js';
 import { readChanges, type ChangesPage } from '../../../src/changes/feed.js';
 import { decodeCursor } from '../../../src/changes/cursor.js';
+import { INDEXED_SOURCE_FIELDS } from '../../../src/changes/reindex.js';
 import type { ChangeLogStore } from '../../../src/changes/store.js';
 import type { ItemChange, ListingTransition } from '../../../src/changes/transition.js';
 import { listedRecord } from '../../../src/kernel/listed.js';
@@ -14,7 +15,7 @@ import { memoryChangeLog } from '../../support/memory-change-log.js';
 
 /**
  * The mirror's promise against a model of the table: whatever writes happen (the tools' writes,
- * hand-made puts without the index attributes, deletes, blocks, retirement, rewrites that change
+ * hand-made puts without the index attributes, which the consumer then derives and writes, deletes, blocks, retirement, rewrites that change
  * nothing shown), consumed in batches by a consumer that may stop in the middle of a batch and be
  * given it again, and read meanwhile by a client that starts without a cursor and applies every
  * change: once the stream is consumed and the client has read to the end, it holds exactly the
@@ -65,7 +66,7 @@ async function run(ops: readonly Op[], groupSize: number) {
   let sequence = 0;
   let now = START;
   const clock = () => now;
-  const log = memoryChangeLog(() => table);
+  const memory = memoryChangeLog(() => table);
   let consumed = 0;
   const subscribed: ListingTransition[] = [];
   const mirror = new Map<string, EmptyLeg>();
@@ -78,6 +79,18 @@ async function run(ops: readonly Op[], groupSize: number) {
     if (next === undefined) table.delete(key);
     else table.set(key, next);
     stream.push({ id: key, sequenceNumber: String(++sequence), oldImage: old, newImage: next });
+  };
+  // The consumer's repair, as src/changes/reindex.ts makes it: conditioned on the fields it derived from.
+  const log: typeof memory = {
+    ...memory,
+    reindex(key, image, repair) {
+      const item = table.get(key);
+      if (!item || INDEXED_SOURCE_FIELDS.some((f) => item[f] !== image[f])) return Promise.resolve(false);
+      const next: Record<string, unknown> = { ...item, ...repair.set };
+      for (const name of repair.remove) delete next[name];
+      write(key, next);
+      return Promise.resolve(true);
+    },
   };
   const consume = async (records: number, stopAfterGroups: number | null) => {
     const batch = stream.slice(consumed, consumed + records);
