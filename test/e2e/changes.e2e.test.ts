@@ -144,6 +144,42 @@ describe('the change feed over HTTP', () => {
     }
   }, 180_000);
 
+  it('hand edits of fields the listing filters on (an airport code, seats, the dates) are in its filters within 5 s; a leg moved into the past leaves the listing, the by-id route and a full sync together', async () => {
+    const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
+    const set = (id: string, expression: string, values: Record<string, unknown>) =>
+      client.send(new UpdateCommand({ TableName: service.legsTableName, Key: { id }, UpdateExpression: `SET ${expression}`, ExpressionAttributeValues: values }));
+    const written = performance.now();
+    await set('CF-05', 'depAirportIcao = :c', { ':c': 'LFPB' });
+    await set('CF-07', 'seatNum = :n', { ':n': 40 });
+    await set('CF-08', 'startDate = :s, endDate = :e', { ':s': day(-3), ':e': day(-2) });
+    client.destroy();
+    const ids = async (query: string) => {
+      const { body } = await callApi<PageEnvelope>(`${service.baseUrl}/open/v1/empty-legs?size=100&${query}`, { headers: headers() });
+      return body.data!.records.map((r) => r.id);
+    };
+    const seen = async () =>
+      (await ids('depAirportCode=LFPB')).join() === 'CF-05' &&
+      !(await ids('depAirportCode=EGLF')).includes('CF-05') &&
+      (await ids('minSeats=30')).join() === 'CF-07' &&
+      !(await listing()).has('CF-08');
+    let inFiltersAfterMs: number | undefined;
+    for (const deadline = performance.now() + 30_000; performance.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      if (await seen()) {
+        inFiltersAfterMs = performance.now() - written;
+        break;
+      }
+    }
+    expect(inFiltersAfterMs).toBeDefined();
+    console.log(`Hand edits of filtered fields were in the listing's filters ${Math.round(inFiltersAfterMs!)} ms after they were made.`);
+    expect(inFiltersAfterMs!).toBeLessThan(5_000);
+    const byId = await callApi<Envelope<unknown>>(`${service.baseUrl}/open/v1/empty-legs/CF-08`, { headers: headers() });
+    expect(byId.res.status).toBe(404);
+    const full = new Map<string, Change['leg']>();
+    await follow(full, undefined, 1000);
+    expect(full.has('CF-08')).toBe(false);
+    expect(full.has('CF-05')).toBe(true);
+  }, 60_000);
+
   it('/open/v1/empty-legs/changes is the feed (the route wins over {id}); a malformed cursor is 400 naming after; no key is 401', async () => {
     const feed = await callApi<FeedEnvelope>(`${service.baseUrl}/open/v1/empty-legs/changes?size=1`, { headers: headers() });
     expect(feed.res.status).toBe(200);
