@@ -3,7 +3,7 @@ import { PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { parseIntegerSetting } from '../src/config.js';
 import { createStreamsClient } from '../src/aws/dynamodb-streams.js';
-import { decodeCursor } from '../src/changes/cursor.js';
+import { decodeCursor, encodeCursor } from '../src/changes/cursor.js';
 import { readChanges } from '../src/changes/feed.js';
 import { createChangeConsumerHandler } from '../src/changes/handlers.js';
 import { createChangeLogStore, type ChangeLogStore } from '../src/changes/store.js';
@@ -191,23 +191,24 @@ async function main(): Promise<void> {
     process.stderr.write(`sustained ${written.size} writes\n`);
     // The feed: the initial listing, then the log of the sustained writes.
     const readStore: ChangeLogStore = createChangeLogStore(client, table);
+    const feed = { store: readStore, clock: processClock, cursorKey: 'the-benchmark-cursor-key-0123456789abcdef' };
     counter.readUnits = 0;
     cpu = process.cpuUsage();
     let served = 0;
     let cursor: string | undefined;
     for (;;) {
-      const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor), size: 1000 }, { store: readStore, clock: processClock });
+      const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor, feed.cursorKey), size: 1000 }, feed);
       served += page.changes.length;
       cursor = page.cursor;
-      if (decodeCursor(cursor).kind === 'log') break;
+      if (decodeCursor(cursor, feed.cursorKey).kind === 'log') break;
     }
     const initial = { served, readUnitsPerChange: counter.readUnits / served, cpuMsPerChange: cpuMs(cpu) / served };
     counter.readUnits = 0;
     cpu = process.cpuUsage();
-    const logCursor = Buffer.from(JSON.stringify({ v: 1, s: headBefore, t: processClock() })).toString('base64url');
+    const logCursor = encodeCursor({ kind: 'log', seq: headBefore, safeAt: processClock() }, feed.cursorKey);
     let logServed = 0;
     for (let after = logCursor; ; ) {
-      const page = await readChanges({ after: decodeCursor(after), size: 1000 }, { store: readStore, clock: processClock });
+      const page = await readChanges({ after: decodeCursor(after, feed.cursorKey), size: 1000 }, feed);
       logServed += page.changes.length;
       after = page.cursor;
       if (!page.hasMore) break;

@@ -1,4 +1,6 @@
 import { Annotations, CfnOutput, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { CHANGE_CURSOR_KEY_ENV } from '../src/config.js';
 import { acknowledge } from './nag.js';
 import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
@@ -37,6 +39,8 @@ export class EmptyLegsStack extends Stack {
   readonly functions: Readonly<Record<FunctionName, ServiceFunction>>;
   readonly httpApi: EmptyLegsHttpApi;
   readonly edge: ApiEdge;
+  /** The secret the change feed signs its cursors with (src/changes/cursor.ts). */
+  readonly changeCursorKey: Secret;
   readonly operations: Operations;
   readonly feeds: FeedIngestion;
   readonly scheduled: ScheduledFunctions;
@@ -111,6 +115,13 @@ export class EmptyLegsStack extends Stack {
       ENV.originSecret,
       props.samLocal ? '' : this.edge.originSecret.secretValue.unsafeUnwrap(),
     );
+
+    // The change feed signs its cursors with this secret (for sam local, an empty setting: a key made at start).
+    this.changeCursorKey = new Secret(this, 'ChangeCursorKey', {
+      description: `Signs the change feed's cursors of the stage ${config.stage} (GET /open/v1/empty-legs/changes)`,
+      generateSecretString: { passwordLength: 48, excludePunctuation: true, includeSpace: false },
+    });
+    apiFunction('listChanges').function.addEnvironment(CHANGE_CURSOR_KEY_ENV, props.samLocal ? '' : this.changeCursorKey.secretValue.unsafeUnwrap());
 
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
@@ -216,6 +227,11 @@ export class EmptyLegsStack extends Stack {
       });
     }
     acknowledge(this.httpApi.defaultRoute, { id: 'AwsSolutions-APIG4', reason: DEFAULT_ROUTE.publicReason });
+    acknowledge(this.changeCursorKey, {
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The cursor key only signs the change feed\'s cursors (the API keys protect the data); rotating it is a new value and a deploy, after which earlier cursors are refused and their clients start again (docs/api.md, "Change feed").',
+    });
     acknowledge(this.edge.originSecret, {
       id: 'AwsSolutions-SMG4',
       reason:

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { CLOCK_AT_ENV, clockFromSettings, type Clock } from './clock.js';
 import { ConfigError } from './errors.js';
 
@@ -152,6 +153,34 @@ export function readAwsEnvironment(env: Env): AwsEnvironment {
     region: env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || 'us-east-1',
     credentialsInEnvironment: Boolean(env.AWS_ACCESS_KEY_ID),
   };
+}
+
+/** The change feed's setting: the secret its cursors are signed with (docs/deploy.md, "13. The change log"). */
+export const CHANGE_CURSOR_KEY_ENV = 'CHANGE_CURSOR_KEY';
+
+export interface ChangesConfig extends Config {
+  cursorKey: string;
+}
+
+/**
+ * CHANGE_CURSOR_KEY: 32-256 printable ASCII characters, set by the stack from its secret. Unset
+ * against DynamoDB Local (npm start, sam local, tests), a random key is made at start: cursors
+ * then hold until the process ends. Unset on AWS is an error.
+ */
+export function readChangesConfig(env: Env): ChangesConfig {
+  const base = readConfig(env);
+  const value = env[CHANGE_CURSOR_KEY_ENV]?.trim();
+  if (value && !ORIGIN_SECRET.test(value)) throw new ConfigError(CHANGE_CURSOR_KEY_ENV, 'must be 32-256 printable ASCII characters without spaces');
+  if (!value && base.dynamodbEndpoint === undefined) throw new ConfigError(CHANGE_CURSOR_KEY_ENV, 'missing: the secret the change feed signs its cursors with');
+  return { ...base, cursorKey: value || randomBytes(32).toString('base64url') };
+}
+
+let loadedChanges: ChangesConfig | undefined;
+
+/** The change feed function's configuration: read from process.env once. */
+export function changesFunctionConfig(): ChangesConfig {
+  loadedChanges ??= readChangesConfig(process.env);
+  return loadedChanges;
 }
 
 /** The ingest function's own setting: the feeds bucket whose events it accepts. */

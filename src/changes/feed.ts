@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { invalidParameter } from '../errors.js';
 import { clampedInteger } from '../http/query-params.js';
-import { assertFresh, cursorExpired, decodeCursor, encodeCursor, type Cursor } from './cursor.js';
+import { assertFresh, cursorExpired, decodeCursor, encodeCursor, type Cursor, type CursorKey } from './cursor.js';
 import type { LogEntry } from './log.js';
 import type { ChangeLogStore } from './store.js';
 
@@ -24,14 +24,14 @@ export interface ChangesQuery {
   size: number;
 }
 
-export function parseChangesQuery(params: Readonly<Record<string, string | undefined>> | undefined): ChangesQuery {
+export function parseChangesQuery(params: Readonly<Record<string, string | undefined>> | undefined, cursorKey: CursorKey): ChangesQuery {
   const result = v.safeParse(ChangesQuerySchema, { after: params?.after, size: params?.size }, { abortPipeEarly: true });
   if (!result.success) {
     const issue = result.issues[0];
     throw invalidParameter(issue.path?.map((p) => String(p.key)).join('.') ?? 'query', issue.message);
   }
   const after = result.output.after;
-  return { after: after === undefined || after === '' ? undefined : decodeCursor(after), size: result.output.size };
+  return { after: after === undefined || after === '' ? undefined : decodeCursor(after, cursorKey), size: result.output.size };
 }
 
 export interface ChangesPage {
@@ -40,7 +40,14 @@ export interface ChangesPage {
   hasMore: boolean;
 }
 
-export async function readChanges(query: ChangesQuery, deps: { store: ChangeLogStore; clock: Clock }): Promise<ChangesPage> {
+export interface FeedDependencies {
+  store: ChangeLogStore;
+  clock: Clock;
+  /** What the cursors are signed with (CHANGE_CURSOR_KEY). */
+  cursorKey: CursorKey;
+}
+
+export async function readChanges(query: ChangesQuery, deps: FeedDependencies): Promise<ChangesPage> {
   const now = deps.clock();
   let cursor: Cursor = query.after ?? { kind: 'listing', seq: await deps.store.head(), afterId: undefined, safeAt: now };
   assertFresh(cursor, now);
@@ -49,7 +56,7 @@ export async function readChanges(query: ChangesQuery, deps: { store: ChangeLogS
     const { legs, next } = await deps.store.listed(cursor.afterId, query.size, now);
     const changedAt = new Date(cursor.safeAt).toISOString();
     for (const leg of legs) changes.push({ type: 'listed', id: leg.id, changedAt, leg });
-    if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterId: next }), hasMore: true };
+    if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterId: next }, deps.cursorKey), hasMore: true };
     cursor = { kind: 'log', seq: cursor.seq, safeAt: cursor.safeAt };
   }
   const room = query.size - changes.length;
@@ -67,5 +74,5 @@ export async function readChanges(query: ChangesQuery, deps: { store: ChangeLogS
   const hasMore = to < head;
   // Up to date: every later entry is committed after now.
   const next: Cursor = hasMore ? last : { kind: 'log', seq: head, safeAt: now };
-  return { changes, cursor: encodeCursor(next), hasMore };
+  return { changes, cursor: encodeCursor(next, deps.cursorKey), hasMore };
 }

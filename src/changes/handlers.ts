@@ -9,16 +9,16 @@ import { CHANGE_METRICS, emfLine, toStdout } from '../metrics.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import { consumeChanges } from './consume.js';
-import { parseChangesQuery, readChanges } from './feed.js';
+import { parseChangesQuery, readChanges, type FeedDependencies } from './feed.js';
 import type { ChangeLogStore } from './store.js';
 import { itemChangeOf, type ItemChange, type TransitionSubscriber } from './transition.js';
 
 /** GET /open/v1/empty-legs/changes (src/routes.ts): parse `after` and `size`, read the feed, answer in the envelope. */
-export function createChangesHandler(deps: { store: ChangeLogStore; clock: Clock }): HttpHandler {
+export function createChangesHandler(deps: FeedDependencies): HttpHandler {
   return httpFunction({ gzip: true })
     .use(requireApiKey(ROUTES.listChanges.scope))
     .handler(async (event, context) => {
-      const query = parseChangesQuery(event.queryStringParameters);
+      const query = parseChangesQuery(event.queryStringParameters, deps.cursorKey);
       const page = await withDeadline(invocationDeadlineMs('listChanges', context), () => readChanges(query, deps));
       return successResponse(page, traceIdOf({ context }));
     });

@@ -118,7 +118,7 @@ describe.each(STAGES)('stage %s', (stage) => {
   it('sends a generated secret to the API in X-Origin-Verify, and gives the authorizer the same secret', () => {
     const [, distribution] = onlyResource(main(), 'AWS::CloudFront::Distribution');
     const origin = (props(distribution).DistributionConfig as { Origins: { OriginCustomHeaders: { HeaderName: string; HeaderValue: unknown }[] }[] }).Origins[0]!;
-    const [secretId, secret] = onlyResource(main(), 'AWS::SecretsManager::Secret');
+    const [secretId, secret] = onlyResource(main(), 'AWS::SecretsManager::Secret', (_r, id) => id.startsWith('EdgeOriginSecret'));
     expect(props(secret).GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
     const header = origin.OriginCustomHeaders.find((h) => h.HeaderName === ORIGIN_SECRET_HEADER);
     expect(json(header?.HeaderValue)).toContain(json({ Ref: secretId }));

@@ -351,6 +351,12 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         ORIGIN_SECRET: expect.objectContaining({ 'Fn::Join': expect.any(Array) }),
       });
       expect(envOf(t(), FUNCTION_LOGICAL_IDS.notFound)).toEqual(common);
+      // The change feed's cursor key, resolved at deploy time from the stack's secret; no other function has it.
+      const [cursorKeyId] = onlyResource(t(), 'AWS::SecretsManager::Secret', (_r, id) => id.startsWith('ChangeCursorKey'));
+      expect(JSON.stringify(envOf(t(), FUNCTIONS.listChanges.logicalId).CHANGE_CURSOR_KEY)).toContain(cursorKeyId);
+      for (const [id, f] of Object.entries(resourcesOfType(t(), 'AWS::Lambda::Function'))) {
+        if (id !== FUNCTIONS.listChanges.logicalId) expect(JSON.stringify(props(f))).not.toContain('CHANGE_CURSOR_KEY');
+      }
       for (const f of Object.values(resourcesOfType(t(), 'AWS::Lambda::Function'))) {
         expect(JSON.stringify(props(f))).not.toContain('DYNAMODB_ENDPOINT');
       }
@@ -816,6 +822,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Http/DefaultRoute AwsSolutions-APIG4',
           'Http/OpenApiDocumentRoute AwsSolutions-APIG4',
           'Edge/OriginSecret AwsSolutions-SMG4',
+          'ChangeCursorKey AwsSolutions-SMG4',
           'Edge/Distribution AwsSolutions-CFR1',
           'Edge/Distribution AwsSolutions-CFR3',
           'Edge/Distribution AwsSolutions-CFR4',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { FEEDS_BUCKET_ENV, readAwsEnvironment, readConfig, readIngestConfig, type Config, type Env } from '../../src/config.js';
+import { FEEDS_BUCKET_ENV, readAwsEnvironment, readChangesConfig, readConfig, readIngestConfig, type Config, type Env } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
 /** README "Settings": each setting's documented default, as written in its table. */
@@ -117,5 +117,18 @@ describe("what the DynamoDB clients take from the AWS SDK's variables", () => {
     expect(readAwsEnvironment({ AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE' }).credentialsInEnvironment).toBe(true);
     expect(readAwsEnvironment({}).credentialsInEnvironment).toBe(false);
     expect(readAwsEnvironment({ AWS_ACCESS_KEY_ID: '' }).credentialsInEnvironment).toBe(false);
+  });
+});
+
+describe("the change feed's cursor key (CHANGE_CURSOR_KEY)", () => {
+  it('is required on AWS, checked when given, and made at start against DynamoDB Local (a new one per start)', () => {
+    expect(() => readChangesConfig({})).toThrow('CHANGE_CURSOR_KEY');
+    expect(() => readChangesConfig({ CHANGE_CURSOR_KEY: 'short' })).toThrow(ConfigError);
+    const given = 'x'.repeat(48);
+    expect(readChangesConfig({ CHANGE_CURSOR_KEY: given }).cursorKey).toBe(given);
+    const local = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' };
+    const a = readChangesConfig(local).cursorKey;
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(readChangesConfig(local).cursorKey).not.toBe(a);
   });
 });

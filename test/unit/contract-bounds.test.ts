@@ -192,15 +192,15 @@ describe('the change feed: the bounds are its parser\'s', () => {
 
   it('size: the schema gives the values in effect; outside them the value is clamped, not refused', () => {
     const { minimum, maximum } = schemaOf('size');
-    expect(parseChangesQuery({ size: '-1' }).size).toBe(minimum);
-    expect(parseChangesQuery({ size: '0' }).size).toBe(minimum);
-    expect(parseChangesQuery({ size: String(maximum) }).size).toBe(maximum);
-    expect(parseChangesQuery({ size: '9'.repeat(40) }).size).toBe(maximum);
-    expect(() => parseChangesQuery({ size: '1.5' })).toThrow("'size'");
+    expect(parseChangesQuery({ size: '-1' }, 'k').size).toBe(minimum);
+    expect(parseChangesQuery({ size: '0' }, 'k').size).toBe(minimum);
+    expect(parseChangesQuery({ size: String(maximum) }, 'k').size).toBe(maximum);
+    expect(parseChangesQuery({ size: '9'.repeat(40) }, 'k').size).toBe(maximum);
+    expect(() => parseChangesQuery({ size: '1.5' }, 'k')).toThrow("'size'");
   });
 
   it('after: one character over maxLength is refused', () => {
-    expect(() => parseChangesQuery({ after: 'A'.repeat(schemaOf('after').maxLength! + 1) })).toThrow("'after'");
+    expect(() => parseChangesQuery({ after: 'A'.repeat(schemaOf('after').maxLength! + 1) }, 'k')).toThrow("'after'");
   });
 });
 

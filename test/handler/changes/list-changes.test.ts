@@ -17,7 +17,8 @@ import { testDocumentClient } from '../../support/handlers.js';
 /** GET /open/v1/empty-legs/changes: the handler as functions/list-changes/handler.ts builds it, DynamoDB mocked. */
 const ddb = mockClient(DynamoDBDocumentClient);
 const NOW = '2026-11-25T10:00:00Z';
-const handler = createChangesHandler({ store: createChangeLogStore(testDocumentClient(), 'legs'), clock: fixedClock(NOW) });
+const KEY = 'cursor-key-of-the-tests-0123456789abcdef';
+const handler = createChangesHandler({ store: createChangeLogStore(testDocumentClient(), 'legs'), clock: fixedClock(NOW), cursorKey: KEY });
 const LEG = toStorageItem(storedLeg({ id: 'EL-1', startDate: '2026-12-01', endDate: '2026-12-03', price: 10 }));
 
 function event(params: Record<string, string> | undefined, authorizer: AuthorizerContext | null = verifiedContext(TEST_KEY)) {
@@ -46,13 +47,13 @@ describe('GET /open/v1/empty-legs/changes', () => {
     expect(res.statusCode).toBe(200);
     expect(body.data!.changes).toEqual([{ type: 'listed', id: 'EL-1', changedAt: '2026-11-25T10:00:00.000Z', leg: toApiRecord(LEG) }]);
     expect(body.data!.hasMore).toBe(false);
-    expect(decodeCursor(body.data!.cursor)).toEqual({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) });
+    expect(decodeCursor(body.data!.cursor, KEY)).toEqual({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) });
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input).toMatchObject({ ConsistentRead: true });
   });
 
   it('after a cursor: the entries after it, read by key, strongly consistent', async () => {
     ddb.on(GetCommand, { Key: { id: HEAD_ID } }).resolves({ Item: { id: HEAD_ID, q: 3 } });
-    const after = encodeCursor({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) });
+    const after = encodeCursor({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) }, KEY);
     const { body } = await call({ after });
     expect(body.data!.changes).toEqual([{ type: 'withdrawn', id: 'EL-9', changedAt: '2026-11-25T09:59:59.000Z', leg: null }]);
     expect(ddb.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems).toEqual({ legs: { Keys: [{ id: '~change#3' }], ConsistentRead: true } });
@@ -63,7 +64,19 @@ describe('GET /open/v1/empty-legs/changes', () => {
     expect((await call({ size: 'abc' })).body).toMatchObject({ code: 'INVALID_PARAMETER', message: "Invalid parameter 'size': must be an integer" });
     expect((await call({ after: '%%' })).res.statusCode).toBe(400);
     expect((await call({ after: Buffer.from('{"v":2}').toString('base64url') })).body.code).toBe('INVALID_PARAMETER');
-    const old = encodeCursor({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) - 31 * 86_400_000 });
+    // Signed: forged, altered (an expiry skipped), signed with another key: 400; unsigned (made before cursors were signed): 410.
+    const valid = encodeCursor({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) - 31 * 86_400_000 }, KEY);
+    const body = (c: object) => Buffer.from(JSON.stringify(c)).toString('base64url');
+    const altered = body({ v: 2, s: 2, t: Date.parse(NOW) }) + valid.slice(-22);
+    const forged = body({ v: 2, s: 2, t: Date.parse(NOW) }) + 'A'.repeat(22);
+    const otherKey = encodeCursor({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) }, `${KEY}-other`);
+    for (const after of [altered, forged, otherKey, valid.slice(0, -1), valid.slice(0, -22)]) {
+      expect((await call({ after })).body).toMatchObject({ code: 'INVALID_PARAMETER', message: expect.stringContaining("'after'") as unknown });
+    }
+    const unsigned = await call({ after: body({ v: 1, s: 2, t: Date.parse(NOW) }) });
+    expect(unsigned.res.statusCode).toBe(410);
+    expect(unsigned.body.message).toContain('before cursors were signed');
+    const old = valid;
     const expired = await call({ after: old });
     expect(expired.res.statusCode).toBe(410);
     expect(expired.body).toMatchObject({ code: 'CURSOR_EXPIRED', data: null });

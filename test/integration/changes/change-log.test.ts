@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { createStreamsClient } from '../../../src/aws/dynamodb-streams.js';
-import { decodeCursor } from '../../../src/changes/cursor.js';
+import { decodeCursor, encodeCursor } from '../../../src/changes/cursor.js';
 import { readChanges } from '../../../src/changes/feed.js';
 import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
 import { createChangeLogStore, ENTRY_PREFIX, GROUP_SIZE, type ChangeLogStore } from '../../../src/changes/store.js';
@@ -23,6 +23,7 @@ import { storedLeg } from '../../support/legs.js';
  */
 const AT = Date.parse('2026-11-25T10:00:00Z');
 const clock = () => AT;
+const KEY = 'cursor-key-of-the-tests-0123456789abcdef';
 const leg = (id: string, fields: Partial<Parameters<typeof storedLeg>[0]> = {}) =>
   storedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-05', price: 100, ...fields });
 
@@ -49,7 +50,7 @@ async function readAll(store: ChangeLogStore, after: string | undefined, now = A
   const changes = [];
   let cursor = after;
   for (;;) {
-    const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor), size: 7 }, { store, clock: () => now });
+    const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor, KEY), size: 7 }, { store, clock: () => now, cursorKey: KEY });
     changes.push(...page.changes);
     cursor = page.cursor;
     if (!page.hasMore) return { changes, cursor };
@@ -141,13 +142,13 @@ describe('the change log fed by the stream', () => {
     const store = createChangeLogStore(t.client, t.legsTableName);
     const { cursor } = await readAll(store, undefined);
     const later = AT + 31 * 86_400_000;
-    await expect(readChanges({ after: decodeCursor(cursor), size: 10 }, { store, clock: () => later })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED', status: 410 });
+    await expect(readChanges({ after: decodeCursor(cursor, KEY), size: 10 }, { store, clock: () => later, cursorKey: KEY })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED', status: 410 });
     // Entry 1 deleted (as TTL deletes it): a cursor before it has lost changes.
     await t.client.send(new DeleteCommand({ TableName: t.legsTableName, Key: { id: `${ENTRY_PREFIX}1` } }));
-    const old = Buffer.from(JSON.stringify({ v: 1, s: 0, t: AT })).toString('base64url');
-    await expect(readChanges({ after: decodeCursor(old), size: 10 }, { store, clock })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
-    const ahead = Buffer.from(JSON.stringify({ v: 1, s: 1_000_000, t: AT })).toString('base64url');
-    await expect(readChanges({ after: decodeCursor(ahead), size: 10 }, { store, clock })).rejects.toBeInstanceOf(AppError);
-    expect(() => decodeCursor('not a cursor!')).toThrow("Invalid parameter 'after'");
+    const old = encodeCursor({ kind: 'log', seq: 0, safeAt: AT }, KEY);
+    await expect(readChanges({ after: decodeCursor(old, KEY), size: 10 }, { store, clock, cursorKey: KEY })).rejects.toMatchObject({ code: 'CURSOR_EXPIRED' });
+    const ahead = encodeCursor({ kind: 'log', seq: 1_000_000, safeAt: AT }, KEY);
+    await expect(readChanges({ after: decodeCursor(ahead, KEY), size: 10 }, { store, clock, cursorKey: KEY })).rejects.toBeInstanceOf(AppError);
+    expect(() => decodeCursor('not a cursor!', KEY)).toThrow("Invalid parameter 'after'");
   });
 });

@@ -23,6 +23,7 @@ import { memoryChangeLog } from '../../support/memory-change-log.js';
  * updated (each time something shown changed) or withdrawn, never the same change twice.
  */
 const START = Date.parse('2026-11-25T10:00:00Z');
+const KEY = 'cursor-key-of-the-tests-0123456789abcdef';
 const IDS = ['A', 'B', 'C', 'D', 'E'] as const;
 
 type Op =
@@ -104,7 +105,7 @@ async function run(ops: readonly Op[], groupSize: number) {
   };
   const read = async (size: number): Promise<ChangesPage> => {
     started = true;
-    const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor), size }, { store: log, clock });
+    const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor, KEY), size }, { store: log, clock, cursorKey: KEY });
     for (const c of page.changes) {
       if (c.leg === null) mirror.delete(c.id);
       else mirror.set(c.id, c.leg);
