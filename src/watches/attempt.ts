@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../clock.js';
 import { DEFAULT_POST_OPTIONS, postWebhook, type WebhookPoster } from './post.js';
-import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
+import { checkTargetUrl, LookupTimeout, resolveTargetWithin, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 
 /**
  * One signed delivery to one URL within one time budget (docs/watches.md, "Delivery"): the target
@@ -47,19 +47,6 @@ export interface AttemptOutcome {
 export const ATTEMPT_BUDGET_MS = DEFAULT_POST_OPTIONS.timeoutMs;
 export const SLOW_ANSWER_MS = 5_000;
 
-class LookupTimeout extends Error {
-  override name = 'LookupTimeout';
-}
-
-/** `promise`, or a LookupTimeout after `ms`. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new LookupTimeout(`DNS lookup: no answer within ${ms} ms`)), Math.max(0, ms));
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 /** The `webhook-*` headers of one attempt, one signature per secret. */
 export function signedHeaders(request: Pick<AttemptRequest, 'secrets' | 'id' | 'payload'>, sentAt: number): Record<string, string> {
   const signature = request.secrets.map((s) => new Webhook(s).sign(request.id, new Date(sentAt), request.payload)).join(' ');
@@ -78,7 +65,7 @@ export async function attemptDelivery(request: AttemptRequest, ports: AttemptPor
   };
   try {
     const url = checkTargetUrl(request.url, ports.targets);
-    const address = await within(resolveTarget(url, ports.targets, ports.resolver), budgetMs);
+    const address = await resolveTargetWithin(url, ports.targets, ports.resolver, budgetMs);
     const sentAt = ports.clock();
     const rest = Math.max(1, Math.round(budgetMs - elapsed()));
     const answer = await (ports.post ?? postWebhook)(url, address, signedHeaders(request, sentAt), request.payload, {
