@@ -62,7 +62,7 @@ const leg = (id: string, dep: string, over: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  service = await startLocalServer();
+  service = await startLocalServer({ fewLegs: true });
   // The local changes adapter reads the legs from the first watch on (its baseline): let it.
   await createWatch('first', { depAirportCode: 'ZZZZ' });
   await new Promise((r) => setTimeout(r, 1_500));
