@@ -55,9 +55,12 @@ export interface GatewayOptions {
   onRequest?: (line: string) => void;
   /** The clock of `requestContext.time` (default: the system clock). */
   clock?: Clock;
+  /** The largest request body accepted (default MAX_PAYLOAD_BYTES). */
+  maxBodyBytes?: number;
 }
 
-const MAX_BODY_BYTES = 1_000_000;
+/** API Gateway HTTP API's payload limit: a larger body is answered 413 before it is read whole. */
+export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** Lambda's default function timeout. */
 export const DEFAULT_TIMEOUT_MS = 3_000;
 
@@ -156,15 +159,31 @@ export function findRoute(
   return best;
 }
 
-async function readBody(req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Error('body too large');
-    chunks.push(chunk);
+class PayloadTooLarge extends AppError {
+  constructor(maxBytes: number) {
+    super('PAYLOAD_TOO_LARGE', `The request body is larger than the ${maxBytes} bytes accepted`);
   }
-  return chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
+}
+
+/** The body, refused by its Content-Length before any byte is read, or as soon as more than `maxBytes` came. */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxBytes) return Promise.reject(new PayloadTooLarge(maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) return void chunks.push(chunk);
+      // Stop reading (the socket stays open for the answer).
+      req.off('data', onData);
+      req.pause();
+      reject(new PayloadTooLarge(maxBytes));
+    };
+    req.on('data', onData);
+    req.once('error', reject);
+    req.once('end', () => resolve(chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined));
+  });
 }
 
 function writeGatewayError(res: ServerResponse, status: number, message: string, traceId: string): void {
@@ -214,7 +233,17 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
     const queryStringParameters = queryParameters(rawQueryString);
     let status = 500;
     try {
-      const body = await readBody(req);
+      let body: string | undefined;
+      try {
+        body = await readBody(req, options.maxBodyBytes ?? MAX_PAYLOAD_BYTES);
+      } catch (err) {
+        if (!(err instanceof PayloadTooLarge)) throw err;
+        // The rest of the body is never read: the connection is closed after the answer.
+        res.setHeader('connection', 'close');
+        status = writeEnvelope(res, err, requestId);
+        res.once('finish', () => req.destroy());
+        return;
+      }
       const event: APIGatewayProxyEventV2 = {
         version: '2.0',
         routeKey,

@@ -2,6 +2,7 @@ import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createWatchesHandler } from '../../src/watches/handlers.js';
+import { systemResolver } from '../../src/watches/target.js';
 
 /** The /open/v1/watches routes (src/routes.ts); the handlers are built by src/watches/handlers.ts. */
 const config = watchesFunctionConfig();
@@ -10,5 +11,6 @@ export const handler = createWatchesHandler({
   tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
   airports: airportReference,
   targets: config.webhookTargets,
+  resolver: systemResolver,
   clock: config.clock,
 });

@@ -9,7 +9,8 @@ import type { Clock } from '../../src/clock.js';
  * (src/watches/queue.ts), claims visible messages for a visibility timeout (a conditional update,
  * so two workers never hold the same message), calls the delivery handler with an SQS event, and
  * deletes what it did not report as failed. A message received `maxReceives` times goes to the dead
- * letters (logged and kept with `dead: true`), as the stack's redrive policy does.
+ * letters (logged and kept with `dead: true`), as the stack's redrive policy does. Like Lambda's
+ * pollers, it keeps polling while batches run, up to `concurrency` batches at once.
  */
 export interface QueueWorkerOptions {
   client: DynamoDBDocumentClient;
@@ -20,6 +21,8 @@ export interface QueueWorkerOptions {
   visibilityMs?: number;
   maxReceives?: number;
   batchSize?: number;
+  /** Batches handled at once (default 5, as Lambda's SQS event source starts with). */
+  concurrency?: number;
   say?: (line: string) => void;
 }
 
@@ -39,8 +42,10 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
   const pollMs = o.pollMs ?? 200;
   const visibilityMs = o.visibilityMs ?? 30_000;
   const maxReceives = o.maxReceives ?? 5;
+  const concurrency = o.concurrency ?? 5;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
+  const batches = new Set<Promise<void>>();
 
   async function claim(item: Item): Promise<boolean> {
     try {
@@ -60,6 +65,15 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
     }
   }
 
+  async function handle(records: SQSRecord[]): Promise<void> {
+    const result = await o.handler({ Records: records });
+    const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
+    for (const r of records) {
+      if (!failed.has(r.messageId)) await o.client.send(new DeleteCommand({ TableName: o.tableName, Key: { messageId: r.messageId } }));
+    }
+  }
+
+  /** Claims one batch and starts its handler, without waiting for it. */
   async function once(): Promise<void> {
     const now = o.clock();
     const out = await o.client.send(new ScanCommand({ TableName: o.tableName, ConsistentRead: true }));
@@ -90,17 +104,16 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
       });
     }
     if (records.length === 0) return;
-    const result = await o.handler({ Records: records });
-    const failed = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
-    for (const r of records) {
-      if (!failed.has(r.messageId)) await o.client.send(new DeleteCommand({ TableName: o.tableName, Key: { messageId: r.messageId } }));
-    }
+    const batch = handle(records)
+      .catch((err: unknown) => o.say?.(`webhook queue worker: ${err instanceof Error ? err.message : String(err)}`))
+      .finally(() => batches.delete(batch));
+    batches.add(batch);
   }
 
   const loop = async () => {
     while (!stopped) {
       try {
-        await once();
+        if (batches.size < concurrency) await once();
       } catch (err) {
         o.say?.(`webhook queue worker: ${err instanceof Error ? err.message : String(err)}`);
       }
@@ -112,6 +125,7 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
     async stop() {
       stopped = true;
       await running;
+      await Promise.all([...batches]);
     },
   };
 }

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { Webhook } from 'standardwebhooks';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { logger } from '../logger.js';
 import type { WatchEventType } from './matching.js';
-import { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster } from './post.js';
+import { attemptDelivery } from './attempt.js';
+import type { PostOptions, WebhookPoster } from './post.js';
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
-import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
+import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
 
 /**
@@ -65,7 +65,10 @@ export interface DeliveryDependencies {
   retryScheduleSeconds: readonly number[];
   disableAfterSeconds: number;
   post?: WebhookPoster;
+  /** The attempt's budget (`timeoutMs`, the DNS lookup included) and read limit. */
   postOptions?: PostOptions;
+  /** An answer slower than this counts as a failing endpoint (default SLOW_ANSWER_MS). */
+  slowAfterMs?: number;
   random?: () => number;
 }
 
@@ -93,27 +96,26 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
   if (current !== undefined && current.status !== 'pending') return current.status === 'delivered' ? 'delivered' : 'dropped';
   const attempts = Math.max(m.attempts, current?.attempts ?? 0) + 1;
 
-  let status: number | undefined;
-  let error: string | undefined;
-  try {
-    const url = checkTargetUrl(watch.url, deps.targets);
-    const address = await resolveTarget(url, deps.targets, deps.resolver);
-    const sentAt = deps.clock();
-    const signature = new Webhook(watch.secret).sign(m.deliveryId, new Date(sentAt), m.payload);
-    const headers = { 'webhook-id': m.deliveryId, 'webhook-timestamp': String(Math.floor(sentAt / 1000)), 'webhook-signature': signature };
-    const outcome = await (deps.post ?? postWebhook)(url, address, headers, m.payload, deps.postOptions ?? DEFAULT_POST_OPTIONS);
-    status = outcome.status;
-    error = outcome.error;
-  } catch (err) {
-    if (err instanceof TargetRefused) error = `target refused: ${err.message}`;
-    else if ((err as NodeJS.ErrnoException).code !== undefined) error = (err as NodeJS.ErrnoException).code;
-    else throw err;
-  }
+  const outcome = await attemptDelivery(
+    { url: watch.url, secrets: [watch.secret], id: m.deliveryId, payload: m.payload },
+    {
+      targets: deps.targets,
+      resolver: deps.resolver,
+      clock: deps.clock,
+      post: deps.post,
+      budgetMs: deps.postOptions?.timeoutMs,
+      maxResponseBytes: deps.postOptions?.maxResponseBytes,
+      slowAfterMs: deps.slowAfterMs,
+    },
+  );
+  const { status, error } = outcome;
   const at = deps.clock();
-  if (status !== undefined && status >= 200 && status < 300) {
-    await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'delivered', attempts, responseCode: status, lastAttemptAt: iso(at), nextAttemptAt: null });
-    await recordWatchSuccess(deps.tables, watch);
-    logger.info('webhook delivered', { deliveryId: m.deliveryId, watchId: m.watchId, attempts, status });
+  if (outcome.delivered) {
+    await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'delivered', attempts, responseCode: status ?? null, lastAttemptAt: iso(at), nextAttemptAt: null });
+    // A slow answer is delivered, but the endpoint counts as failing (docs/watches.md, "Slow receivers").
+    if (outcome.slow) await recordWatchFailure(deps.tables, watch, at, deps.disableAfterSeconds * 1000);
+    else await recordWatchSuccess(deps.tables, watch);
+    logger.info('webhook delivered', { deliveryId: m.deliveryId, watchId: m.watchId, attempts, status, durationMs: outcome.durationMs, slow: outcome.slow });
     return 'delivered';
   }
   const watchStatus = await recordWatchFailure(deps.tables, watch, at, deps.disableAfterSeconds * 1000);
@@ -137,28 +139,30 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
 }
 
 /**
- * The queue's handler (SQS event source with ReportBatchItemFailures): a message whose processing
- * throws (the database unreachable) is reported and comes back; after the queue's receive limit
- * it goes to the dead-letter queue, which alarms.
+ * The queue's handler (SQS event source with ReportBatchItemFailures): the batch's messages are
+ * processed concurrently, so one slow receiver holds none of the others; a message whose processing
+ * throws (the database unreachable) is reported alone and comes back; after the queue's receive
+ * limit it goes to the dead-letter queue, which alarms.
  */
 export function createDeliveryHandler(deps: DeliveryDependencies): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  return async (event) => {
-    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      let parsed: DeliveryMessage;
-      try {
-        parsed = v.parse(MessageSchema, JSON.parse(record.body));
-      } catch {
-        logger.error('malformed webhook message dropped', { messageId: record.messageId });
-        continue;
-      }
-      try {
-        await processDelivery(parsed, deps);
-      } catch (err) {
-        logger.error('webhook message failed; it comes back', { messageId: record.messageId, deliveryId: parsed.deliveryId, error: err as Error });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-      }
+  const one = async (record: SQSRecord): Promise<string | undefined> => {
+    let parsed: DeliveryMessage;
+    try {
+      parsed = v.parse(MessageSchema, JSON.parse(record.body));
+    } catch {
+      logger.error('malformed webhook message dropped', { messageId: record.messageId });
+      return undefined;
     }
-    return { batchItemFailures };
+    try {
+      await processDelivery(parsed, deps);
+      return undefined;
+    } catch (err) {
+      logger.error('webhook message failed; it comes back', { messageId: record.messageId, deliveryId: parsed.deliveryId, error: err as Error });
+      return record.messageId;
+    }
+  };
+  return async (event) => {
+    const failed = await Promise.all(event.Records.map(one));
+    return { batchItemFailures: failed.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }

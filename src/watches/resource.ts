@@ -16,7 +16,7 @@ import {
   type WatchStatus,
   type WatchTables,
 } from './store.js';
-import { checkTargetUrl, TargetRefused, type TargetPolicy } from './target.js';
+import { checkTargetUrl, LookupTimeout, resolveTargetWithin, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 
 /**
  * The watch resource's use cases (docs/api.md, "Watches"): a watch belongs to the client of the key
@@ -64,15 +64,25 @@ export interface WatchDependencies {
   tables: WatchTables;
   airports: () => AirportIndex;
   targets: TargetPolicy;
+  /** Resolves a watch's host at creation (the system resolver in the functions). */
+  resolver: Resolver;
   clock: Clock;
 }
 
+/** How long a creation waits for its URL's host to resolve. */
+export const CREATION_LOOKUP_MS = 3_000;
+
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A URL as WHATWG serializes it (what is stored and shown), or the text when it does not parse. */
+export function normalizedUrl(raw: string): string {
+  return URL.canParse(raw) ? new URL(raw).href : raw;
+}
 
 export function publicWatch(r: WatchRecord): Watch {
   return {
     id: r.watchId,
-    url: r.url,
+    url: normalizedUrl(r.url),
     filters: answeredFilters(r.filters),
     description: r.description,
     status: r.status,
@@ -93,8 +103,9 @@ export function parseWatchBody(body: unknown, deps: Pick<WatchDependencies, 'air
   const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description'].includes(k));
   if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters and description`);
   if (typeof fields.url !== 'string') throw invalidParameter('url', 'is required: the https URL to deliver to');
+  let url: URL;
   try {
-    checkTargetUrl(fields.url, deps.targets);
+    url = checkTargetUrl(fields.url, deps.targets);
   } catch (err) {
     if (err instanceof TargetRefused) throw invalidParameter('url', err.message);
     throw err;
@@ -104,11 +115,26 @@ export function parseWatchBody(body: unknown, deps: Pick<WatchDependencies, 'air
     throw invalidParameter('description', `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
   const { stored } = parseWatchFilters(fields.filters, deps.airports);
-  return { url: fields.url, filters: { ...stored }, description: description === '' ? null : description };
+  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description };
+}
+
+/** The URL's host resolved and every address checked, as before each delivery (docs/watches.md, "Safe targets"). */
+export async function checkResolvedTarget(url: string, deps: Pick<WatchDependencies, 'targets' | 'resolver'>): Promise<void> {
+  try {
+    await resolveTargetWithin(new URL(url), deps.targets, deps.resolver, CREATION_LOOKUP_MS);
+  } catch (err) {
+    if (err instanceof TargetRefused) throw invalidParameter('url', err.message);
+    if (err instanceof LookupTimeout) throw new AppError('SERVICE_UNAVAILABLE', `The host of 'url' did not resolve within ${CREATION_LOOKUP_MS} ms; retry`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') throw invalidParameter('url', 'its host has no address');
+    if (code !== undefined) throw new AppError('SERVICE_UNAVAILABLE', `The host of 'url' could not be resolved now (${code}); retry`);
+    throw err;
+  }
 }
 
 export async function createWatch(clientId: string, body: unknown, deps: WatchDependencies): Promise<CreatedWatch> {
   const fields = parseWatchBody(body, deps);
+  await checkResolvedTarget(fields.url, deps);
   const record: WatchRecord = {
     clientId,
     watchId: `wat_${randomBase62(20)}`,

@@ -154,15 +154,19 @@ export async function scanWatches(t: WatchTables): Promise<WatchRecord[]> {
 export async function recordWatchFailure(t: WatchTables, watch: WatchRecord, now: number, disableAfterMs: number): Promise<WatchStatus> {
   const since = watch.failingSince ?? new Date(now).toISOString();
   const disable = watch.status === 'active' && now - Date.parse(since) >= disableAfterMs;
+  if (!disable && watch.failingSince !== null) return watch.status;
   try {
     await t.client.send(
       new UpdateCommand({
         TableName: t.watchesTableName,
         Key: { clientId: watch.clientId, watchId: watch.watchId },
-        UpdateExpression: disable ? 'SET failingSince = :since, #status = :disabled, disabledAt = :now' : 'SET failingSince = if_not_exists(failingSince, :since)',
-        ConditionExpression: 'attribute_exists(watchId)',
+        // A new watch stores failingSince as null: the first failure replaces the null, not only a missing attribute.
+        UpdateExpression: disable ? 'SET failingSince = :since, #status = :disabled, disabledAt = :now' : 'SET failingSince = :since',
+        ConditionExpression: disable
+          ? 'attribute_exists(watchId)'
+          : 'attribute_exists(watchId) AND (attribute_not_exists(failingSince) OR attribute_type(failingSince, :null))',
         ExpressionAttributeNames: disable ? { '#status': 'status' } : undefined,
-        ExpressionAttributeValues: disable ? { ':since': since, ':disabled': 'disabled', ':now': new Date(now).toISOString() } : { ':since': since },
+        ExpressionAttributeValues: disable ? { ':since': since, ':disabled': 'disabled', ':now': new Date(now).toISOString() } : { ':since': since, ':null': 'NULL' },
       }),
     );
   } catch (err) {

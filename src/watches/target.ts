@@ -118,6 +118,7 @@ export function checkTargetUrl(raw: string, policy: TargetPolicy): URL {
   } catch {
     throw new TargetRefused('must be an absolute URL');
   }
+  if (url.href.length > MAX_URL_LENGTH) throw new TargetRefused(`must be at most ${MAX_URL_LENGTH} characters once serialized`);
   if (url.username !== '' || url.password !== '') throw new TargetRefused('must not carry credentials');
   const host = hostOf(url);
   const localHost = policy === 'local' && (host === 'localhost' || (isIP(host) !== 0 && isLocalLoopback(host)));
@@ -143,4 +144,18 @@ export async function resolveTarget(url: URL, policy: TargetPolicy, resolver: Re
     if (!allowed) throw new TargetRefused('must resolve to public addresses only');
   }
   return addresses[0]!;
+}
+
+/** A lookup that did not answer within its share of the time budget. */
+export class LookupTimeout extends Error {
+  override name = 'LookupTimeout';
+}
+
+/** resolveTarget, ended with a LookupTimeout after `ms` (a system lookup has no time-out of its own). */
+export function resolveTargetWithin(url: URL, policy: TargetPolicy, resolver: Resolver, ms: number): Promise<ResolvedAddress> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new LookupTimeout(`DNS lookup: no answer within ${ms} ms`)), Math.max(0, ms));
+  });
+  return Promise.race([resolveTarget(url, policy, resolver), late]).finally(() => clearTimeout(timer));
 }

@@ -62,7 +62,7 @@ const leg = (id: string, dep: string, over: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  service = await startLocalServer();
+  service = await startLocalServer({ fewLegs: true });
   // The local changes adapter reads the legs from the first watch on (its baseline): let it.
   await createWatch('first', { depAirportCode: 'ZZZZ' });
   await new Promise((r) => setTimeout(r, 1_500));
@@ -143,6 +143,13 @@ describe('watches over loopback', () => {
       expect([r.res.status, r.body.code]).toEqual([400, 'INVALID_PARAMETER']);
       expect(r.body.message).toMatch(/^Invalid parameter 'url'/);
     }
+    // Stored and read back as the URL parser serializes it: the backslash is a path, not credentials.
+    const typed = await post(JSON.stringify({ url: 'http://127.0.0.1\\@10.0.0.1/', filters: { depAirportCode: 'ZZZZ' } }));
+    expect(typed.res.status).toBe(201);
+    const stored = (typed.body as unknown as { data: { id: string; url: string } }).data;
+    expect(stored.url).toBe('http://127.0.0.1/@10.0.0.1/');
+    const read = await callApi<{ data: { url: string } }>(`${service.baseUrl}/open/v1/watches/${stored.id}`, { headers: { 'x-api-key': service.apiKey } });
+    expect(read.body.data.url).toBe('http://127.0.0.1/@10.0.0.1/');
     const cases: [string, string, RegExp][] = [
       ['{not json', 'application/json', /'body': must be JSON/],
       [JSON.stringify({ url: receiver.url('x'), extra: 1 }), 'application/json', /unknown field 'extra'/],

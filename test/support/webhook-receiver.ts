@@ -5,7 +5,8 @@ import { Webhook } from 'standardwebhooks';
 /**
  * A webhook receiver on 127.0.0.1 for tests: every request is recorded with whether its signature
  * verifies with the secret of its path (`/<name>`), checked by the standardwebhooks verifier, not
- * by our code. `respond` decides each answer (default 204); it may return 'stall' to hold the request.
+ * by our code. `respond` decides each answer (default 204); it may return 'stall' to hold the request,
+ * or `{ status, afterMs }` to answer late.
  */
 export interface Received {
   path: string;
@@ -19,7 +20,7 @@ export interface Receiver {
   url(name: string): string;
   secrets: Map<string, string>;
   received: Received[];
-  respond: (path: string, attempt: number) => number | 'stall';
+  respond: (path: string, attempt: number) => number | 'stall' | { status: number; afterMs: number };
   waitFor(predicate: (r: Received) => boolean, timeoutMs: number): Promise<Received | undefined>;
   close(): Promise<void>;
 }
@@ -49,8 +50,12 @@ export async function startReceiver(): Promise<Receiver> {
       received.push({ path, webhookId, verified, body: JSON.parse(text) as Received['body'], at: performance.now() });
       const answer = receiver.respond(path, n);
       if (answer === 'stall') return;
-      res.writeHead(answer);
-      res.end();
+      const [status, afterMs] = typeof answer === 'number' ? [answer, 0] : [answer.status, answer.afterMs];
+      const timer = setTimeout(() => {
+        res.writeHead(status);
+        res.end();
+      }, afterMs);
+      res.on('close', () => clearTimeout(timer));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

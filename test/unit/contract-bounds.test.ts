@@ -288,8 +288,9 @@ describe('watches: the bounds are the body parser\'s', () => {
     expect(body({ url: url(MAX_URL_LENGTH + 1) })).toThrow("'url'");
     expect(body({ description: 'é'.repeat(MAX_DESCRIPTION_LENGTH) })).not.toThrow();
     expect(body({ description: 'é'.repeat(MAX_DESCRIPTION_LENGTH + 1) })).toThrow("'description'");
-    // Answered as given: what the URL parser drops or encodes stays, which is why url has no pattern or format.
-    expect(body({ url: ' https://hooks.example.com/a b' })().url).toBe(' https://hooks.example.com/a b');
+    // Stored and answered as the URL parser serializes it, within the same bound once serialized.
+    expect(body({ url: ' https://hooks.example.com/a b' })().url).toBe('https://hooks.example.com/a%20b');
+    expect(body({ url: `https://hooks.example.com/${'é'.repeat(400)}` })).toThrow("'url': must be at most 2048 characters once serialized");
   });
 
   it('watch ids, secrets and delivery ids match their schemas', () => {

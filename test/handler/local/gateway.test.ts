@@ -154,3 +154,41 @@ describe('local gateway routes with path parameters', () => {
     expect(seen).toEqual(['127.0.0.1', '127.0.0.2', '127.0.0.3']);
   });
 });
+
+describe('an oversized request body', () => {
+  /** A POST whose headers and first bytes are sent, the rest never: the answer must not wait for it. */
+  async function postPart(maxBodyBytes: number | undefined, headers: Record<string, string>, firstBytes: number) {
+    let ran = false;
+    const fn: HttpHandler = async (e, c) => ((ran = true), ok(e, c));
+    const gateway = createGateway({ routes: [{ method: 'POST', path: '/x', handler: fn }], defaultRoute: ok, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
+    server = createServer((req, res) => void gateway(req, res));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    const answer = await new Promise<{ status: number; body: string; connection: string | undefined }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/x', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.write('x'.repeat(firstBytes));
+      setTimeout(() => reject(new Error('no answer before the body was sent whole')), 5_000).unref();
+    });
+    return { ...answer, ran };
+  }
+
+  test('a Content-Length over the limit: 413 PAYLOAD_TOO_LARGE in the envelope, before the body is sent', async () => {
+    const r = await postPart(1_000, { 'content-length': '5000' }, 10);
+    expect([r.status, (JSON.parse(r.body) as { code: string }).code, r.connection, r.ran]).toEqual([413, 'PAYLOAD_TOO_LARGE', 'close', false]);
+  });
+
+  test('a chunked body that passes the limit: 413 as soon as it does', async () => {
+    const r = await postPart(1_000, { 'transfer-encoding': 'chunked' }, 2_000);
+    expect([r.status, (JSON.parse(r.body) as { code: string }).code, r.ran]).toEqual([413, 'PAYLOAD_TOO_LARGE', false]);
+  });
+
+  test("the default limit is API Gateway's 10 MB payload", async () => {
+    const r = await postPart(undefined, { 'content-length': String(10 * 1024 * 1024 + 1) }, 0);
+    expect([r.status, (JSON.parse(r.body) as { code: string }).code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+  });
+});

@@ -20,6 +20,7 @@ const handler = createWatchesHandler({
   tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
   airports: () => new AirportIndex([]),
   targets: 'public',
+  resolver: (host) => Promise.resolve(host.endsWith('.internal.example') ? [{ address: '10.0.0.7', family: 4 }] : [{ address: '93.184.216.34', family: 4 }]),
   clock: fixedClock('2026-11-21T12:00:00Z'),
 });
 const KEY: VerifiedKey = {
@@ -91,6 +92,19 @@ describe('POST /open/v1/watches', () => {
     expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
   });
 
+  it('stores and answers the URL as WHATWG serializes it, not as typed', async () => {
+    const r = await call(post(JSON.stringify({ url: 'HTTPS://Hooks.Example.COM:443\\@10.0.0.1/a/../x' })));
+    expect(r.status).toBe(201);
+    expect(r.body.data!.url).toBe('https://hooks.example.com/@10.0.0.1/x');
+    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.Item).toMatchObject({ url: 'https://hooks.example.com/@10.0.0.1/x' });
+  });
+
+  it('400 naming url for a host name that resolves to a private address, at creation; nothing stored', async () => {
+    const r = await call(post(JSON.stringify({ url: 'https://hooks.internal.example/x' })));
+    expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'url': must resolve to public addresses only"]);
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
   it(`409 WATCH_LIMIT_REACHED when the client has ${MAX_WATCHES_PER_CLIENT} watches`, async () => {
     ddb.on(QueryCommand).resolves({ Count: MAX_WATCHES_PER_CLIENT });
     const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x' })));
@@ -109,6 +123,11 @@ describe('GET and DELETE /open/v1/watches/{id}', () => {
     expect(r.status).toBe(200);
     expect(r.body.data).not.toHaveProperty('secret');
     expect(ddb.commandCalls(GetCommand)[0]!.args[0].input.Key).toEqual({ clientId: KEY.clientId, watchId: ID });
+    // A URL stored as typed before it was normalized is answered normalized.
+    ddb.on(GetCommand).resolves({
+      Item: { clientId: KEY.clientId, watchId: ID, url: 'https://h.example\\@10.0.0.1/', filters: {}, status: 'active', createdAt: '2026-11-21T12:00:00.000Z', secret: 'whsec_x' },
+    });
+    expect((await call(event('GET', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }))).body.data!.url).toBe('https://h.example/@10.0.0.1/');
   });
 
   it('404 for a watch the client does not have; 400 for a malformed id', async () => {

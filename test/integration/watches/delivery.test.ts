@@ -201,4 +201,17 @@ describe('processDelivery', () => {
     expect(await processDelivery(recovering.message, recovering.deps())).toBe('delivered');
     expect((await getWatch(tables, recovering.watch.clientId, recovering.watch.watchId))?.failingSince).toBeNull();
   });
+
+  it('a 2xx slower than the bound is delivered, but the endpoint counts as failing', async () => {
+    const late: WebhookPoster = () => new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 120));
+    expect(await processDelivery(r.message, r.deps({ post: late, slowAfterMs: 50 }))).toBe('delivered');
+    expect(await getDelivery(tables, r.watch.watchId, r.message.deliveryKey)).toMatchObject({ status: 'delivered', responseCode: 204 });
+    expect((await getWatch(tables, r.watch.clientId, r.watch.watchId))?.failingSince).toBe(new Date(T0).toISOString());
+    expect(r.sent).toEqual([]);
+  });
+
+  it('the first failed attempt of a new watch (failingSince stored as null) sets failingSince', async () => {
+    expect(await processDelivery(r.message, r.deps({ status: 503 }))).toBe('retry');
+    expect((await getWatch(tables, r.watch.clientId, r.watch.watchId))?.failingSince).toBe(new Date(T0).toISOString());
+  });
 });
