@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { Webhook } from 'standardwebhooks';
 import * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { logger } from '../logger.js';
 import type { WatchEventType } from './matching.js';
 import { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster } from './post.js';
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
+import { webhookHeaders } from './signing.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
 import { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
@@ -98,9 +98,7 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
   try {
     const url = checkTargetUrl(watch.url, deps.targets);
     const address = await resolveTarget(url, deps.targets, deps.resolver);
-    const sentAt = deps.clock();
-    const signature = new Webhook(watch.secret).sign(m.deliveryId, new Date(sentAt), m.payload);
-    const headers = { 'webhook-id': m.deliveryId, 'webhook-timestamp': String(Math.floor(sentAt / 1000)), 'webhook-signature': signature };
+    const headers = webhookHeaders(watch, m.deliveryId, deps.clock(), m.payload);
     const outcome = await (deps.post ?? postWebhook)(url, address, headers, m.payload, deps.postOptions ?? DEFAULT_POST_OPTIONS);
     status = outcome.status;
     error = outcome.error;
