@@ -13,6 +13,9 @@ export interface Received {
   verified: boolean;
   body: { type: string; timestamp: string; data: { watchId: string; id: string; leg: { id: string } | null } };
   at: number;
+  /** The body as received and the headers, to verify with another secret. */
+  raw: string;
+  headers: Record<string, string>;
 }
 
 export interface Receiver {
@@ -46,7 +49,7 @@ export async function startReceiver(): Promise<Receiver> {
       const webhookId = String(req.headers['webhook-id'] ?? '');
       const n = (attempts.get(webhookId) ?? 0) + 1;
       attempts.set(webhookId, n);
-      received.push({ path, webhookId, verified, body: JSON.parse(text) as Received['body'], at: performance.now() });
+      received.push({ path, webhookId, verified, body: JSON.parse(text) as Received['body'], at: performance.now(), raw: text, headers: req.headers as Record<string, string> });
       const answer = receiver.respond(path, n);
       if (answer === 'stall') return;
       res.writeHead(answer);
