@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { successResponse } from '../http/envelope.js';
 import { jsonBody } from '../http/json-body.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { byRouteKey } from '../http/not-found.js';
 import { clientIdOf } from '../keys/index.js';
 import { routeKeyOf, ROUTES } from '../routes.js';
 import { MAX_BODY_BYTES, parseWatchId } from '../watches/index.js';
@@ -60,9 +61,5 @@ export function createWatchAdminHandlers(deps: WatchAdminDependencies): Record<s
 
 /** The watch-admin function: the handler of the event's route (API Gateway's routeKey). */
 export function createWatchAdminHandler(deps: WatchAdminDependencies): HttpHandler {
-  const byRoute = createWatchAdminHandlers(deps);
-  const unknown = httpFunction().handler((event) => {
-    throw new AppError('NOT_FOUND', `No route for ${event.requestContext.http.method} ${event.rawPath}`);
-  });
-  return (event, context) => (byRoute[event.routeKey] ?? unknown)(event, context);
+  return byRouteKey(createWatchAdminHandlers(deps));
 }

@@ -6,6 +6,7 @@ import { clientIdOf } from '../keys/index.js';
 import { respond, successResponse } from '../http/envelope.js';
 import { jsonBody } from '../http/json-body.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { byRouteKey } from '../http/not-found.js';
 import { routeKeyOf, ROUTES } from '../routes.js';
 import {
   createWatch,
@@ -79,9 +80,5 @@ export function createWatchHandlers(deps: WatchDependencies): Record<string, Htt
 
 /** The watches function: the handler of the event's route (API Gateway's routeKey). */
 export function createWatchesHandler(deps: WatchDependencies): HttpHandler {
-  const byRoute = createWatchHandlers(deps);
-  const unknown = httpFunction().handler((event) => {
-    throw new AppError('NOT_FOUND', `No route for ${event.requestContext.http.method} ${event.rawPath}`);
-  });
-  return (event, context) => (byRoute[event.routeKey] ?? unknown)(event, context);
+  return byRouteKey(createWatchHandlers(deps));
 }

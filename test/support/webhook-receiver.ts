@@ -27,6 +27,16 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
+/** Whether a received request verifies with `secret` (the standardwebhooks verifier: any of its signatures, a timestamp within 5 minutes). */
+export function verifiesWith(secret: string, r: Pick<Received, 'raw' | 'headers'>): boolean {
+  try {
+    new Webhook(secret).verify(r.raw, r.headers);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const secrets = new Map<string, string>();
