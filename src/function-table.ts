@@ -171,6 +171,20 @@ export const FUNCTIONS = {
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'WatchesFunction' },
   },
+  watchAdmin: {
+    invokedBy: 'api',
+    entry: 'functions/watch-admin/handler.ts',
+    logicalId: 'WatchAdminFunction',
+    description: "/open/v1/watches/{id}: the owner's changes, test events, replays and secret rotations",
+    memorySize: 512,
+    // One attempt of at most 10 s (DNS, connection, answer) and its reads and writes.
+    timeoutSeconds: 20,
+    access: ['watches:admin'],
+    environment: [],
+    // Read when a change names depNear or arrNear (src/listing/nearby.ts).
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+    alarm: { name: 'WatchAdminFunction' },
+  },
   deliverWebhooks: {
     invokedBy: 'queue',
     entry: 'functions/deliver-webhooks/handler.ts',

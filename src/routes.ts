@@ -6,7 +6,7 @@ import type { FunctionName } from './function-table.js';
  */
 
 interface RouteBase {
-  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway path template: `{name}` is a path parameter (one whole segment). */
   readonly path: string;
   readonly function: FunctionName;
@@ -83,6 +83,34 @@ export const ROUTES = {
     path: '/open/v1/watches/{id}/deliveries',
     scope: 'watch:read',
     function: 'watches',
+    authorizer: true,
+  },
+  updateWatch: {
+    method: 'PATCH',
+    path: '/open/v1/watches/{id}',
+    scope: 'watch:write',
+    function: 'watchAdmin',
+    authorizer: true,
+  },
+  testWatch: {
+    method: 'POST',
+    path: '/open/v1/watches/{id}/test',
+    scope: 'watch:write',
+    function: 'watchAdmin',
+    authorizer: true,
+  },
+  retryWatchDelivery: {
+    method: 'POST',
+    path: '/open/v1/watches/{id}/deliveries/{deliveryId}/retry',
+    scope: 'watch:write',
+    function: 'watchAdmin',
+    authorizer: true,
+  },
+  rotateWatchSecret: {
+    method: 'POST',
+    path: '/open/v1/watches/{id}/secret/rotate',
+    scope: 'watch:write',
+    function: 'watchAdmin',
     authorizer: true,
   },
   openApiDocument: {

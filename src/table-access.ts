@@ -28,6 +28,11 @@ export type TableAccess =
    */
   | 'watches:deliver'
   /**
+   * Watches table: GetItem, UpdateItem (a watch changed by its owner, its secret, the version);
+   * deliveries table: Query (a delivery by id), UpdateItem (a replay's attempt). The owner's operations.
+   */
+  | 'watches:admin'
+  /**
    * Watches table: Scan (every watch, to index) and GetItem (the version); deliveries table: PutItem
    * and GetItem (a delivery stored once, read again when its batch is retried). The matcher.
    */

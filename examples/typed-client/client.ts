@@ -40,6 +40,45 @@ export async function createWatch(
   return data.data;
 }
 
+type Failure = { error: ErrorCode | 'GATEWAY'; message: string; status: number };
+export type WatchPatch = components['schemas']['WatchPatch'];
+export type Attempt = components['schemas']['Attempt'];
+
+/** Changes a watch's url, filters, description or enabled (`enabled: true` turns a disabled watch on again). */
+export async function updateWatch(client: ReturnType<typeof emptyLegsClient>, id: string, body: WatchPatch): Promise<Watch | Failure> {
+  const { data, error, response } = await client.PATCH('/open/v1/watches/{id}', { params: { path: { id } }, body });
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return data.data;
+}
+
+/** Sends a signed `watch.test` event to the watch's URL now; the answer is the attempt (`result`, `responseCode`, `durationMs`). */
+export async function testWatch(client: ReturnType<typeof emptyLegsClient>, id: string): Promise<Attempt | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/watches/{id}/test', { params: { path: { id } } });
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return data.data;
+}
+
+/** Sends a delivery again now, with its `webhook-id`; the attempt, and the delivery after it. */
+export async function retryDelivery(
+  client: ReturnType<typeof emptyLegsClient>,
+  id: string,
+  deliveryId: string,
+): Promise<(Attempt & { delivery: components['schemas']['Delivery'] }) | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/watches/{id}/deliveries/{deliveryId}/retry', { params: { path: { id, deliveryId } } });
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return data.data;
+}
+
+/** A new signing secret, in this answer only; the old one signs too until `previousSecretExpiresAt` (24 h). */
+export async function rotateWatchSecret(
+  client: ReturnType<typeof emptyLegsClient>,
+  id: string,
+): Promise<{ secret: string; rotatedAt: string; previousSecretExpiresAt: string } | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/watches/{id}/secret/rotate', { params: { path: { id } } });
+  if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
+  return data.data;
+}
+
 export function emptyLegsClient(baseUrl: string, apiKey: string) {
   return createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
 }
@@ -138,8 +177,22 @@ async function main(): Promise<void> {
     const now = new Date();
     const headers = { 'webhook-id': 'msg_example', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': new Webhook(watch.secret).sign('msg_example', now, body) };
     const verified = verifyDelivery(watch.secret, body, headers);
+    // Run by its owner: a test event (nothing listens: refused), a replay of no delivery, a new secret, disabled.
+    const test = await testWatch(client, watch.id);
+    const retry = await retryDelivery(client, watch.id, `msg_${'x'.repeat(27)}`);
+    const rotated = await rotateWatchSecret(client, watch.id);
+    const updated = await updateWatch(client, watch.id, { description: 'off for now', enabled: false });
     const deleted = await client.DELETE('/open/v1/watches/{id}', { params: { path: { id: watch.id } } });
-    watchOut = { id: watch.id, filters: watch.filters, verified: verified.type, deleted: deleted.response.status === 200 };
+    watchOut = {
+      id: watch.id,
+      filters: watch.filters,
+      verified: verified.type,
+      test: 'result' in test ? test.result : test,
+      retry: 'error' in retry ? retry.error : retry,
+      rotated: 'secret' in rotated && rotated.secret !== watch.secret,
+      updated: 'id' in updated ? [updated.status, updated.description] : updated,
+      deleted: deleted.response.status === 200,
+    };
   }
   // A mirror of the whole listing from the change feed, then brought up to date again.
   const mirror = new Map<string, EmptyLeg>();

@@ -164,6 +164,9 @@ export class ServiceFunction extends Construct {
         case 'watches:match':
           this.matchWatches(table(tables.watches, a), table(tables.deliveries, a));
           break;
+        case 'watches:admin':
+          this.administerWatches(table(tables.watches, a), table(tables.deliveries, a));
+          break;
       }
     }
     return this;
@@ -287,6 +290,19 @@ export class ServiceFunction extends Construct {
    */
   deliverWatches(watches: ITable, deliveries: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], [watches.tableArn, deliveries.tableArn]);
+    this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
+    this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
+    return this;
+  }
+
+  /**
+   * The owner's operations (src/watch-admin/): GetItem and UpdateItem on the watches table (a watch,
+   * its change, its secret, the version), Query and UpdateItem on the deliveries table (a delivery
+   * found by id, a replay's attempt). No Scan, Put or Delete.
+   */
+  administerWatches(watches: ITable, deliveries: ITable): this {
+    this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], watches.tableArn);
+    this.allow(['dynamodb:Query', 'dynamodb:UpdateItem'], deliveries.tableArn);
     this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
     this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
     return this;

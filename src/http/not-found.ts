@@ -7,3 +7,9 @@ export function createNotFoundHandler(): HttpHandler {
     throw new AppError('NOT_FOUND', `No route for ${event.requestContext.http.method} ${event.rawPath}`);
   });
 }
+
+/** One function serving several routes: the handler of the event's route (API Gateway's routeKey), NOT_FOUND for any other. */
+export function byRouteKey(handlers: Readonly<Record<string, HttpHandler>>): HttpHandler {
+  const unknown = createNotFoundHandler();
+  return (event, context) => (handlers[event.routeKey] ?? unknown)(event, context);
+}

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Clock } from '../clock.js';
+import type { WatchRecord } from './store.js';
 import { DEFAULT_POST_OPTIONS, postWebhook, type WebhookPoster } from './post.js';
 import { checkTargetUrl, LookupTimeout, resolveTargetWithin, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 
@@ -42,6 +43,8 @@ export interface AttemptOutcome {
   slow: boolean;
   /** When the attempt was signed (epoch ms, the clock's). */
   sentAt?: number;
+  /** The target was refused as unsafe (before or after DNS): nothing was sent. */
+  refused?: boolean;
 }
 
 export const ATTEMPT_BUDGET_MS = DEFAULT_POST_OPTIONS.timeoutMs;
@@ -53,12 +56,27 @@ export function signedHeaders(request: Pick<AttemptRequest, 'secrets' | 'id' | '
   return { 'webhook-id': request.id, 'webhook-timestamp': String(Math.floor(sentAt / 1000)), 'webhook-signature': signature };
 }
 
+/** A watch's signing secrets (docs/watches.md, "Signing secrets"): the current one, and the previous one during a rotation's overlap. */
+export type SigningSecrets = Pick<WatchRecord, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>;
+
+/** The secrets that sign at `at` (epoch ms): the current one, then the previous one before its expiry. */
+export function secretsInEffect(watch: SigningSecrets, at: number): string[] {
+  const { previousSecret, previousSecretExpiresAt } = watch;
+  const previousValid = previousSecret != null && previousSecretExpiresAt != null && at < Date.parse(previousSecretExpiresAt);
+  return previousValid ? [watch.secret, previousSecret] : [watch.secret];
+}
+
+/** The headers of one attempt of `watch` at `at`, signed with the secrets in effect then. */
+export function webhookHeaders(watch: SigningSecrets, webhookId: string, at: number, body: string): Record<string, string> {
+  return signedHeaders({ secrets: secretsInEffect(watch, at), id: webhookId, payload: body }, at);
+}
+
 export async function attemptDelivery(request: AttemptRequest, ports: AttemptPorts): Promise<AttemptOutcome> {
   const budgetMs = ports.budgetMs ?? ATTEMPT_BUDGET_MS;
   const slowAfterMs = ports.slowAfterMs ?? SLOW_ANSWER_MS;
   const started = performance.now();
   const elapsed = () => performance.now() - started;
-  const outcome = (o: { status?: number; error?: string; sentAt?: number }): AttemptOutcome => {
+  const outcome = (o: { status?: number; error?: string; sentAt?: number; refused?: boolean }): AttemptOutcome => {
     const durationMs = Math.round(elapsed());
     const delivered = o.status !== undefined && o.status >= 200 && o.status < 300;
     return { delivered, ...o, durationMs, slow: durationMs > slowAfterMs };
@@ -74,7 +92,7 @@ export async function attemptDelivery(request: AttemptRequest, ports: AttemptPor
     });
     return outcome({ ...answer, sentAt });
   } catch (err) {
-    if (err instanceof TargetRefused) return outcome({ error: `target refused: ${err.message}` });
+    if (err instanceof TargetRefused) return outcome({ error: `target refused: ${err.message}`, refused: true });
     if (err instanceof LookupTimeout) return outcome({ error: err.message });
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== undefined) return outcome({ error: code });

@@ -7,6 +7,7 @@ import type { WatchEventType } from './matching.js';
 import { attemptDelivery } from './attempt.js';
 import type { PostOptions, WebhookPoster } from './post.js';
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
+import { secretsInEffect } from './attempt.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
 import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
@@ -97,7 +98,7 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
   const attempts = Math.max(m.attempts, current?.attempts ?? 0) + 1;
 
   const outcome = await attemptDelivery(
-    { url: watch.url, secrets: [watch.secret], id: m.deliveryId, payload: m.payload },
+    { url: watch.url, secrets: secretsInEffect(watch, deps.clock()), id: m.deliveryId, payload: m.payload },
     {
       targets: deps.targets,
       resolver: deps.resolver,

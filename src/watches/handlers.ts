@@ -1,11 +1,12 @@
-import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { readVerdict } from '../auth/verdict.js';
-import { AppError, invalidParameter } from '../errors.js';
+import { AppError } from '../errors.js';
 import { clientIdOf } from '../keys/index.js';
 import { respond, successResponse } from '../http/envelope.js';
+import { jsonBody } from '../http/json-body.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { byRouteKey } from '../http/not-found.js';
 import { routeKeyOf, ROUTES } from '../routes.js';
 import {
   createWatch,
@@ -35,26 +36,6 @@ function clientOf(event: Event): string {
 function scopesOf(event: Event): readonly string[] {
   const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
   return verdict.ok ? verdict.key.scopes : [];
-}
-
-/** Checks the body's size, and turns the parser's refusal into INVALID_PARAMETER. */
-function jsonBody(maxBytes: number): middy.MiddlewareObj<Event> {
-  return {
-    before: (request) => {
-      const { body, isBase64Encoded } = request.event;
-      if (body === undefined || body === '') throw invalidParameter('body', 'a JSON object is required');
-      const bytes = isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body, 'utf8');
-      if (bytes > maxBytes) throw invalidParameter('body', `must be at most ${maxBytes} bytes`);
-      const type = request.event.headers?.['content-type'] ?? '';
-      if (!/^application\/(.+\+)?json($|;)/i.test(type)) throw invalidParameter('body', 'must be sent as JSON (Content-Type: application/json)');
-    },
-    onError: (request) => {
-      const error = request.error as { statusCode?: number; cause?: { package?: string } } | null;
-      if (error?.statusCode === 415 && error.cause?.package === '@middy/http-json-body-parser') {
-        request.error = invalidParameter('body', 'must be JSON');
-      }
-    },
-  };
 }
 
 export function createWatchHandlers(deps: WatchDependencies): Record<string, HttpHandler> {
@@ -99,9 +80,5 @@ export function createWatchHandlers(deps: WatchDependencies): Record<string, Htt
 
 /** The watches function: the handler of the event's route (API Gateway's routeKey). */
 export function createWatchesHandler(deps: WatchDependencies): HttpHandler {
-  const byRoute = createWatchHandlers(deps);
-  const unknown = httpFunction().handler((event) => {
-    throw new AppError('NOT_FOUND', `No route for ${event.requestContext.http.method} ${event.rawPath}`);
-  });
-  return (event, context) => (byRoute[event.routeKey] ?? unknown)(event, context);
+  return byRouteKey(createWatchHandlers(deps));
 }

@@ -56,6 +56,7 @@ export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTra
       const id = deliveryIdOf(e.watch.id, t, e.type);
       const deliveryKey = `${t.changedAt}#${id}`;
       const createdAt = new Date(now).toISOString();
+      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type));
       out.push({
         record: {
           watchId: e.watch.id,
@@ -71,13 +72,14 @@ export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTra
           nextAttemptAt: createdAt,
           createdAt,
           ttl: Math.ceil(now / 1000) + DELIVERY_RETENTION_SECONDS,
+          payload,
         },
         message: {
           deliveryId: id,
           clientId: e.watch.clientId,
           watchId: e.watch.id,
           deliveryKey,
-          payload: JSON.stringify(payloadOf(e.watch.id, t, e.type)),
+          payload,
           attempts: 0,
           dueAt: now,
         },

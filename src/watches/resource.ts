@@ -161,7 +161,8 @@ export function parseWatchId(raw: string | undefined): string {
   return raw;
 }
 
-async function requireWatch(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<WatchRecord> {
+/** The client's watch, or NOT_FOUND (another client's watch included). */
+export async function requireWatch(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<WatchRecord> {
   const record = await getWatch(deps.tables, clientId, watchId);
   if (record === undefined) throw new AppError('NOT_FOUND', WATCH_NOT_FOUND_MESSAGE);
   return record;
@@ -181,7 +182,11 @@ export async function removeWatch(clientId: string, watchId: string, deps: Pick<
 
 export async function readDeliveries(clientId: string, watchId: string, deps: Pick<WatchDependencies, 'tables'>): Promise<Delivery[]> {
   await requireWatch(clientId, watchId, deps);
-  return (await recentDeliveries(deps.tables, watchId, DELIVERIES_SHOWN)).map((d) => ({
+  return (await recentDeliveries(deps.tables, watchId, DELIVERIES_SHOWN)).map(publicDelivery);
+}
+
+export function publicDelivery(d: DeliveryRecord): Delivery {
+  return {
     id: d.id,
     type: d.type,
     legId: d.legId,
@@ -191,5 +196,5 @@ export async function readDeliveries(clientId: string, watchId: string, deps: Pi
     createdAt: d.createdAt,
     lastAttemptAt: d.lastAttemptAt ?? null,
     nextAttemptAt: d.nextAttemptAt ?? null,
-  }));
+  };
 }

@@ -14,7 +14,7 @@ import * as v from 'valibot';
 
 /**
  * The watches and their deliveries in DynamoDB (src/tables.ts WATCHES_TABLE, WATCH_DELIVERIES_TABLE).
- * Every create or delete of a watch bumps the watches version, which the matchers read per batch.
+ * Every create, change or delete of a watch bumps the watches version, which the matchers read per batch.
  */
 export type WatchStatus = 'active' | 'disabled';
 
@@ -32,6 +32,9 @@ export interface WatchRecord {
   /** Since when every attempt has failed; null after a success. */
   failingSince: string | null;
   disabledAt: string | null;
+  /** The secret replaced by the last rotation, signing too until `previousSecretExpiresAt` (src/watches/attempt.ts). */
+  previousSecret?: string | null;
+  previousSecretExpiresAt?: string | null;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
@@ -51,6 +54,8 @@ export interface DeliveryRecord {
   nextAttemptAt: string | null;
   createdAt: string;
   ttl: number;
+  /** The body every attempt sends (absent from deliveries made before replays were kept). */
+  payload?: string;
 }
 
 export interface WatchTables {
@@ -75,6 +80,8 @@ const WatchSchema = v.object({
   secret: v.string(),
   failingSince: nullableString,
   disabledAt: nullableString,
+  previousSecret: nullableString,
+  previousSecretExpiresAt: nullableString,
 });
 
 function toWatch(item: Record<string, unknown>): WatchRecord {
@@ -85,7 +92,8 @@ export class WatchLimitReached extends Error {
   override name = 'WatchLimitReached';
 }
 
-async function bumpVersion(t: WatchTables): Promise<void> {
+/** Tells the matchers that the watches changed (they index again at their next batch). */
+export async function bumpVersion(t: WatchTables): Promise<void> {
   await t.client.send(
     new UpdateCommand({ TableName: t.watchesTableName, Key: VERSION_KEY, UpdateExpression: 'ADD version :one', ExpressionAttributeValues: { ':one': 1 } }),
   );

@@ -178,7 +178,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       leg: { id: string; etag: string };
       again: { unchanged: boolean; etag: string };
       missing: { gone: boolean };
-      watch: { id: string; filters: Record<string, unknown>; verified: string; deleted: boolean };
+      watch: { id: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
       mirror: { size: number; applied: number; again: number };
     };
     const direct = await callApi<{ data: { total: number; records: { id: string }[] } }>(
@@ -203,8 +203,17 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(out.leg.etag).toMatch(/^W\/"/);
     expect(out.again).toEqual({ unchanged: true, etag: out.leg.etag });
     expect(out.missing).toEqual({ gone: true });
-    // A watch made, a delivery verified with the client's helper, the watch deleted.
-    expect(out.watch).toEqual({ id: expect.stringMatching(/^wat_/), filters: { depAirportCode: 'LFPB', minSeats: 4 }, verified: 'empty_leg.listed', deleted: true });
+    // A watch made, a delivery verified with the client's helper, the owner's operations, the watch deleted.
+    expect(out.watch).toEqual({
+      id: expect.stringMatching(/^wat_/),
+      filters: { depAirportCode: 'LFPB', minSeats: 4 },
+      verified: 'empty_leg.listed',
+      test: 'refused',
+      retry: 'NOT_FOUND',
+      rotated: true,
+      updated: ['disabled', 'off for now'],
+      deleted: true,
+    });
     // The change feed followed from no cursor: a mirror of the whole unfiltered listing, then nothing new.
     const all = await callApi<{ data: { total: number } }>(`${service.baseUrl}/open/v1/empty-legs?size=1`, { headers: { 'X-API-Key': service.apiKey } });
     // (Changes the consumer was still applying from the demo load may come after the initial listing, and

@@ -2,12 +2,14 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { addDays } from '../../src/kernel/dates.js';
 import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
-import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
-import { testToday } from '../support/clock.js';
+import { startReceiver, verifiesWith, type Receiver } from '../support/webhook-receiver.js';
+import { testNow, testToday } from '../support/clock.js';
 
 /**
  * Watches end to end over loopback (docs/watches.md): `npm start` with its local queue and short
@@ -183,5 +185,117 @@ describe('watches over loopback', () => {
     const mine = await callApi<{ data: { id: string } }>(`${service.baseUrl}/open/v1/watches/${watch.id}`, { headers: { 'x-api-key': service.apiKey } });
     expect(mine.body.data.id).toBe(watch.id);
     expect(mine.body.data).not.toHaveProperty('secret');
+  });
+});
+
+describe("a watch run by its owner, over HTTP (src/watch-admin/)", () => {
+  const call = <T>(method: string, path: string, body?: unknown, key = service.apiKey) =>
+    callApi<T>(`${service.baseUrl}/open/v1/watches${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  interface Attempt {
+    webhookId: string;
+    result: string;
+    responseCode: number | null;
+    durationMs: number;
+    error: string | null;
+  }
+
+  it('a test event arrives signed (verified by standardwebhooks) and the answer is the attempt; a rotated secret signs with both', async () => {
+    const watch = await createWatch('owner-test', { depAirportCode: 'ZZZY' });
+    const test = await call<{ data: Attempt & { type: string } }>('POST', `/${watch.id}/test`);
+    expect(test.res.status).toBe(200);
+    expect(test.body.data).toMatchObject({ type: 'watch.test', result: 'delivered', responseCode: 204, error: null });
+    const got = await receiver.waitFor((r) => r.webhookId === test.body.data.webhookId, 2_000);
+    expect(got?.verified).toBe(true);
+    expect(got?.body).toMatchObject({ type: 'watch.test', data: { watchId: watch.id } });
+
+    const rotated = await call<{ data: { secret: string; previousSecretExpiresAt: string; rotatedAt: string } }>('POST', `/${watch.id}/secret/rotate`);
+    expect(rotated.res.status).toBe(200);
+    expect(Date.parse(rotated.body.data.previousSecretExpiresAt) - Date.parse(rotated.body.data.rotatedAt)).toBe(24 * 3_600_000);
+    const after = await call<{ data: Attempt }>('POST', `/${watch.id}/test`);
+    const signed = (await receiver.waitFor((r) => r.webhookId === after.body.data.webhookId, 2_000))!;
+    expect(signed.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect([verifiesWith(rotated.body.data.secret, signed), verifiesWith(watch.secret, signed)]).toEqual([true, true]);
+    // The secret is never in a watch's answers.
+    expect(JSON.stringify((await call('GET', `/${watch.id}`)).body)).not.toContain(rotated.body.data.secret.slice(6));
+  });
+
+  it('a replay sends the delivery again with its webhook-id, and its history counts it', async () => {
+    const watch = await createWatch('owner-replay', { depAirportCode: 'EGTK' });
+    await loadLegs([leg('W-REPLAY', 'EGTK')]);
+    const first = (await receiver.waitFor((r) => r.path === '/owner-replay', 5_000))!;
+    const replay = await call<{ data: Attempt & { delivery: { id: string; status: string; attempts: number } } }>('POST', `/${watch.id}/deliveries/${first.webhookId}/retry`);
+    expect(replay.res.status).toBe(200);
+    expect(replay.body.data).toMatchObject({ webhookId: first.webhookId, result: 'delivered', responseCode: 204, delivery: { id: first.webhookId, status: 'delivered', attempts: 2 } });
+    const again = receiver.received.filter((r) => r.webhookId === first.webhookId);
+    expect(again).toHaveLength(2);
+    expect(again.every((r) => r.verified)).toBe(true);
+    expect(again[1]!.raw).toBe(first.raw);
+    const unknown = await call<{ code: string }>('POST', `/${watch.id}/deliveries/msg_${'x'.repeat(27)}/retry`);
+    expect([unknown.res.status, unknown.body.code]).toEqual([404, 'NOT_FOUND']);
+  });
+
+  it('PATCH turns on again a watch disabled after its failures (a new URL with it), validated as a new watch is', async () => {
+    const watch = await createWatch('owner-disabled', { depAirportCode: 'EGSC' });
+    // What the delivery worker writes after 5 days of failures (src/watches/store.ts recordWatchFailure), by hand.
+    const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
+    const [item] = (await client.send(new ScanCommand({ TableName: 'watches', FilterExpression: 'watchId = :w', ExpressionAttributeValues: { ':w': watch.id } }))).Items ?? [];
+    await client.send(
+      new UpdateCommand({
+        TableName: 'watches',
+        Key: { clientId: item!.clientId as string, watchId: watch.id },
+        UpdateExpression: 'SET #s = :d, disabledAt = :at, failingSince = :since',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':d': 'disabled', ':at': new Date(testNow()).toISOString(), ':since': new Date(testNow() - 5 * 86_400_000).toISOString() },
+      }),
+    );
+    await loadLegs([leg('W-OFF', 'EGSC')]);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(receiver.received.filter((r) => r.path.startsWith('/owner-disabled'))).toEqual([]);
+
+    const refused = await call<{ code: string; message: string }>('PATCH', `/${watch.id}`, { url: 'http://10.0.0.1/x', enabled: true });
+    expect([refused.res.status, refused.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+    expect(refused.body.message).toMatch(/^Invalid parameter 'url'/);
+    const unknown = await call<{ code: string; message: string }>('PATCH', `/${watch.id}`, { secret: 'x' });
+    expect([unknown.res.status, unknown.body.message]).toEqual([400, expect.stringMatching(/unknown field 'secret'/)]);
+
+    receiver.secrets.set('owner-disabled-2', watch.secret);
+    const on = await call<{ data: { status: string; url: string; failingSince: string | null; disabledAt: string | null; filters: unknown } }>('PATCH', `/${watch.id}`, {
+      url: receiver.url('owner-disabled-2'),
+      enabled: true,
+    });
+    expect(on.res.status).toBe(200);
+    expect(on.body.data).toMatchObject({ status: 'active', url: receiver.url('owner-disabled-2'), failingSince: null, disabledAt: null, filters: { depAirportCode: 'EGSC' } });
+    expect((await call<{ data: unknown }>('GET', `/${watch.id}`)).body.data).toEqual(on.body.data);
+    await loadLegs([leg('W-ON', 'EGSC')]);
+    const got = await receiver.waitFor((r) => r.path === '/owner-disabled-2' && r.body.data.id === 'W-ON', 5_000);
+    expect(got?.verified).toBe(true);
+  });
+
+  it("another client's watch is 404 on every operation, even with watch:write", async () => {
+    const watch = await createWatch('owner-mine', { depAirportCode: 'LSZH' });
+    const other = await runScript('keys', ['create', '--env', 'test', '--scopes', 'empty_leg:read,watch:read,watch:write', '--json'], {
+      DYNAMODB_ENDPOINT: service.dynamodbEndpoint,
+      KEYS_TABLE_NAME: service.keysTableName,
+      LEGS_TABLE_NAME: service.legsTableName,
+    });
+    const otherKey = (JSON.parse(other.stdout) as { key: string }).key;
+    const seen = receiver.received.length;
+    for (const [method, path, body] of [
+      ['PATCH', `/${watch.id}`, { enabled: false }],
+      ['POST', `/${watch.id}/test`, undefined],
+      ['POST', `/${watch.id}/deliveries/msg_${'x'.repeat(27)}/retry`, undefined],
+      ['POST', `/${watch.id}/secret/rotate`, undefined],
+    ] as const) {
+      const r = await call<{ code: string }>(method, path, body, otherKey);
+      expect([method, path, r.res.status, r.body.code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+    expect(receiver.received.length).toBe(seen);
+    // Unchanged: still active, its secret still the one that verifies.
+    const test = await call<{ data: Attempt }>('POST', `/${watch.id}/test`);
+    expect((await receiver.waitFor((r) => r.webhookId === test.body.data.webhookId, 2_000))?.verified).toBe(true);
   });
 });

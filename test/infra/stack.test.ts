@@ -15,7 +15,7 @@ import { BUNDLE_FILE, ESM_REQUIRE_BANNER, PROJECT_ROOT, bundledFiles, entryPath,
 import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { DEFAULT_RATE_LIMIT } from '../../src/keys/rate-limit.js';
 import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
@@ -496,6 +496,20 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
+    it("the watch-admin function may only GetItem/UpdateItem watches and Query/UpdateItem deliveries (no Scan, Put or Delete)", () => {
+      const idOf = (def: TableDefinition) =>
+        onlyResource(t(), 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema) === JSON.stringify([{ AttributeName: def.partitionKey, KeyType: 'HASH' }, { AttributeName: def.sortKey, KeyType: 'RANGE' }]))[0];
+      const id = FUNCTION_LOGICAL_IDS.watchAdmin;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([
+          logs(logGroupIdOf(t(), id)),
+          normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCHES_TABLE)) }),
+          normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:Query', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCH_DELIVERIES_TABLE)) }),
+        ]),
+      );
+      expect(envOf(t(), id)).toMatchObject({ WATCHES_TABLE_NAME: ref(idOf(WATCHES_TABLE)), WATCH_DELIVERIES_TABLE_NAME: ref(idOf(WATCH_DELIVERIES_TABLE)) });
+    });
+
     it('the not-found function may only write its own logs', () => {
       const id = FUNCTION_LOGICAL_IDS.notFound;
       expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual([logs(logGroupIdOf(t(), id))]);
@@ -535,8 +549,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 12 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(13);
+      // 13 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(14);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -660,6 +674,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'FeedIngestFailed',
           'WatchesFunctionErrors',
           'WatchesFunctionThrottles',
+          'WatchAdminFunctionErrors',
+          'WatchAdminFunctionThrottles',
           'WatchesTableThrottles',
           'WatchDeliveriesTableThrottles',
           'DeliverWebhooksErrors',
@@ -808,6 +824,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
+          'WatchAdmin/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',
           'Feeds/Ingest/Function AwsSolutions-L1',

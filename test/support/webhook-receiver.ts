@@ -14,6 +14,9 @@ export interface Received {
   verified: boolean;
   body: { type: string; timestamp: string; data: { watchId: string; id: string; leg: { id: string } | null } };
   at: number;
+  /** The body as received and the headers, to verify with another secret. */
+  raw: string;
+  headers: Record<string, string>;
 }
 
 export interface Receiver {
@@ -23,6 +26,16 @@ export interface Receiver {
   respond: (path: string, attempt: number) => number | 'stall' | { status: number; afterMs: number };
   waitFor(predicate: (r: Received) => boolean, timeoutMs: number): Promise<Received | undefined>;
   close(): Promise<void>;
+}
+
+/** Whether a received request verifies with `secret` (the standardwebhooks verifier: any of its signatures, a timestamp within 5 minutes). */
+export function verifiesWith(secret: string, r: Pick<Received, 'raw' | 'headers'>): boolean {
+  try {
+    new Webhook(secret).verify(r.raw, r.headers);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function startReceiver(): Promise<Receiver> {
@@ -47,7 +60,7 @@ export async function startReceiver(): Promise<Receiver> {
       const webhookId = String(req.headers['webhook-id'] ?? '');
       const n = (attempts.get(webhookId) ?? 0) + 1;
       attempts.set(webhookId, n);
-      received.push({ path, webhookId, verified, body: JSON.parse(text) as Received['body'], at: performance.now() });
+      received.push({ path, webhookId, verified, body: JSON.parse(text) as Received['body'], at: performance.now(), raw: text, headers: req.headers as Record<string, string> });
       const answer = receiver.respond(path, n);
       if (answer === 'stall') return;
       const [status, afterMs] = typeof answer === 'number' ? [answer, 0] : [answer.status, answer.afterMs];

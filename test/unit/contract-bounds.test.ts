@@ -16,6 +16,9 @@ import { answeredFilters, INTEGER_FILTERS, parseWatchFilters, WATCH_FILTER_FIELD
 import { postWebhook } from '../../src/watches/post.js';
 import { generateSecret, MAX_BODY_BYTES, MAX_DESCRIPTION_LENGTH, parseWatchBody, parseWatchId } from '../../src/watches/resource.js';
 import { MAX_URL_LENGTH } from '../../src/watches/target.js';
+import { webhookHeaders } from '../../src/watches/attempt.js';
+import { parseDeliveryId, testEventId } from '../../src/watch-admin/send-now.js';
+import { FUNCTIONS } from '../../src/function-table.js';
 import { errorsOf } from '../support/import-records.js';
 import { loadOpenApi } from '../support/contract.js';
 
@@ -38,12 +41,11 @@ const header = (name: string) => ((doc.components as unknown as { headers: Recor
 const property = (schema: string, name: string) =>
   (doc.components.schemas[schema]!.properties as Record<string, Schema>)[name]!;
 const regex = (s: Schema) => new RegExp(s.pattern!, 'u');
-const webhookHeader = (name: string) =>
-  (
-    (doc as unknown as { webhooks: Record<string, { post: { parameters: { name: string; schema: Schema }[] } }> }).webhooks.emptyLegEvent!.post.parameters.find(
-      (p) => p.name === name,
-    )!
-  ).schema;
+const webhookHeader = (name: string) => {
+  const refs = (doc as unknown as { webhooks: Record<string, { post: { parameters: { $ref: string }[] } }> }).webhooks.emptyLegEvent!.post.parameters;
+  const found = refs.map((r) => doc.components.parameters[r.$ref.split('/').at(-1)!] as { name: string; schema: Schema }).find((p) => p.name === name);
+  return found!.schema;
+};
 
 /** The parameter's value as the listing parses it, or the INVALID_PARAMETER message. */
 function parsed(query: Record<string, string>): unknown {
@@ -305,7 +307,11 @@ describe('watches: the bounds are the body parser\'s', () => {
       expect(secret.length).toBeLessThanOrEqual(property('CreatedWatch', 'secret').maxLength!);
       const signature = new Webhook(secret).sign(`msg_${i}`, new Date(8.64e15), '{}');
       expect(signature).toMatch(regex(webhookHeader('webhook-signature')));
-      expect(signature.length).toBeLessThanOrEqual(webhookHeader('webhook-signature').maxLength!);
+      // During a rotation's overlap: two signatures.
+      const both = webhookHeaders({ secret, previousSecret: generateSecret(), previousSecretExpiresAt: new Date(8.64e15).toISOString() }, `msg_${i}`, 8.64e15 - 1, '{}');
+      expect(both['webhook-signature']!.split(' ')).toHaveLength(2);
+      expect(both['webhook-signature']).toMatch(regex(webhookHeader('webhook-signature')));
+      expect(both['webhook-signature']!.length).toBeLessThanOrEqual(webhookHeader('webhook-signature').maxLength!);
     }
     fc.assert(
       fc.property(fc.string(), fc.string(), fc.string(), (watchId, legId, changedAt) => {
@@ -315,6 +321,14 @@ describe('watches: the bounds are the body parser\'s', () => {
         expect(delivery.length).toBe(property('Delivery', 'id').maxLength);
       }),
     );
+  });
+
+  it("a test event's webhook-id and a delivery id in a path have a delivery id's shape; an attempt lasts less than its function may", () => {
+    for (let i = 0; i < 50; i++) expect(testEventId()).toMatch(regex(webhookHeader('webhook-id')));
+    expect(parameter('deliveryId')).toEqual(expect.objectContaining({ pattern: property('Delivery', 'id').pattern, minLength: 31, maxLength: 31 }));
+    expect(() => parseDeliveryId('msg_' + 'a'.repeat(27))).not.toThrow();
+    for (const bad of ['msg_' + 'a'.repeat(26), 'msg_' + 'a'.repeat(28), 'wat_' + 'a'.repeat(27)]) expect(() => parseDeliveryId(bad)).toThrow("'deliveryId'");
+    expect(FUNCTIONS.watchAdmin.timeoutSeconds * 1000).toBeLessThanOrEqual(property('Attempt', 'durationMs').maximum!);
   });
 
   it('instants are toISOString of a time a Date holds: 24 characters; webhook-timestamp at most 13 digits', () => {
@@ -333,14 +347,14 @@ describe('watches: the bounds are the body parser\'s', () => {
     expect(seconds).toHaveLength(webhookHeader('webhook-timestamp').maxLength!);
   });
 
-  it('attempts: at most one plus the longest retry schedule a stage may set', () => {
+  it("attempts: the queue's at most one plus the longest retry schedule a stage may set; replays add one each, so int32's bound", () => {
     const longest = Array.from({ length: 20 }, () => '0').join(',');
     const schedule = readWatchesConfig({ WEBHOOK_RETRY_SCHEDULE: longest }).retryScheduleSeconds;
     expect(() => readWatchesConfig({ WEBHOOK_RETRY_SCHEDULE: `${longest},0` })).toThrow('WEBHOOK_RETRY_SCHEDULE');
-    const max = property('Delivery', 'attempts').maximum!;
-    // After attempt number n the retry is retryDelaySeconds(schedule, n): none after the last.
-    expect(retryDelaySeconds(schedule, max - 1, () => 0)).toBeDefined();
-    expect(retryDelaySeconds(schedule, max, () => 0)).toBeUndefined();
+    // After attempt number n the retry is retryDelaySeconds(schedule, n): none after the 21st.
+    expect(retryDelaySeconds(schedule, 20, () => 0)).toBeDefined();
+    expect(retryDelaySeconds(schedule, 21, () => 0)).toBeUndefined();
+    expect(property('Delivery', 'attempts').maximum).toBe(2 ** 31 - 1);
   });
 
   it.each([

@@ -1,0 +1,108 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { bumpVersion, type DeliveryRecord, type WatchRecord, type WatchTables } from '../watches/index.js';
+
+/**
+ * The owner's changes to a watch and its deliveries (src/tables.ts WATCHES_TABLE,
+ * WATCH_DELIVERIES_TABLE): conditional updates of the item as it was read, so a change made
+ * meanwhile (another request, the delivery worker) is never overwritten.
+ */
+export type WatchChange = Partial<Pick<WatchRecord, 'url' | 'filters' | 'description' | 'status' | 'disabledAt' | 'failingSince'>>;
+
+/** Sets `fields` on the watch; false when it is gone. The matchers index the watches again. */
+export async function updateWatch(t: WatchTables, watch: WatchRecord, fields: WatchChange): Promise<boolean> {
+  const entries = Object.entries(fields);
+  if (entries.length === 0) return true;
+  try {
+    await t.client.send(
+      new UpdateCommand({
+        TableName: t.watchesTableName,
+        Key: { clientId: watch.clientId, watchId: watch.watchId },
+        UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(watchId)',
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+  await bumpVersion(t);
+  return true;
+}
+
+/**
+ * Replaces the signing secret of the watch as read (`watch.secret`); false when it is gone or its
+ * secret changed meanwhile (a rotation at the same instant).
+ */
+export async function replaceSecret(t: WatchTables, watch: WatchRecord, secret: string, previousExpiresAt: string): Promise<boolean> {
+  try {
+    await t.client.send(
+      new UpdateCommand({
+        TableName: t.watchesTableName,
+        Key: { clientId: watch.clientId, watchId: watch.watchId },
+        UpdateExpression: 'SET secret = :new, previousSecret = :old, previousSecretExpiresAt = :until',
+        ConditionExpression: 'attribute_exists(watchId) AND secret = :old',
+        ExpressionAttributeValues: { ':new': secret, ':old': watch.secret, ':until': previousExpiresAt },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return false;
+    throw err;
+  }
+}
+
+/** A delivery of the watch by its id (`webhook-id`), among the deliveries kept. */
+export async function findDelivery(t: WatchTables, watchId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
+  const pages = paginateQuery(
+    { client: t.client },
+    {
+      TableName: t.deliveriesTableName,
+      KeyConditionExpression: 'watchId = :w',
+      FilterExpression: 'id = :id',
+      ExpressionAttributeValues: { ':w': watchId, ':id': deliveryId },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    const found = page.Items?.[0];
+    if (found !== undefined) return found as DeliveryRecord;
+  }
+  return undefined;
+}
+
+/**
+ * Adds a replay to the delivery's history: one attempt more, its instant and status; a 2xx makes it
+ * `delivered` (a pending retry then finds nothing to do). The delivery as it is after, or undefined when gone.
+ */
+export async function recordReplay(
+  t: WatchTables,
+  d: Pick<DeliveryRecord, 'watchId' | 'deliveryKey'>,
+  attempt: { at: string; responseCode: number | null; delivered: boolean },
+): Promise<DeliveryRecord | undefined> {
+  const delivered = attempt.delivered ? ', #status = :delivered, nextAttemptAt = :null' : '';
+  try {
+    const out = await t.client.send(
+      new UpdateCommand({
+        TableName: t.deliveriesTableName,
+        Key: { watchId: d.watchId, deliveryKey: d.deliveryKey },
+        UpdateExpression: `ADD attempts :one SET lastAttemptAt = :at, responseCode = :code${delivered}`,
+        ConditionExpression: 'attribute_exists(deliveryKey)',
+        ExpressionAttributeNames: attempt.delivered ? { '#status': 'status' } : undefined,
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':at': attempt.at,
+          ':code': attempt.responseCode,
+          ...(attempt.delivered ? { ':delivered': 'delivered', ':null': null } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as DeliveryRecord | undefined;
+  } catch (err) {
+    if (err instanceof ConditionalCheckFailedException) return undefined;
+    throw err;
+  }
+}

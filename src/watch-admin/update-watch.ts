@@ -1,0 +1,44 @@
+import { AppError, invalidParameter } from '../errors.js';
+import { checkResolvedTarget, parseWatchBody, publicWatch, requireWatch, type Watch, type WatchDependencies, type WatchRecord } from '../watches/index.js';
+import { updateWatch, type WatchChange } from './store.js';
+
+/**
+ * PATCH /open/v1/watches/{id} (docs/api.md, "Changing a watch"): the fields given replace the
+ * watch's, the result validated exactly as a new watch is; `enabled: true` turns a disabled watch on
+ * again, with its failing period forgotten.
+ */
+export const PATCH_FIELDS = ['url', 'filters', 'description', 'enabled'] as const;
+
+export type UpdateDependencies = Pick<WatchDependencies, 'tables' | 'airports' | 'targets' | 'resolver' | 'clock'>;
+
+/** The change a PATCH body makes to `current`: pure (the URL check and the airports aside). */
+export function changeOf(body: unknown, current: WatchRecord, deps: Pick<WatchDependencies, 'airports' | 'targets'>, now: number): WatchChange {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
+  const fields = body as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((k) => !(PATCH_FIELDS as readonly string[]).includes(k));
+  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch's url, filters, description and enabled can be changed`);
+  if (Object.keys(fields).length === 0) throw invalidParameter('body', `must give at least one of ${PATCH_FIELDS.join(', ')}`);
+  const { enabled } = fields;
+  if (enabled !== undefined && typeof enabled !== 'boolean') throw invalidParameter('enabled', 'must be true or false');
+  const merged = {
+    url: 'url' in fields ? fields.url : current.url,
+    filters: 'filters' in fields ? fields.filters : current.filters,
+    description: 'description' in fields ? fields.description : current.description,
+  };
+  const parsed = parseWatchBody(merged, deps);
+  const change: WatchChange = {};
+  if ('url' in fields) change.url = parsed.url;
+  if ('filters' in fields) change.filters = parsed.filters;
+  if ('description' in fields) change.description = parsed.description;
+  if (enabled === true && current.status !== 'active') Object.assign(change, { status: 'active', disabledAt: null, failingSince: null });
+  if (enabled === false && current.status !== 'disabled') Object.assign(change, { status: 'disabled', disabledAt: new Date(now).toISOString() });
+  return change;
+}
+
+export async function changeWatch(clientId: string, watchId: string, body: unknown, deps: UpdateDependencies): Promise<Watch> {
+  const current = await requireWatch(clientId, watchId, deps);
+  const change = changeOf(body, current, deps, deps.clock());
+  if (change.url !== undefined) await checkResolvedTarget(change.url, deps);
+  if (!(await updateWatch(deps.tables, current, change))) throw new AppError('NOT_FOUND', 'No watch with this id');
+  return publicWatch({ ...current, ...change });
+}

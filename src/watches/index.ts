@@ -1,0 +1,19 @@
+/** The watches' public surface for other folders of src/ (the owner's operations in src/watch-admin/). */
+export {
+  checkResolvedTarget,
+  DELIVERIES_SHOWN,
+  generateSecret,
+  MAX_BODY_BYTES,
+  parseWatchBody,
+  parseWatchId,
+  publicDelivery,
+  publicWatch,
+  requireWatch,
+  type Delivery,
+  type Watch,
+  type WatchDependencies,
+} from './resource.js';
+export { bumpVersion, recordWatchSuccess, type DeliveryRecord, type WatchRecord, type WatchTables } from './store.js';
+export { attemptDelivery, webhookHeaders, secretsInEffect } from './attempt.js';
+export { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
+export { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster } from './post.js';

@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { ensureTables } from '../../../local/dynamodb-local.js';
+import { rotateWatchSecret, SECRET_OVERLAP_MS } from '../../../src/watch-admin/rotate-secret.js';
+import { replayDelivery, sendTestEvent, type SendDependencies } from '../../../src/watch-admin/send-now.js';
+import { processDelivery } from '../../../src/watches/delivery.js';
+import { generateSecret } from '../../../src/watches/resource.js';
+import { getDelivery, getWatch, putDelivery, putWatch, type DeliveryRecord, type WatchRecord, type WatchTables } from '../../../src/watches/store.js';
+import { systemResolver } from '../../../src/watches/target.js';
+import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import { startReceiver, verifiesWith, type Receiver } from '../../support/webhook-receiver.js';
+
+/**
+ * The owner's attempts made now (src/watch-admin/): a test event, a replay and the signing after a
+ * rotation, on DynamoDB Local, sent over loopback to a real receiver and verified there with the
+ * standardwebhooks library. Its verifier allows 5 minutes of skew from the real clock, so every
+ * attempt is made at the real instant and the rotations are placed before it (the clock injected).
+ */
+let t: TestTables;
+let receiver: Receiver;
+const suffix = randomUUID().slice(0, 8);
+const names = { watchesTableName: `watches-${suffix}`, deliveriesTableName: `deliveries-${suffix}`, localQueueTableName: `queue-${suffix}` };
+let tables: WatchTables;
+let n = 0;
+const NOW = Date.now();
+
+beforeAll(async () => {
+  t = await createTestTables();
+  await ensureTables(t.client, { legsTableName: t.legsTableName, keysTableName: t.keysTableName, watches: names });
+  tables = { client: t.client, watchesTableName: names.watchesTableName, deliveriesTableName: names.deliveriesTableName };
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  for (const TableName of Object.values(names)) await t.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
+  await t.drop();
+});
+
+const deps = (over: Partial<SendDependencies> = {}): SendDependencies => ({ tables, targets: 'local', resolver: systemResolver, clock: () => NOW, ...over });
+
+async function watchAt(path: string, over: Partial<WatchRecord> = {}): Promise<WatchRecord> {
+  n++;
+  const watch: WatchRecord = {
+    clientId: `cli_${suffix}${String(n).padStart(12, '0')}`,
+    watchId: `wat_${suffix}${String(n).padStart(12, '0')}`,
+    url: receiver.url(path),
+    filters: {},
+    description: null,
+    status: 'active',
+    createdAt: new Date(NOW).toISOString(),
+    secret: generateSecret(),
+    failingSince: null,
+    disabledAt: null,
+    ...over,
+  };
+  await putWatch(tables, watch, 100);
+  return watch;
+}
+
+const arrived = async (webhookId: string) => (await receiver.waitFor((r) => r.webhookId === webhookId, 2_000))!;
+
+describe('a test event', () => {
+  it('is POSTed now, signed, to the watch of a disabled endpoint too; the answer is the attempt', async () => {
+    const watch = await watchAt('test-ok', { status: 'disabled', disabledAt: new Date(NOW).toISOString() });
+    const report = await sendTestEvent(watch.clientId, watch.watchId, deps());
+    expect(report).toMatchObject({ type: 'watch.test', result: 'delivered', responseCode: 204, error: null, attemptedAt: new Date(NOW).toISOString() });
+    expect(report.durationMs).toBeGreaterThanOrEqual(0);
+    const got = await arrived(report.webhookId);
+    expect(verifiesWith(watch.secret, got)).toBe(true);
+    expect(JSON.parse(got.raw)).toEqual({ type: 'watch.test', timestamp: new Date(NOW).toISOString(), data: { watchId: watch.watchId } });
+  });
+
+  it("names the receiver's status, a time-out, a refused connection and an unsafe target", async () => {
+    receiver.respond = (path) => (path === '/test-503' ? 503 : path === '/test-stall' ? 'stall' : 204);
+    const rejected = await watchAt('test-503');
+    expect(await sendTestEvent(rejected.clientId, rejected.watchId, deps())).toMatchObject({ result: 'rejected', responseCode: 503, error: 'the receiver answered 503' });
+    const stalled = await watchAt('test-stall');
+    const timeout = await sendTestEvent(stalled.clientId, stalled.watchId, deps({ postOptions: { timeoutMs: 300, maxResponseBytes: 4096 } }));
+    expect(timeout).toMatchObject({ result: 'timeout', responseCode: null, error: 'no answer within 300 ms' });
+    expect(timeout.durationMs).toBeGreaterThanOrEqual(300);
+    // A port nothing listens on: taken, then let go.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const closed = await watchAt('x', { url: `http://127.0.0.1:${port}/x` });
+    expect(await sendTestEvent(closed.clientId, closed.watchId, deps())).toMatchObject({ result: 'refused', responseCode: null, error: 'connection refused' });
+    const unsafe = await watchAt('test-unsafe');
+    const seen = receiver.received.length;
+    const refused = await sendTestEvent(unsafe.clientId, unsafe.watchId, deps({ targets: 'public' }));
+    expect(refused).toMatchObject({ result: 'unsafe_target', responseCode: null });
+    expect(refused.error).toMatch(/^target refused: /);
+    expect(receiver.received.length).toBe(seen);
+    receiver.respond = () => 204;
+  });
+
+  it("another client's watch is not found", async () => {
+    const watch = await watchAt('test-other');
+    await expect(sendTestEvent('cli_someoneelse00000000', watch.watchId, deps())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
+describe('a replay', () => {
+  async function deliveryOf(watch: WatchRecord, over: Partial<DeliveryRecord> = {}): Promise<DeliveryRecord> {
+    const id = `msg_${randomUUID().replace(/-/g, '').slice(0, 27)}`;
+    const record: DeliveryRecord = {
+      watchId: watch.watchId,
+      deliveryKey: `2026-11-21T12:00:00.000Z#${id}`,
+      id,
+      clientId: watch.clientId,
+      type: 'empty_leg.listed',
+      legId: 'L1',
+      status: 'failed',
+      attempts: 8,
+      responseCode: 503,
+      lastAttemptAt: '2026-11-21T12:00:00.000Z',
+      nextAttemptAt: null,
+      createdAt: '2026-11-20T12:00:00.000Z',
+      ttl: 0,
+      payload: JSON.stringify({ type: 'empty_leg.listed', timestamp: '2026-11-20T12:00:00.000Z', data: { watchId: watch.watchId, id: 'L1', leg: null } }),
+      ...over,
+    };
+    await putDelivery(tables, record);
+    return record;
+  }
+
+  it('sends the same webhook-id and body, signed now; the attempt joins its history and a 2xx makes it delivered', async () => {
+    const watch = await watchAt('replay', { failingSince: new Date(NOW - 3_600_000).toISOString() });
+    const d = await deliveryOf(watch);
+    const report = await replayDelivery(watch.clientId, watch.watchId, d.id, deps());
+    expect(report).toMatchObject({ webhookId: d.id, result: 'delivered', responseCode: 204 });
+    expect(report.delivery).toMatchObject({ id: d.id, status: 'delivered', attempts: 9, responseCode: 204, lastAttemptAt: new Date(NOW).toISOString(), nextAttemptAt: null });
+    const got = await arrived(d.id);
+    expect(got.raw).toBe(d.payload);
+    expect(verifiesWith(watch.secret, got)).toBe(true);
+    expect(await getDelivery(tables, watch.watchId, d.deliveryKey)).toMatchObject({ status: 'delivered', attempts: 9 });
+    expect((await getWatch(tables, watch.clientId, watch.watchId))?.failingSince).toBeNull();
+  });
+
+  it('a failed replay counts, and leaves the status and the failing period as they were', async () => {
+    receiver.respond = (path) => (path === '/replay-503' ? 503 : 204);
+    const watch = await watchAt('replay-503');
+    const d = await deliveryOf(watch, { status: 'pending', attempts: 2, nextAttemptAt: '2026-11-21T13:00:00.000Z' });
+    const report = await replayDelivery(watch.clientId, watch.watchId, d.id, deps());
+    expect(report).toMatchObject({ result: 'rejected', responseCode: 503 });
+    expect(report.delivery).toMatchObject({ status: 'pending', attempts: 3, responseCode: 503, nextAttemptAt: '2026-11-21T13:00:00.000Z' });
+    expect((await getWatch(tables, watch.clientId, watch.watchId))?.failingSince).toBeNull();
+    receiver.respond = () => 204;
+  });
+
+  it('an unknown delivery or another watch\'s is not found; one without a kept body is DELIVERY_NOT_REPLAYABLE', async () => {
+    const watch = await watchAt('replay-404');
+    const other = await watchAt('replay-404');
+    const d = await deliveryOf(other);
+    await expect(replayDelivery(watch.clientId, watch.watchId, d.id, deps())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(replayDelivery(watch.clientId, other.watchId, d.id, deps())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    const old = await deliveryOf(watch, { payload: undefined });
+    await expect(replayDelivery(watch.clientId, watch.watchId, old.id, deps())).rejects.toMatchObject({ code: 'DELIVERY_NOT_REPLAYABLE', status: 409 });
+  });
+});
+
+describe("a secret's rotation", () => {
+  it('for 24 hours every attempt (a test event, a queued delivery) verifies with the old secret and the new one', async () => {
+    const watch = await watchAt('rotated');
+    // Rotated 23 h before the attempts: inside the overlap.
+    const rotatedAt = NOW - 23 * 3_600_000;
+    const rotated = await rotateWatchSecret(watch.clientId, watch.watchId, { tables, clock: () => rotatedAt });
+    expect(rotated).toMatchObject({ id: watch.watchId, rotatedAt: new Date(rotatedAt).toISOString(), previousSecretExpiresAt: new Date(rotatedAt + SECRET_OVERLAP_MS).toISOString() });
+    expect(rotated.secret).not.toBe(watch.secret);
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+
+    const test = await sendTestEvent(watch.clientId, watch.watchId, deps());
+    const queuedId = `msg_${'q'.repeat(27)}`;
+    const queued = await processDelivery(
+      { deliveryId: queuedId, clientId: watch.clientId, watchId: watch.watchId, deliveryKey: 'k', payload: '{}', attempts: 0, dueAt: NOW },
+      { tables, queue: { send: () => Promise.resolve() }, targets: 'local', resolver: systemResolver, clock: () => NOW, retryScheduleSeconds: [1], disableAfterSeconds: 86_400 },
+    );
+    expect(queued).toBe('delivered');
+    for (const id of [test.webhookId, queuedId]) {
+      const got = await arrived(id);
+      expect(got.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+      expect(verifiesWith(rotated.secret, got)).toBe(true);
+      expect(verifiesWith(watch.secret, got)).toBe(true);
+    }
+  });
+
+  it('from 24 hours on, only the new secret verifies', async () => {
+    const watch = await watchAt('rotated-past');
+    const rotated = await rotateWatchSecret(watch.clientId, watch.watchId, { tables, clock: () => NOW - SECRET_OVERLAP_MS });
+    const test = await sendTestEvent(watch.clientId, watch.watchId, deps());
+    const got = await arrived(test.webhookId);
+    expect(got.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect(verifiesWith(rotated.secret, got)).toBe(true);
+    expect(verifiesWith(watch.secret, got)).toBe(false);
+  });
+
+  it('a second rotation keeps only the secret it replaced besides the new one', async () => {
+    const watch = await watchAt('rotated-twice');
+    const first = await rotateWatchSecret(watch.clientId, watch.watchId, { tables, clock: () => NOW - 2 * 3_600_000 });
+    const second = await rotateWatchSecret(watch.clientId, watch.watchId, { tables, clock: () => NOW - 3_600_000 });
+    const got = await arrived((await sendTestEvent(watch.clientId, watch.watchId, deps())).webhookId);
+    expect([verifiesWith(second.secret, got), verifiesWith(first.secret, got), verifiesWith(watch.secret, got)]).toEqual([true, true, false]);
+  });
+});
