@@ -20,6 +20,7 @@ import { createChangeConsumerHandler } from '../src/changes/handlers.js';
 import { createChangeLogStore } from '../src/changes/store.js';
 import { createStreamPoller } from '../local/stream-poller.js';
 import { addDays, utcDate } from '../src/kernel/dates.js';
+import { CLOCK_AT_ANCHOR_ENV, CLOCK_AT_ENV, processClock, realClock } from '../src/clock.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/loading/loader.js';
 import { HORIZON_DAYS } from '../src/kernel/listed.js';
@@ -142,6 +143,17 @@ export interface BenchResult {
   errors: string[];
 }
 
+
+/**
+ * CLOCK_AT and its anchor as this process reads them (the anchor fixed now when unset), for the
+ * functions' settings and the processes they run in: all read the benchmark's instant.
+ */
+function clockSettings(): Record<string, string> {
+  const at = process.env[CLOCK_AT_ENV]?.trim();
+  if (!at) return {};
+  process.env[CLOCK_AT_ANCHOR_ENV] ||= String(realClock());
+  return { [CLOCK_AT_ENV]: at, [CLOCK_AT_ANCHOR_ENV]: process.env[CLOCK_AT_ANCHOR_ENV] };
+}
 
 /** The size the cold-CPU growth is held against (docs/performance.md, "Scale"). */
 const GROWTH_BASE_LEGS = 20_000;
@@ -269,6 +281,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     KEYS_TABLE_NAME: names.keysTableName,
     STAGE: 'sandbox',
     LISTING_CACHE_TTL_SECONDS: String(options.cacheTtlSeconds),
+    // The clock of `--at` (CLOCK_AT, src/clock.ts): the data set is made for its date, the functions read it.
+    ...clockSettings(),
   };
   const functionSettings = readConfig(functionEnv);
   Object.assign(process.env, {
@@ -278,7 +292,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
 
   // The data set first: generating 100,000 legs takes long enough for DynamoDB Local to close the
   // idle keep-alive sockets of a client made before it (the next request: "socket hang up").
-  const now = new Date();
+  const now = new Date(processClock());
   const today = utcDate(now);
   log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
   const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
