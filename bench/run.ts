@@ -759,8 +759,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         warmP95Ms: q.warm.cpuMs.p95,
         excessBuckets: q.buckets.excess,
       })),
-      listImportMs: bundles.list.importMs,
-      helloImportMs: bundles.hello.importMs,
+      listImportCpuMs: bundles.list.importCpuMs,
+      helloImportCpuMs: bundles.hello.importCpuMs,
     });
     if (coldCpu.growth) targets.push(coldGrowthTarget(options.legs, coldCpu.growth.baseLegs, coldCpu.growth.ratio));
     targets.push(importCpuTarget(importCpu.legs, importCpu.ratio));
