@@ -1,3 +1,4 @@
+// @dateIndependent: the clock's own tests, on fixed instants and a controlled real clock.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';

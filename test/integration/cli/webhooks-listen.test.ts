@@ -1,3 +1,4 @@
+// @dateIndependent: signs at the tests' clock and at a fixed instant; the listener reads the same clock.
 import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
