@@ -1,3 +1,4 @@
+// @dateIndependent: reads the test files' text, no clock.
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
@@ -5,11 +6,12 @@ import { dirname, join, normalize } from 'node:path';
 /**
  * The `@dateSensitive` marking is checked, not remembered (CONTRIBUTING.md, "Time"): a unit,
  * handler or integration file that reads the clock, itself or through a test/support module, says
- * in its first lines either `@dateSensitive` or `@dateIndependent: <why its outcome cannot change
- * with the date>`.
+ * in its first lines either `// @dateSensitive` or `// @dateIndependent: <why its outcome cannot
+ * change with the date>`.
  */
 const READS_THE_CLOCK = /\b(testNow|testToday|testClock|processClock|realClock|clockEnv)\b|new Date\(\)|\bCLOCK_AT\b|standardwebhooks/;
-const MARKED = /@dateSensitive|@dateIndependent: \S/;
+/** A line of its own, as jest.config.js reads `@dateSensitive`. */
+const MARKED = /^\/\/ @date(Sensitive\b|Independent: \S)/m;
 /** As much of a file as jest.config.js reads for the marking. */
 const HEAD = 4000;
 /** The setup files every project runs: they set the clock, they are not a test's reading of it. */
