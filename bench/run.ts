@@ -6,6 +6,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CreateTableCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { QueryCommand as DocQueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../src/aws/dynamodb.js';
+import { COMMAND_DYNAMODB_BUDGET } from '../src/time-budget.js';
 import { createFunctionClient } from '../src/aws/function-clients.js';
 import { readConfig } from '../src/config.js';
 import { createAuthorizerHandler } from '../src/keys/authorizer-handler.js';
@@ -307,9 +308,10 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
 
   log(`starting DynamoDB Local on port ${port}`);
   const db = await startDynamoDbLocal({ port });
-  // Its client answers the readiness probe (one attempt); the benchmark's own calls retry as the
-  // commands' do (a socket DynamoDB Local drops on a busy machine: "socket hang up").
-  const client = createDocumentClient({ endpoint: db.endpoint, region: 'local' });
+  // Its client answers the readiness probe (one attempt, 10 s); the benchmark's own calls retry as
+  // the commands' do and wait a minute: on a busy machine DynamoDB Local drops a socket ("socket
+  // hang up") or takes over 10 s over its first batch writes.
+  const client = createDocumentClient({ endpoint: db.endpoint, region: 'local', budget: { ...COMMAND_DYNAMODB_BUDGET, requestTimeoutMs: 60_000 } });
   const bundleDir = mkdtempSync(path.join(os.tmpdir(), 'empty-legs-bench-'));
   try {
     await ensureTables(client, names);
