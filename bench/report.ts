@@ -123,9 +123,9 @@ export function formatReport(r: BenchResult): string {
   out.push('');
   const b = r.bundles;
   out.push(
-    `bundles: list ${kb(b.list.bytes)} (import ${fmt(b.list.importMs)} ms, in-process ${fmt(b.list.inProcessImportMs)} ms), ` +
+    `bundles: list ${kb(b.list.bytes)} (import ${fmt(b.list.importMs)} ms, ${fmt(b.list.importCpuMs)} ms CPU, in-process ${fmt(b.list.inProcessImportMs)} ms), ` +
       `authorizer ${kb(b.authorizer.bytes)} (import ${fmt(b.authorizer.importMs)} ms), ` +
-      `hello-world ${kb(b.hello.bytes)} (import ${fmt(b.hello.importMs)} ms, in-process ${fmt(b.hello.inProcessImportMs)} ms)`,
+      `hello-world ${kb(b.hello.bytes)} (import ${fmt(b.hello.importMs)} ms, ${fmt(b.hello.importCpuMs)} ms CPU, in-process ${fmt(b.hello.inProcessImportMs)} ms)`,
   );
   out.push(`list bundle: ${Object.entries(b.checks).map(([k, v]) => `${k} ${v ? 'yes' : 'NO'}`).join(', ')}`);
   if (b.nearby) {

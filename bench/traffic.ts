@@ -5,6 +5,7 @@ import { createKey, getKeyByHash, revokeKey, rotateKey } from '../src/keys/store
 import { readKeysVersion } from '../src/keys/version.js';
 import { withChangeAwareCache } from '../src/listing/change-aware-cache.js';
 import { addDays } from '../src/kernel/dates.js';
+import { processClock } from '../src/clock.js';
 import { mulberry32 } from '../local/demo/generator.js';
 import { createChangeSource } from '../src/changes/follow.js';
 import { createChangeLogStore, HEAD_ID } from '../src/changes/store.js';
@@ -158,7 +159,7 @@ export async function runTraffic(input: {
   const rnd = mulberry32(options.seed);
   // Start at a quarter hour plus one minute: no zone's midnight (every zone's offset is a multiple
   // of 15 minutes) falls in the span, so no leg expires while it runs and the oracle need not move.
-  const start = Math.ceil(Date.now() / QUARTER_HOUR) * QUARTER_HOUR + 60_000;
+  const start = Math.ceil(processClock() / QUARTER_HOUR) * QUARTER_HOUR + 60_000;
   const spanMs = options.seconds * 1000;
   let simNow = start;
   const clock = () => simNow;

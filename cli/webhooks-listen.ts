@@ -3,21 +3,26 @@ import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { CommandError, parseCommandLine, runCommand } from './command.js';
 import { parseIntegerSetting } from '../src/config.js';
-import { processClock } from '../src/clock.js';
+import { atClockInstant, processClock } from '../src/clock.js';
+import { applyAtFlag } from './clock-flag.js';
 
 /**
- * `npm run webhooks:listen -- --secret whsec_... [--port 9999] [--fail N]` (docs/watches.md, "By
- * hand"): a receiver on 127.0.0.1 that verifies each delivery with the standardwebhooks verifier and
+ * `npm run webhooks:listen -- --secret whsec_... [--port 9999] [--fail N] [--at INSTANT]`
+ * (docs/watches.md, "By hand"): a receiver on 127.0.0.1 that verifies each delivery with the
+ * standardwebhooks verifier at the clock (`--at`: the one `npm start -- --at` signs with) and
  * prints it; answers 204, or 503 to the first N attempts of each delivery (to watch the retries).
  */
-const USAGE = `Usage: npm run webhooks:listen -- --secret whsec_... [--port 9999] [--fail N]
+const USAGE = `Usage: npm run webhooks:listen -- --secret whsec_... [--port 9999] [--fail N] [--at INSTANT]
   Listens on http://127.0.0.1:PORT/ (any path), verifies every delivery's signature with the
-  watch's secret and prints it; answers 204 (503 to the first N attempts of each delivery with --fail).`;
+  watch's secret and prints it; answers 204 (503 to the first N attempts of each delivery with --fail).
+  --at: judge the signatures' timestamps at that instant, as npm start -- --at INSTANT signs them
+  (give both the same instant).`;
 
 const OPTIONS = {
   secret: { type: 'string' },
   port: { type: 'string' },
   fail: { type: 'string' },
+  at: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -31,6 +36,7 @@ async function main(argv: string[]): Promise<void> {
   if (values.secret === undefined || !/^whsec_[A-Za-z0-9+/]+=*$/.test(values.secret)) {
     throw CommandError.usage('--secret', 'is required: the whsec_... secret the watch was created with');
   }
+  applyAtFlag(values.at);
   const port = parseIntegerSetting('--port', values.port, 9999, 1, 65535);
   const failFirst = parseIntegerSetting('--fail', values.fail, 0, 0, 100);
   const verifier = new Webhook(values.secret);
@@ -46,7 +52,7 @@ async function main(argv: string[]): Promise<void> {
       let verdict: string;
       let event: { type?: string; timestamp?: string; data?: { watchId?: string; id?: string } } = {};
       try {
-        event = verifier.verify(body, req.headers as Record<string, string>) as typeof event;
+        event = atClockInstant(processClock, () => verifier.verify(body, req.headers as Record<string, string>)) as typeof event;
         verdict = 'signature ok';
       } catch (err) {
         verdict = `SIGNATURE REFUSED (${err instanceof Error ? err.message : String(err)})`;

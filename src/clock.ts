@@ -10,6 +10,21 @@ export const CLOCK_AT_ANCHOR_ENV = 'CLOCK_AT_ANCHOR';
 /** The system time itself: only for anchoring `--at` (everything else takes processClock). */
 export const realClock: Clock = () => Date.now();
 
+/**
+ * Runs `fn` (synchronous) with `Date.now()` reading `clock`: for a library that reads the system
+ * time itself, such as the standardwebhooks verifier's timestamp tolerance, under `--at`.
+ */
+export function atClockInstant<T>(clock: Clock, fn: () => T): T {
+  const now = clock();
+  const system = Date.now;
+  Date.now = () => now;
+  try {
+    return fn();
+  } finally {
+    Date.now = system;
+  }
+}
+
 /** A clock that read `at` when `real` read `anchor`, and runs on from there at real speed. */
 export function shiftedClock(at: number, anchor: number, real: Clock = realClock): Clock {
   const offset = at - anchor;

@@ -1,3 +1,4 @@
+// @dateIndependent: the bundle's process reads the tests' clock (clockEnv); its legs start 4 days or more from today.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

@@ -1,11 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { atClockInstant } from '../../src/clock.js';
+import { testClock } from './clock.js';
 
 /**
  * A webhook receiver on 127.0.0.1 for tests: every request is recorded with whether its signature
  * verifies with the secret of its path (`/<name>`), checked by the standardwebhooks verifier, not
- * by our code. `respond` decides each answer (default 204); it may return 'stall' to hold the request,
+ * by our code, at the tests' clock (the one the service signs with under `--at`). `respond`
+ * decides each answer (default 204); it may return 'stall' to hold the request,
  * or `{ status, afterMs }` to answer late.
  */
 export interface Received {
@@ -31,7 +34,7 @@ export interface Receiver {
 /** Whether a received request verifies with `secret` (the standardwebhooks verifier: any of its signatures, a timestamp within 5 minutes). */
 export function verifiesWith(secret: string, r: Pick<Received, 'raw' | 'headers'>): boolean {
   try {
-    new Webhook(secret).verify(r.raw, r.headers);
+    atClockInstant(testClock, () => new Webhook(secret).verify(r.raw, r.headers));
     return true;
   } catch {
     return false;
@@ -51,7 +54,7 @@ export async function startReceiver(): Promise<Receiver> {
       let verified = false;
       try {
         if (secret !== undefined) {
-          new Webhook(secret).verify(text, req.headers as Record<string, string>);
+          atClockInstant(testClock, () => new Webhook(secret).verify(text, req.headers as Record<string, string>));
           verified = true;
         }
       } catch {

@@ -1,6 +1,8 @@
+// @dateIndependent: the clock's own tests, on fixed instants and a controlled real clock.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { clockFromSettings, fixedClock, parseClockInstant, shiftedClock } from '../../src/clock.js';
+import { Webhook } from 'standardwebhooks';
+import { atClockInstant, clockFromSettings, fixedClock, parseClockInstant, shiftedClock } from '../../src/clock.js';
 import { readConfig } from '../../src/config.js';
 import { ConfigError } from '../../src/errors.js';
 
@@ -25,6 +27,20 @@ describe('shiftedClock', () => {
     const clock = fixedClock('2028-02-29T12:00:00Z');
     expect(clock()).toBe(Date.UTC(2028, 1, 29, 12));
     expect(clock()).toBe(clock());
+  });
+});
+
+describe('atClockInstant', () => {
+  it("the standardwebhooks verifier judges a delivery's timestamp at the clock, and Date.now reads the system time again after", () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const at = Date.UTC(2027, 2, 28, 1, 30);
+    const body = '{"type":"empty_leg.listed"}';
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(at / 1000), 'webhook-signature': new Webhook(secret).sign('msg_1', new Date(at), body) };
+    const verify = () => new Webhook(secret).verify(body, headers);
+    expect(verify).toThrow(/timestamp too/);
+    expect(atClockInstant(fixedClock(at + 299_000), verify)).toEqual({ type: 'empty_leg.listed' });
+    expect(() => atClockInstant(fixedClock(at + 301_000), verify)).toThrow(/timestamp too old/);
+    expect(Math.abs(Date.now() - at)).toBeGreaterThan(301_000);
   });
 });
 

@@ -1,3 +1,4 @@
+// @dateIndependent: signs at a fixed far instant to bound the header's length; no date is judged.
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';

@@ -1,3 +1,4 @@
+// @dateIndependent: grace periods are held between the clock read before and after the command: spans, not dates.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';

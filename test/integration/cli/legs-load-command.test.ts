@@ -1,3 +1,4 @@
+// @dateIndependent: sets CLOCK_AT only to see --aws refuse it; its fixtures are not read against today.
 import { airportReference } from '../../../src/airports/reference.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @dateIndependent: its legs are whole days from the tests' clock, read by the ingestion at that clock.
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';

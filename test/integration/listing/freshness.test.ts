@@ -1,3 +1,4 @@
+// @dateIndependent: times the cache on the tests' clock; its legs are days from today.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_RATE_LIMIT } from '../../../src/keys/rate-limit.js';

@@ -1,3 +1,4 @@
+// @dateIndependent: exports the demo legs made for today and parses them again at the same today.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @dateIndependent: its legs are whole days from the tests' clock; the command reads the same clock (CLOCK_AT).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+// @dateIndependent: the data, the months it expects and the build all follow the tests' today; 1,300 legs are too many to load eight times.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { demoLegs } from '../../../local/demo/index.js';

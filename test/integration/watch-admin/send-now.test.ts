@@ -11,6 +11,7 @@ import { getDelivery, getWatch, putDelivery, putWatch, type DeliveryRecord, type
 import { systemResolver } from '../../../src/watches/target.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { startReceiver, verifiesWith, type Receiver } from '../../support/webhook-receiver.js';
+import { testNow } from '../../support/clock.js';
 
 /**
  * The owner's attempts made now (src/watch-admin/): a test event, a replay and the signing after a
@@ -24,7 +25,7 @@ const suffix = randomUUID().slice(0, 8);
 const names = { watchesTableName: `watches-${suffix}`, deliveriesTableName: `deliveries-${suffix}`, localQueueTableName: `queue-${suffix}` };
 let tables: WatchTables;
 let n = 0;
-const NOW = Date.now();
+const NOW = testNow();
 
 beforeAll(async () => {
   t = await createTestTables();

@@ -1,3 +1,4 @@
+// @dateIndependent: signs and retries at fixed instants (T0); the verifier's own clock check is expected to refuse.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';

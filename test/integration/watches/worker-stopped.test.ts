@@ -1,3 +1,4 @@
+// @dateIndependent: the receiver verifies at the tests' clock (test/support/webhook-receiver.ts), which the worker signs with.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
