@@ -151,6 +151,8 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
           ConditionExpression: 'attribute_not_exists(id)',
         },
       }));
+      // A state carries the record its last entry gave (`r`): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
+      const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
         Put: {
           TableName: tableName,
@@ -158,7 +160,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl } : { d: next.digest }),
+            ...(next.digest === null ? { ttl } : { d: next.digest, r: JSON.stringify(shown.get(id)) }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }

@@ -529,8 +529,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 12 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(13);
+      // 13 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, ingest, retire, snapshot, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(14);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -646,6 +646,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'ConsumerFunctionErrors',
           'ConsumerFunctionThrottles',
           'ChangeConsumerFailed',
+          'MatcherFunctionErrors',
+          'MatcherFunctionThrottles',
+          'WatchMatcherFailed',
           'LegsTableThrottles',
           'KeysTableThrottles',
           'UsageWriteFailures',
