@@ -2,6 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
+import { unpackRecord } from './record-pack.js';
 import { STATE_PREFIX } from './store.js';
 import type { ListingTransition } from './transition.js';
 
@@ -16,7 +17,8 @@ export const LOG_STATE_ID_PREFIX = STATE_PREFIX;
 type Image = Record<string, AttributeValue>;
 
 function shownOf(image: Readonly<Record<string, unknown>> | undefined): EmptyLeg | null {
-  return typeof image?.r === 'string' ? toApiRecord(JSON.parse(image.r) as Record<string, unknown>) : null;
+  const packed = unpackRecord(image?.r);
+  return packed === null ? null : toApiRecord(packed);
 }
 
 /**
