@@ -120,6 +120,7 @@ export async function startStreamReader(
   endpoint: string,
   legsTableName: string,
   say: (line: string) => void,
+  startAt: 'TRIM_HORIZON' | 'LATEST' = 'TRIM_HORIZON',
 ): Promise<StreamPoller> {
   const handle = await importHandler<StreamHandler>(name);
   const poller = createStreamPoller({
@@ -127,6 +128,7 @@ export async function startStreamReader(
     client,
     tableName: legsTableName,
     handle,
+    startAt,
     onFailure: (records, err) =>
       say(`The ${localFunctionName(name)} function failed on ${records.length} stream record(s), skipped: ${err instanceof Error ? err.message : String(err)}`),
   });
@@ -207,9 +209,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // requests do not compete with the consumer's catch-up for DynamoDB Local.
     await poller.drain();
     options.say('The change log holds the loaded legs');
-    // The watches' matcher: the same stream, read apart (the change log's state records), from its
-    // oldest record; started after the load, so that it does not slow it (no watch exists before).
-    matcher = await startStreamReader('matchWatches', ddb.client, ddb.endpoint, options.legsTableName, options.say);
+    // The watches' matcher: the same stream, read apart (the change log's state records), from what
+    // comes after the load: no watch exists before the API listens, so the load matches nothing.
+    matcher = await startStreamReader('matchWatches', ddb.client, ddb.endpoint, options.legsTableName, options.say, 'LATEST');
     // The listing snapshot's build, as the stack schedules it (src/routes.ts): once now, then every period.
     const buildSnapshot = await importHandler<() => Promise<unknown>>('buildSnapshot');
     await buildSnapshot();
