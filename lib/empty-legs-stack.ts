@@ -125,17 +125,19 @@ export class EmptyLegsStack extends Stack {
 
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
     this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
-    // The legs table's stream consumer (the change log): its alarms below, its on-failure alarm its own.
+    // The legs table's stream consumers (the change log; the watches' matcher): their alarms below, their on-failure alarms their own.
     // The webhook queue and its delivery function: its alarms below, to the alarm topic.
     this.webhooks = new WebhookDelivery(this, 'Webhooks', {
       ...common,
       watchesTable: this.tables.watches,
       deliveriesTable: this.tables.deliveries,
+      keysTable: this.tables.keys,
       alarmNamePrefix: stackName(config.stage),
     });
     this.changeStream = new ChangeStream(this, 'Changes', {
       ...common,
       legsTable: this.tables.legs,
+      keysTable: this.tables.keys,
       watchesTable: this.tables.watches,
       deliveriesTable: this.tables.deliveries,
       webhookQueue: this.webhooks.queue,

@@ -108,25 +108,29 @@ export async function gatewayRoutes(): Promise<Route[]> {
 }
 
 /**
- * The change consumer's function (functions/consume-changes/handler.ts: the change log and the
- * watches' matcher), fed from the legs table's stream by the local poller
- * (local/stream-poller.ts); a batch that fails three times is reported and skipped, as the
- * on-failure destination takes it on AWS.
+ * A reader of the legs table's stream, as the stack maps it: the change consumer
+ * (functions/consume-changes/handler.ts: the change log) or the watches' matcher
+ * (functions/match-watches/handler.ts), each fed by a poller of its own (local/stream-poller.ts,
+ * its own checkpoints), so neither waits for the other; a batch that fails three times is reported
+ * and skipped, as its on-failure destination takes it on AWS.
  */
-export async function startChangeConsumer(
+export async function startStreamReader(
+  name: 'consumeChanges' | 'matchWatches',
   client: Parameters<typeof createStreamPoller>[0]['client'],
   endpoint: string,
   legsTableName: string,
   say: (line: string) => void,
+  startAt: 'TRIM_HORIZON' | 'LATEST' = 'TRIM_HORIZON',
 ): Promise<StreamPoller> {
-  const handle = await importHandler<StreamHandler>('consumeChanges');
+  const handle = await importHandler<StreamHandler>(name);
   const poller = createStreamPoller({
     streams: createStreamsClient({ endpoint }),
     client,
     tableName: legsTableName,
     handle,
+    startAt,
     onFailure: (records, err) =>
-      say(`The change consumer failed on ${records.length} stream record(s), skipped: ${err instanceof Error ? err.message : String(err)}`),
+      say(`The ${localFunctionName(name)} function failed on ${records.length} stream record(s), skipped: ${err instanceof Error ? err.message : String(err)}`),
   });
   poller.start();
   return poller;
@@ -171,6 +175,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
   const ddb = await startDynamoDbLocal({ port: options.dynamodbPort, host: options.host });
   let server: Server | undefined;
   let poller: StreamPoller | undefined;
+  let matcher: StreamPoller | undefined;
   try {
     options.say(`DynamoDB Local (in memory) on ${ddb.endpoint} (pid ${ddb.pid})`);
     // The functions read their settings from the environment, as in Lambda.
@@ -184,7 +189,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const watchesConfig = readWatchesConfig(process.env);
     await ensureTables(ddb.client, { ...options, watches: watchesConfig });
     // The change consumer, fed from DynamoDB Local's stream as the event source mapping feeds it on AWS.
-    poller = await startChangeConsumer(ddb.client, ddb.endpoint, options.legsTableName, options.say);
+    poller = await startStreamReader('consumeChanges', ddb.client, ddb.endpoint, options.legsTableName, options.say);
 
     await writeLegs(ddb.client, options.legsTableName, legs);
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
@@ -204,6 +209,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // requests do not compete with the consumer's catch-up for DynamoDB Local.
     await poller.drain();
     options.say('The change log holds the loaded legs');
+    // The watches' matcher: the same stream, read apart (the change log's state records), from what
+    // comes after the load: no watch exists before the API listens, so the load matches nothing.
+    matcher = await startStreamReader('matchWatches', ddb.client, ddb.endpoint, options.legsTableName, options.say, 'LATEST');
     // The listing snapshot's build, as the stack schedules it (src/routes.ts): once now, then every period.
     const buildSnapshot = await importHandler<() => Promise<unknown>>('buildSnapshot');
     await buildSnapshot();
@@ -232,8 +240,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       });
     }, buildEvery);
     snapshotTimer.unref();
-    // The watches: the change consumer's matcher (functions/consume-changes/handler.ts) queues the
-    // deliveries in the local queue (src/watches/queue.ts); the queue's function delivers them.
+    // The watches: the matcher (functions/match-watches/handler.ts) queues the deliveries in the
+    // local queue (src/watches/queue.ts); the queue's function delivers them.
     const worker = startQueueWorker({
       client: ddb.client,
       tableName: watchesConfig.localQueueTableName,
@@ -248,7 +256,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       apiKey: created.key,
       async stop() {
         clearInterval(snapshotTimer);
-        await Promise.all([poller?.stop(), worker.stop()]);
+        await Promise.all([poller?.stop(), matcher?.stop(), worker.stop()]);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();
@@ -258,7 +266,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     };
   } catch (err) {
     server?.close();
-    await poller?.stop();
+    await Promise.all([poller?.stop(), matcher?.stop()]);
     await ddb.stop();
     throw err;
   }

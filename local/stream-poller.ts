@@ -33,7 +33,10 @@ export interface StreamPollerOptions {
   idleMs?: number;
   maxAttempts?: number;
   checkpoints?: Map<string, string>;
-  /** Where a shard without a checkpoint starts: its oldest record (default, as the stack's mapping) or its newest. */
+  /**
+   * Where a shard without a checkpoint starts: its oldest record (default, as the stack's mapping)
+   * or, for the shards there at the first poll only, after its newest (a shard found later starts at its oldest).
+   */
   startAt?: 'TRIM_HORIZON' | 'LATEST';
   onFailure?: (records: readonly DynamoDBRecord[], error: unknown) => void;
 }
@@ -50,6 +53,8 @@ export interface StreamPoller {
 
 interface ShardState {
   parent: string | undefined;
+  /** Where it starts without a checkpoint. */
+  start: 'TRIM_HORIZON' | 'LATEST';
   iterator: string | undefined;
   closed: boolean;
 }
@@ -99,24 +104,25 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
 
   async function refreshShards(): Promise<void> {
     const StreamArn = await arn();
+    const start = shards.size === 0 ? (options.startAt ?? 'TRIM_HORIZON') : 'TRIM_HORIZON';
     let ExclusiveStartShardId: string | undefined;
     do {
       const out = await streams.send(new DescribeStreamCommand({ StreamArn, ExclusiveStartShardId }));
       for (const shard of out.StreamDescription?.Shards ?? []) {
         if (!shard.ShardId || shards.has(shard.ShardId)) continue;
-        shards.set(shard.ShardId, { parent: shard.ParentShardId, iterator: undefined, closed: false });
+        shards.set(shard.ShardId, { parent: shard.ParentShardId, start, iterator: undefined, closed: false });
       }
       ExclusiveStartShardId = out.StreamDescription?.LastEvaluatedShardId;
     } while (ExclusiveStartShardId);
   }
 
-  async function iteratorFor(shardId: string): Promise<string | undefined> {
+  async function iteratorFor(shardId: string, state: ShardState): Promise<string | undefined> {
     const after = checkpoints.get(shardId);
     const out = await streams.send(
       new GetShardIteratorCommand({
         StreamArn: await arn(),
         ShardId: shardId,
-        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: options.startAt ?? 'TRIM_HORIZON' }),
+        ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: state.start }),
       }),
     );
     return out.ShardIterator;
@@ -124,7 +130,11 @@ export function createStreamPoller(options: StreamPollerOptions): StreamPoller {
 
   /** One batch of one shard; the number of records handled. */
   async function pollShard(shardId: string, state: ShardState): Promise<number> {
-    state.iterator ??= await iteratorFor(shardId);
+    if (state.iterator === undefined) {
+      state.iterator = await iteratorFor(shardId, state);
+      // Read again without a checkpoint (a failed batch, an expired iterator), a shard starts at its oldest: nothing is skipped.
+      state.start = 'TRIM_HORIZON';
+    }
     if (!state.iterator) {
       state.closed = true;
       return 0;

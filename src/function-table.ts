@@ -193,22 +193,34 @@ export const FUNCTIONS = {
     memorySize: 512,
     // A batch's ten deliveries run at once, each at most 10 s (its DNS lookup included), and their writes.
     timeoutSeconds: 30,
-    access: ['watches:deliver'],
+    access: ['watches:deliver', 'keys:clients'],
     environment: ['WEBHOOK_QUEUE_URL'],
   },
   consumeChanges: {
     invokedBy: 'stream',
     entry: 'functions/consume-changes/handler.ts',
     logicalId: 'ConsumeChangesFunction',
-    description: "The legs table's stream: every item change becomes the change log's entries and the watches' deliveries",
+    description: "The legs table's stream: every item change becomes the change log's entries",
     memorySize: 512,
     timeoutSeconds: 60,
-    access: ['legs:consume', 'watches:match'],
+    access: ['legs:consume'],
+    environment: [],
+    alarm: { name: 'ConsumerFunction' },
+  },
+  matchWatches: {
+    invokedBy: 'stream',
+    entry: 'functions/match-watches/handler.ts',
+    logicalId: 'MatchWatchesFunction',
+    description: "The change log's state records (the legs table's stream): each listing transition becomes the watches' deliveries",
+    memorySize: 1024,
+    // A batch of 100 transitions can make thousands of deliveries, written and queued in batches.
+    timeoutSeconds: 300,
+    access: ['watches:match', 'keys:clients'],
     // The webhook queue the matcher sends deliveries to.
     environment: ['WEBHOOK_QUEUE_URL'],
     // Read when a watch names depNear or arrNear (src/listing/nearby.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
-    alarm: { name: 'ConsumerFunction' },
+    alarm: { name: 'MatcherFunction' },
   },
 } as const satisfies Readonly<Record<string, FunctionSpec>>;
 

@@ -74,6 +74,20 @@ export const CHANGE_METRICS = {
   lagMs: 'ChangeLagMs',
 } as const;
 
+/**
+ * The watches' matcher (src/watches/match/handler.ts), one line per batch: deliveries made, events
+ * left out for a client without a key, malformed watch, delivery or log items skipped, and the lag
+ * from the oldest record's creation to the batch's end.
+ */
+export const MATCH_METRICS = {
+  namespace: 'EmptyLegs/Watches',
+  dimension: 'Stage',
+  deliveries: 'WatchDeliveries',
+  withoutKey: 'WatchEventsWithoutKey',
+  malformed: 'MalformedWatchItems',
+  lagMs: 'MatchLagMs',
+} as const;
+
 /** Where a function's metric lines go: stdout, which Lambda hands to CloudWatch (EMF). */
 export const toStdout = (line: string): void => {
   process.stdout.write(`${line}\n`);

@@ -33,10 +33,16 @@ export type TableAccess =
    */
   | 'watches:admin'
   /**
-   * Watches table: Scan (every watch, to index) and GetItem (the version); deliveries table: PutItem
-   * and GetItem (a delivery stored once, read again when its batch is retried). The matcher.
+   * Watches table: Scan (every watch, to index: its projection leaves the secret out) and GetItem
+   * (the version); deliveries table: BatchGetItem and BatchWriteItem (deliveries read, then those
+   * new stored). The matcher.
    */
   | 'watches:match'
+  /**
+   * Keys table: GetItem (the keys version) and Scan (which clients have a key: key ids, clients,
+   * states, never a hash). The matcher and the delivery worker (docs/watches.md).
+   */
+  | 'keys:clients'
   /**
    * Legs table: the change feed's reads (src/changes/store.ts): GetItem and BatchGetItem on the
    * change log's items only (ids `~change...`, an IAM condition on the partition key), and Scan

@@ -1,6 +1,7 @@
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createDeliveryHandler } from '../../src/watches/delivery.js';
+import { createActiveClients } from '../../src/watches/match/active-clients.js';
 import { createWebhookQueue } from '../../src/watches/queue.js';
 import { systemResolver } from '../../src/watches/target.js';
 
@@ -16,4 +17,6 @@ export const handler = createDeliveryHandler({
   clock: config.clock,
   retryScheduleSeconds: config.retryScheduleSeconds,
   disableAfterSeconds: config.disableAfterSeconds,
+  // The keys version is read at most every second: a revoked client's deliveries stop within a second or two.
+  activeClients: createActiveClients({ client, keysTableName: config.keysTableName, clock: config.clock, intervalMs: 1_000 }),
 });

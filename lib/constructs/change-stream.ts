@@ -2,19 +2,22 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { ComparisonOperator, type Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { incidentAlarm, notifyTopic } from './alarms.js';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { StartingPosition, type CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition, type CfnEventSourceMapping } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { constructIdOf, FUNCTIONS, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
+import { LOG_STATE_ID_PREFIX } from '../../src/changes/log-stream.js';
 import { acknowledge } from '../nag.js';
 import { ENV, ServiceFunction, type ServiceFunctionProps } from './service-function.js';
 
 export interface ChangeStreamProps extends Pick<ServiceFunctionProps, 'stage' | 'logLevel' | 'logRetention' | 'removalPolicy'> {
   readonly samLocal: boolean;
   readonly legsTable: ITable;
-  /** The watches' tables and the webhook queue: the consumer's matcher reads and writes them (`watches:match`). */
+  /** Which clients have a key: the matcher reads it (`keys:clients`). */
+  readonly keysTable: ITable;
+  /** The watches' tables and the webhook queue: the matcher reads and writes them (`watches:match`). */
   readonly watchesTable: ITable;
   readonly deliveriesTable: ITable;
   readonly webhookQueue: IQueue;
@@ -33,37 +36,68 @@ export const STREAM_MAPPING = {
 } as const;
 
 /**
- * The legs table's stream consumer (src/routes.ts `invokedBy: 'stream'`, src/changes/): its function
- * and event source mapping (from the oldest record kept, one batch per shard at a time, a failing
- * batch bisected and retried a bounded number of times, then its description sent to an SQS
- * on-failure queue, so a shard is never blocked for ever), the queue, and an alarm on a message in
- * it. The function's Errors and Throttles alarms are made by Operations.
+ * Each reader of the legs table's stream (src/function-table.ts `invokedBy: 'stream'`) apart: its
+ * on-failure queue and the alarm on it, and what its mapping reads. The change consumer reads every
+ * record; the watches' matcher only the change log's state records (a filter of the mapping, so it
+ * is not invoked for the legs' own writes), with batches run two at a time per shard (a leg's
+ * records stay in order). Neither waits for the other.
+ */
+export const STREAM_READERS = {
+  consumeChanges: {
+    failuresId: 'ConsumerFailures',
+    alarmId: 'ConsumerFailed',
+    alarmName: 'ChangeConsumerFailed',
+    parallelizationFactor: 1,
+    keyPrefix: undefined,
+    lost: 'its changes are missing from the change feed until replayed',
+  },
+  matchWatches: {
+    failuresId: 'MatcherFailures',
+    alarmId: 'MatcherFailed',
+    alarmName: 'WatchMatcherFailed',
+    parallelizationFactor: 2,
+    keyPrefix: LOG_STATE_ID_PREFIX,
+    lost: 'the watches got no delivery of its changes until replayed',
+  },
+} as const satisfies Partial<Record<FunctionName, unknown>>;
+
+/**
+ * The legs table's stream readers (src/function-table.ts `invokedBy: 'stream'`: the change log's
+ * consumer, src/changes/; the watches' matcher, src/watches/match/): each its function and event
+ * source mapping (from the oldest record kept, one batch per shard at a time, a failing batch
+ * bisected and retried a bounded number of times, then its description sent to an SQS on-failure
+ * queue of its own, so a shard is never blocked for ever), and an alarm on a message in that queue.
+ * Their Errors and Throttles alarms are made by Operations.
  */
 export class ChangeStream extends Construct {
   readonly functions: Partial<Record<FunctionName, ServiceFunction>> = {};
-  readonly failures: Queue;
-  readonly failureAlarm: Alarm;
+  readonly failures: Partial<Record<FunctionName, Queue>> = {};
+  readonly failureAlarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: ChangeStreamProps & { removalPolicy: RemovalPolicy }) {
     super(scope, id);
-    this.failures = new Queue(this, 'ConsumerFailures', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(STREAM_MAPPING.failureRetentionDays),
-      removalPolicy: props.removalPolicy,
-    });
-    acknowledge(this.failures, {
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself the on-failure destination of the change consumer: it holds the descriptions of stream batches that failed every retry, for an operator to replay (docs/deploy.md); a queue behind it would hold nothing.',
-    });
-    for (const name of STREAM_FUNCTION_NAMES) {
+    const names = Object.keys(STREAM_READERS) as (keyof typeof STREAM_READERS)[];
+    if ([...names].sort().join() !== [...STREAM_FUNCTION_NAMES].sort().join()) throw new Error(`STREAM_READERS (${names.join(', ')}) differ from the stream functions of src/function-table.ts`);
+    for (const name of names) {
+      const reader: (typeof STREAM_READERS)[keyof typeof STREAM_READERS] = STREAM_READERS[name];
       const spec: FunctionSpec = FUNCTIONS[name];
-      const { legsTable: _table, watchesTable: _w, deliveriesTable: _d, webhookQueue: _q, alarmNamePrefix: _prefix, ...common } = props;
+      const failures = new Queue(this, reader.failuresId, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(STREAM_MAPPING.failureRetentionDays),
+        removalPolicy: props.removalPolicy,
+      });
+      acknowledge(failures, {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself the on-failure destination of a reader of the legs table stream: it holds the descriptions of stream batches that failed every retry, for an operator to replay (docs/deploy.md); a queue behind it would hold nothing.',
+      });
+      const { legsTable: _table, keysTable: _k, watchesTable: _w, deliveriesTable: _d, webhookQueue: _q, alarmNamePrefix: _prefix, ...common } = props;
       const matches = spec.environment.includes('WEBHOOK_QUEUE_URL');
       const environment: Record<string, string> = matches ? { [ENV.webhookQueueUrl]: props.webhookQueue.queueUrl } : {};
       const fn = new ServiceFunction(this, constructIdOf(name), { ...common, name, environment }).grant(spec.access, {
         legs: props.legsTable,
+        keys: props.keysTable,
         watches: props.watchesTable,
         deliveries: props.deliveriesTable,
       });
@@ -76,8 +110,11 @@ export class ChangeStream extends Construct {
           bisectBatchOnError: true,
           retryAttempts: STREAM_MAPPING.retryAttempts,
           maxRecordAge: Duration.hours(STREAM_MAPPING.maxRecordAgeHours),
-          parallelizationFactor: 1,
-          onFailure: new SqsDlq(this.failures),
+          parallelizationFactor: reader.parallelizationFactor,
+          onFailure: new SqsDlq(failures),
+          ...(reader.keyPrefix === undefined
+            ? {}
+            : { filters: [FilterCriteria.filter({ eventName: FilterRule.or('INSERT', 'MODIFY'), dynamodb: { Keys: { id: { S: [{ prefix: reader.keyPrefix }] } } } })] }),
         }),
       );
       acknowledge(fn.role, {
@@ -86,20 +123,22 @@ export class ChangeStream extends Construct {
           'dynamodb:ListStreams, which the event source mapping of the legs table stream needs, has no resource-level permission; every other stream action is granted on the legs table stream only.',
       });
       this.functions[name] = fn;
+      this.failures[name] = failures;
+      this.failureAlarms.push(
+        incidentAlarm(this, reader.alarmId, {
+          alarmName: `${props.alarmNamePrefix}-${reader.alarmName}`,
+          alarmDescription: `A batch of the legs table stream failed every retry of ${spec.logicalId} and was sent to its on-failure queue: ${reader.lost}. See docs/deploy.md, section The change log.`,
+          metric: failures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        }),
+      );
     }
-    this.failureAlarm = incidentAlarm(this, 'ConsumerFailed', {
-      alarmName: `${props.alarmNamePrefix}-ChangeConsumerFailed`,
-      alarmDescription:
-        'A batch of the legs table stream failed every retry of the change consumer and was sent to the on-failure queue: its changes are missing from the change feed until replayed. See docs/deploy.md, section The change log.',
-      metric: this.failures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period: Duration.minutes(5) }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    });
   }
 
-  /** The on-failure alarm notifies `topic` (the alarm topic, made after the functions it watches). */
+  /** The on-failure alarms notify `topic` (the alarm topic, made after the functions it watches). */
   alarmTo(topic: ITopic): this {
-    notifyTopic(topic, this.failureAlarm);
+    for (const alarm of this.failureAlarms) notifyTopic(topic, alarm);
     return this;
   }
 

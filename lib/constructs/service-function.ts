@@ -155,6 +155,9 @@ export class ServiceFunction extends Construct {
         case 'keys:count':
           this.countUsage(table(tables.keys, a));
           break;
+        case 'keys:clients':
+          this.readKeyClients(table(tables.keys, a));
+          break;
         case 'watches:manage':
           this.manageWatches(table(tables.watches, a), table(tables.deliveries, a));
           break;
@@ -309,13 +312,13 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The matcher's access (src/watches/match-transitions.ts, in the change consumer): Scan and GetItem
-   * on the watches table (every watch, indexed; the version), PutItem and GetItem on the deliveries
-   * table (a delivery stored once; read again when its batch is retried). No Query, Update or Delete.
+   * The matcher's access (src/watches/match/): Scan and GetItem on the watches table (every watch,
+   * indexed; the version), BatchGetItem and BatchWriteItem on the deliveries table (the deliveries
+   * stored before; those new). No Query, Update or Delete.
    */
   matchWatches(watches: ITable, deliveries: ITable): this {
     this.allow(['dynamodb:Scan', 'dynamodb:GetItem'], watches.tableArn);
-    this.allow(['dynamodb:PutItem', 'dynamodb:GetItem'], deliveries.tableArn);
+    this.allow(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], deliveries.tableArn);
     this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
     this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
     return this;
@@ -335,6 +338,21 @@ export class ServiceFunction extends Construct {
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${USAGE_KEY_PREFIX}*`] } },
       }),
     );
+    this.function.addEnvironment(ENV.keysTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * Which clients have a key (src/watches/match/active-clients.ts): GetItem (the keys version) and
+   * Scan on the keys table, the Scan limited to the key id, client, state and grace
+   * (`dynamodb:Attributes`), so a key's hash is never read.
+   */
+  readKeyClients(table: ITable): this {
+    this.allow(['dynamodb:GetItem'], table.tableArn);
+    this.allow(['dynamodb:Scan'], table.tableArn, {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyId', 'clientId', 'status', 'graceUntil'] },
+      StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] },
+    });
     this.function.addEnvironment(ENV.keysTableName, table.tableName);
     return this;
   }

@@ -21,6 +21,8 @@ export interface WebhookDeliveryProps {
   readonly samLocal: boolean;
   readonly watchesTable: ITable;
   readonly deliveriesTable: ITable;
+  /** Which clients have a key (`keys:clients`): a client without one gets no delivery. */
+  readonly keysTable: ITable;
   readonly alarmNamePrefix: string;
 }
 
@@ -66,7 +68,7 @@ export class WebhookDelivery extends Construct {
       removalPolicy: props.removalPolicy,
       samLocal: props.samLocal,
       environment: { [ENV.webhookQueueUrl]: this.queue.queueUrl },
-    }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable });
+    }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable, keys: props.keysTable });
     // The retries: new messages on the same queue.
     this.queue.grantSendMessages(this.deliver.function);
     this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));

@@ -2,3 +2,4 @@
 export { createChangeSource } from './follow.js';
 export { createChangeLogStore } from './store.js';
 export { type ListingTransition, type TransitionSubscriber } from './transition.js';
+export { logTransitionOf, LOG_STATE_ID_PREFIX } from './log-stream.js';

@@ -7,6 +7,7 @@ import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { BUCKET_ATTR } from '../kernel/leg-item.js';
 import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
+import { packRecord } from './record-pack.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './reindex.js';
@@ -157,6 +158,9 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
           ConditionExpression: 'attribute_not_exists(id)',
         },
       }));
+      // A state carries the record its last entry gave (`r`, compressed: the state stays within one
+      // write unit): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
+      const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
         Put: {
           TableName: tableName,
@@ -164,7 +168,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl } : { d: next.digest }),
+            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null) }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }

@@ -11,6 +11,7 @@ import { secretsInEffect } from './attempt.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
 import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
+import type { ActiveClients } from './match/active-clients.js';
 
 /**
  * Delivering one event to one watch's URL, at least once (docs/watches.md, "Queue, retries, dead
@@ -68,6 +69,8 @@ export interface DeliveryDependencies {
   post?: WebhookPoster;
   /** The attempt's budget (`timeoutMs`, the DNS lookup included) and read limit. */
   postOptions?: PostOptions;
+  /** Which clients have a key: a delivery of a client without one is dropped (docs/watches.md, "A client without a key"). */
+  activeClients?: () => Promise<ActiveClients>;
   /** An answer slower than this counts as a failing endpoint (default SLOW_ANSWER_MS). */
   slowAfterMs?: number;
   random?: () => number;
@@ -88,7 +91,8 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
     await deps.queue.send([message(m, (m.dueAt - now) / 1000)]);
     return 'waiting';
   }
-  const watch = await getWatch(deps.tables, m.clientId, m.watchId);
+  const keyed = deps.activeClients === undefined || (await deps.activeClients()).has(m.clientId, now);
+  const watch = keyed ? await getWatch(deps.tables, m.clientId, m.watchId) : undefined;
   if (watch === undefined || watch.status !== 'active') {
     await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'dropped', nextAttemptAt: null });
     return 'dropped';

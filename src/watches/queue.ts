@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import type { WatchesConfig } from '../config.js';
 import { createSqsClient } from '../aws/sqs.js';
+import { batchPut, forEachBounded } from '../aws/batch-write.js';
 
 /**
  * The queue between matching and delivery (docs/watches.md, "Queue"): SQS on AWS; under npm start
@@ -22,12 +23,15 @@ export interface DeliveryQueue {
 
 /** SQS's longest message delay. */
 export const MAX_DELAY_SECONDS = 900;
+/** Send requests (of 10 messages: SendMessageBatch) or local batch writes in flight at once. */
+export const QUEUE_SEND_CONCURRENCY = 8;
 
 export function createSqsQueue(client: SQSClient, queueUrl: string): DeliveryQueue {
   return {
     async send(messages) {
-      for (let i = 0; i < messages.length; i += 10) {
-        const chunk = messages.slice(i, i + 10);
+      const chunks: QueuedMessage[][] = [];
+      for (let i = 0; i < messages.length; i += 10) chunks.push(messages.slice(i, i + 10));
+      await forEachBounded(chunks, QUEUE_SEND_CONCURRENCY, async (chunk) => {
         const out = await client.send(
           new SendMessageBatchCommand({
             QueueUrl: queueUrl,
@@ -35,7 +39,7 @@ export function createSqsQueue(client: SQSClient, queueUrl: string): DeliveryQue
           }),
         );
         if ((out.Failed ?? []).length > 0) throw new Error(`SQS refused ${out.Failed!.length} of ${chunk.length} messages: ${out.Failed![0]!.Code ?? '?'}`);
-      }
+      });
     },
   };
 }
@@ -46,14 +50,8 @@ export const LOCAL_QUEUE_TABLE = { partitionKey: 'messageId', indexes: [] } as c
 export function createTableQueue(client: DynamoDBDocumentClient, tableName: string, clock: Clock): DeliveryQueue {
   return {
     async send(messages) {
-      for (const m of messages) {
-        await client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { messageId: randomUUID(), body: m.body, visibleAt: clock() + Math.max(0, m.delaySeconds) * 1000, receiveCount: 0 },
-          }),
-        );
-      }
+      const items = messages.map((m) => ({ messageId: randomUUID(), body: m.body, visibleAt: clock() + Math.max(0, m.delaySeconds) * 1000, receiveCount: 0 }));
+      await batchPut(client, tableName, items, { concurrency: QUEUE_SEND_CONCURRENCY, attempts: 8 });
     },
   };
 }

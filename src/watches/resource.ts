@@ -5,10 +5,8 @@ import { AppError, invalidParameter } from '../errors.js';
 import { randomBase62 } from '../keys/index.js';
 import { answeredFilters, parseWatchFilters, type WatchFilters } from './filters.js';
 import {
-  deleteWatch,
   getWatch,
   listWatches,
-  putWatch,
   recentDeliveries,
   WatchLimitReached,
   type DeliveryRecord,
@@ -16,6 +14,7 @@ import {
   type WatchStatus,
   type WatchTables,
 } from './store.js';
+import { deleteWatch, putWatch } from './counted-writes.js';
 import { checkTargetUrl, LookupTimeout, resolveTargetWithin, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 
 /**

@@ -1,9 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  DeleteCommand,
   GetCommand,
   paginateQuery,
-  paginateScan,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -117,13 +115,6 @@ export async function countWatches(t: WatchTables, clientId: string): Promise<nu
   return count;
 }
 
-/** Stores a new watch unless the client already has `maxPerClient` (WatchLimitReached). */
-export async function putWatch(t: WatchTables, watch: WatchRecord, maxPerClient: number): Promise<void> {
-  if ((await countWatches(t, watch.clientId)) >= maxPerClient) throw new WatchLimitReached(`at most ${maxPerClient} watches per client`);
-  await t.client.send(new PutCommand({ TableName: t.watchesTableName, Item: watch, ConditionExpression: 'attribute_not_exists(watchId)' }));
-  await bumpVersion(t);
-}
-
 export async function getWatch(t: WatchTables, clientId: string, watchId: string): Promise<WatchRecord | undefined> {
   const out = await t.client.send(new GetCommand({ TableName: t.watchesTableName, Key: { clientId, watchId }, ConsistentRead: true }));
   return out.Item === undefined ? undefined : toWatch(out.Item);
@@ -133,29 +124,6 @@ export async function listWatches(t: WatchTables, clientId: string): Promise<Wat
   const watches: WatchRecord[] = [];
   for await (const page of clientWatchPages(t, clientId, { ConsistentRead: true })) for (const item of page.Items ?? []) watches.push(toWatch(item));
   return watches.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.watchId.localeCompare(b.watchId));
-}
-
-/** Deletes a watch; false when the client has none with this id. */
-export async function deleteWatch(t: WatchTables, clientId: string, watchId: string): Promise<boolean> {
-  try {
-    await t.client.send(
-      new DeleteCommand({ TableName: t.watchesTableName, Key: { clientId, watchId }, ConditionExpression: 'attribute_exists(watchId)' }),
-    );
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
-  await bumpVersion(t);
-  return true;
-}
-
-/** Every watch of every client (what a matcher indexes). */
-export async function scanWatches(t: WatchTables): Promise<WatchRecord[]> {
-  const watches: WatchRecord[] = [];
-  for await (const page of paginateScan({ client: t.client }, { TableName: t.watchesTableName })) {
-    for (const item of page.Items ?? []) if (item.clientId !== VERSION_KEY.clientId) watches.push(toWatch(item));
-  }
-  return watches;
 }
 
 /** After a failed attempt: starts the failing period, or disables the watch once it has lasted `disableAfterMs`. */

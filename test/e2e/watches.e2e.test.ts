@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateScan, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { addDays } from '../../src/kernel/dates.js';
 import { runScript } from '../support/commands.js';
@@ -10,6 +10,8 @@ import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import { startReceiver, verifiesWith, type Receiver } from '../support/webhook-receiver.js';
 import { testNow, testToday } from '../support/clock.js';
+import { parseImportText } from '../../src/loading/import/index.js';
+import { writeLegs } from '../../src/loading/loader.js';
 
 /**
  * Watches end to end over loopback (docs/watches.md): `npm start` with its local queue and short
@@ -298,4 +300,75 @@ describe("a watch run by its owner, over HTTP (src/watch-admin/)", () => {
     const test = await call<{ data: Attempt }>('POST', `/${watch.id}/test`);
     expect((await receiver.waitFor((r) => r.webhookId === test.body.data.webhookId, 2_000))?.verified).toBe(true);
   });
+});
+
+// Last: the 5,100 deliveries it makes keep the local queue busy until the service stops.
+describe('one client with 100 unfiltered watches (docs/performance.md, "Watches off the listing\'s path")', () => {
+  it('after 50 changes, a write reaches the change feed within 2 s and the listing within 3 s; every delivery is made', async () => {
+    const env = { DYNAMODB_ENDPOINT: service.dynamodbEndpoint, KEYS_TABLE_NAME: service.keysTableName, LEGS_TABLE_NAME: service.legsTableName };
+    const made = await runScript('keys', ['create', '--env', 'test', '--scopes', 'empty_leg:read,watch:read,watch:write', '--rate', '1000', '--burst', '1000', '--json'], env);
+    const key = (JSON.parse(made.stdout) as { key: string }).key;
+    const headers = { 'x-api-key': key };
+    for (let i = 0; i < 100; i += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const r = await callApi(`${service.baseUrl}/open/v1/watches`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({ url: receiver.url('flood'), filters: {} }),
+          });
+          expect(r.res.status).toBe(201);
+        }),
+      );
+    }
+    // The feed's end before the writes.
+    type Feed = { data: { changes: { id: string }[]; cursor: string; hasMore: boolean } };
+    let cursor: string | undefined;
+    for (let more = true; more; ) {
+      const q = new URLSearchParams({ size: '1000', ...(cursor === undefined ? {} : { after: cursor }) });
+      const { body } = await callApi<Feed>(`${service.baseUrl}/open/v1/empty-legs/changes?${q.toString()}`, { headers });
+      cursor = body.data.cursor;
+      more = body.data.hasMore;
+    }
+    const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
+    const stored = (legs: Record<string, unknown>[]) => {
+      const parsed = parseImportText(JSON.stringify(legs), { today });
+      expect(parsed.errors).toEqual([]);
+      return parsed.legs;
+    };
+    const flood = stored(Array.from({ length: 50 }, (_, i) => leg(`FLOOD-${i}`, 'EGSS')));
+    const after = stored([leg('FLOOD-AFTER', 'EGLC')]);
+    const feedHas = async (id: string) => {
+      const { body } = await callApi<Feed>(`${service.baseUrl}/open/v1/empty-legs/changes?after=${cursor!}&size=1000`, { headers });
+      return body.data.changes.some((c) => c.id === id);
+    };
+    // The 50 changes reach the log; their matching (5,000 deliveries) begins: then the write.
+    await writeLegs(client, service.legsTableName, flood);
+    for (const start = performance.now(); !(await feedHas('FLOOD-49')) && performance.now() - start < 30_000; ) await new Promise((r) => setTimeout(r, 20));
+    await writeLegs(client, service.legsTableName, after);
+    const written = performance.now();
+    let inFeed: number | undefined;
+    let inListing: number | undefined;
+    while ((inFeed === undefined || inListing === undefined) && performance.now() - written < 150_000) {
+      if (inFeed === undefined && (await feedHas('FLOOD-AFTER'))) inFeed = performance.now() - written;
+      if (inListing === undefined) {
+        const { body } = await callApi<{ data: { records: { id: string }[] } }>(`${service.baseUrl}/open/v1/empty-legs?depAirportCode=EGLC`, { headers });
+        if (body.data.records.some((r) => r.id === 'FLOOD-AFTER')) inListing = performance.now() - written;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    process.stdout.write(`100 watches x 50 changes: feed ${inFeed?.toFixed(0)} ms, listing ${inListing?.toFixed(0)} ms\n`);
+    // Every delivery: 100 watches x 51 listed legs, each stored once.
+    const count = async () => {
+      let n = 0;
+      for await (const page of paginateScan({ client }, { TableName: 'watch-deliveries', FilterExpression: 'begins_with(legId, :p)', ExpressionAttributeValues: { ':p': 'FLOOD-' }, Select: 'COUNT' })) n += page.Count ?? 0;
+      return n;
+    };
+    let deliveries = await count();
+    for (const start = performance.now(); deliveries < 5_100 && performance.now() - start < 60_000; deliveries = await count()) await new Promise((r) => setTimeout(r, 500));
+    client.destroy();
+    expect(deliveries).toBe(5_100);
+    expect(inFeed).toBeLessThan(2_000);
+    expect(inListing).toBeLessThan(3_000);
+  }, 300_000);
 });

@@ -1,17 +1,17 @@
 import { describe, expect, it } from '@jest/globals';
-import { STREAM_MAPPING } from '../../lib/constructs/change-stream.js';
+import { STREAM_MAPPING, STREAM_READERS } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
 import { FUNCTIONS } from '../../src/function-table.js';
-import { WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
+import { KEYS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
 
 /**
- * The legs table's stream and its consumer, both stages: the stream with both images, the event
- * source mapping (from the oldest record, bisecting a failing batch, bounded retries and record age,
- * an SQS on-failure destination), the queue (encrypted, TLS only) and its alarm to the alarm topic,
- * and the least privilege of the consumer (the change log's, the watches' matcher's) and of the
- * feed's function.
+ * The legs table's stream and its two readers, both stages: the stream with both images, each
+ * reader's event source mapping (from the oldest record, bisecting a failing batch, bounded retries
+ * and record age, an SQS on-failure destination of its own; the matcher's filtered to the change
+ * log's state records), each queue (encrypted, TLS only) and its alarm to the alarm topic, and the
+ * least privilege of the consumer (the change log's), of the watches' matcher and of the feed's function.
  */
 const { templates } = synthesize({ 'aws:cdk:bundling-stacks': [] });
 
@@ -32,6 +32,7 @@ const onTable = (statements: Statement[], tableId: string): Statement[] =>
   statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify({ 'Fn::GetAtt': [tableId, 'Arn'] }));
 const isMapping = (id: string) => (r: CfnResource) => JSON.stringify(props(r).FunctionName) === JSON.stringify({ Ref: id });
 const isFailureQueue = (_r: CfnResource, id: string) => id.startsWith('ChangesConsumerFailures');
+const isMatcherFailureQueue = (_r: CfnResource, id: string) => id.startsWith('ChangesMatcherFailures');
 
 describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   const t = templates[stage];
@@ -94,14 +95,46 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
   });
 
-  it("least privilege: the consumer's matcher scans and reads the watches, puts and reads deliveries, sends to the webhook queue only", () => {
-    const all = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
+  it("the matcher reads the same stream apart: its own mapping, filtered to the change log's state records, its own on-failure queue and alarm", () => {
+    const [, mapping] = onlyResource(t, 'AWS::Lambda::EventSourceMapping', isMapping(FUNCTIONS.matchWatches.logicalId));
+    const [queueId, queue] = onlyResource(t, 'AWS::SQS::Queue', isMatcherFailureQueue);
+    expect(props(mapping)).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: STREAM_MAPPING.batchSize,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: STREAM_MAPPING.retryAttempts,
+      ParallelizationFactor: STREAM_READERS.matchWatches.parallelizationFactor,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+    const [filter] = (props(mapping).FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    expect(JSON.parse(filter!.Pattern)).toEqual({ eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { id: { S: [{ prefix: STATE_PREFIX }] } } } });
+    expect(props(queue).SqsManagedSseEnabled).toBe(true);
+    const [, alarm] = onlyResource(t, 'AWS::CloudWatch::Alarm', (r) => String(props(r).AlarmName).endsWith('-WatchMatcherFailed'));
+    expect(props(alarm)).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, Namespace: 'AWS/SQS', Dimensions: [{ Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }] });
+    const [topicId] = onlyResource(t, 'AWS::SNS::Topic');
+    expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
+    // The consumer has nothing of the watches' any more.
+    const consumer = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
+    expect(onTable(consumer, tableIdOf(t, WATCHES_TABLE))).toEqual([]);
+    expect(consumer.flatMap(actions).filter((a) => a.startsWith('sqs:')).length).toBeGreaterThan(0);
+  });
+
+  it('least privilege: the matcher scans and reads the watches, batch-reads and batch-writes deliveries, scans only four key attributes, sends to the webhook queue only', () => {
+    const all = statementsOf(t, FUNCTIONS.matchWatches.logicalId);
     const watches = onTable(all, tableIdOf(t, WATCHES_TABLE));
     expect(watches.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem,dynamodb:Scan']);
     const deliveries = onTable(all, tableIdOf(t, WATCH_DELIVERIES_TABLE));
-    expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem,dynamodb:PutItem']);
+    expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:BatchWriteItem']);
+    const keys = onTable(all, tableIdOf(t, KEYS_TABLE));
+    expect(keys.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem', 'dynamodb:Scan']);
+    expect(keys[1]!.Condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyId', 'clientId', 'status', 'graceUntil'] },
+      StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] },
+    });
+    const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
+    expect(onTable(all, legsId)).toEqual([]);
     const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_r, id) => id.startsWith('WebhooksQueue'));
-    const [failuresId] = onlyResource(t, 'AWS::SQS::Queue', isFailureQueue);
+    const [failuresId] = onlyResource(t, 'AWS::SQS::Queue', isMatcherFailureQueue);
     // SQS: the webhook queue (the matcher's messages) and the on-failure destination (the mapping's), sending only.
     const sqs = all.filter((s) => actions(s).some((a) => a.startsWith('sqs:')));
     expect(sqs.map((s) => (s.Resource as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]).sort()).toEqual([failuresId, queueId].sort());
@@ -109,7 +142,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
       expect(actions(s)).toContain('sqs:SendMessage');
       expect(actions(s).every((a) => a === 'sqs:SendMessage' || a.startsWith('sqs:GetQueue'))).toBe(true);
     }
-    const env = (props(resourcesOfType(t, 'AWS::Lambda::Function')[FUNCTIONS.consumeChanges.logicalId]!).Environment as { Variables: Record<string, unknown> }).Variables;
+    const env = (props(resourcesOfType(t, 'AWS::Lambda::Function')[FUNCTIONS.matchWatches.logicalId]!).Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env.WEBHOOK_QUEUE_URL).toEqual({ Ref: queueId });
     expect(env.WATCHES_TABLE_NAME).toEqual({ Ref: tableIdOf(t, WATCHES_TABLE) });
     expect(env.WATCH_DELIVERIES_TABLE_NAME).toEqual({ Ref: tableIdOf(t, WATCH_DELIVERIES_TABLE) });

@@ -549,8 +549,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 13 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(14);
+      // 14 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, ingest, retire, snapshot, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(15);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -666,6 +666,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'ConsumerFunctionErrors',
           'ConsumerFunctionThrottles',
           'ChangeConsumerFailed',
+          'MatcherFunctionErrors',
+          'MatcherFunctionThrottles',
+          'WatchMatcherFailed',
           'LegsTableThrottles',
           'KeysTableThrottles',
           'UsageWriteFailures',
@@ -832,6 +835,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Changes/ConsumeChanges/Function AwsSolutions-L1',
           'Changes/ConsumeChanges/Role AwsSolutions-IAM5[Resource::*]',
           'Changes/ConsumerFailures AwsSolutions-SQS3',
+          'Changes/MatchWatches/Function AwsSolutions-L1',
+          'Changes/MatchWatches/Role AwsSolutions-IAM5[Resource::*]',
+          'Changes/MatcherFailures AwsSolutions-SQS3',
           'Feeds/AccessLogs AwsSolutions-S1',
           'Feeds/IngestFailures AwsSolutions-SQS3',
           `Feeds/Ingest/Role AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::empty-legs-${stage}-feeds-<AWS::AccountId>-<AWS::Region>/incoming/*]`,

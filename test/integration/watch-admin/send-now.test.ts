@@ -7,7 +7,8 @@ import { rotateWatchSecret, SECRET_OVERLAP_MS } from '../../../src/watch-admin/r
 import { replayDelivery, sendTestEvent, type SendDependencies } from '../../../src/watch-admin/send-now.js';
 import { processDelivery } from '../../../src/watches/delivery.js';
 import { generateSecret } from '../../../src/watches/resource.js';
-import { getDelivery, getWatch, putDelivery, putWatch, type DeliveryRecord, type WatchRecord, type WatchTables } from '../../../src/watches/store.js';
+import { getDelivery, getWatch, putDelivery, type DeliveryRecord, type WatchRecord, type WatchTables } from '../../../src/watches/store.js';
+import { putWatch } from '../../../src/watches/counted-writes.js';
 import { systemResolver } from '../../../src/watches/target.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { startReceiver, verifiesWith, type Receiver } from '../../support/webhook-receiver.js';

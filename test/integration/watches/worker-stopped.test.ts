@@ -7,10 +7,11 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTables } from '../../../local/dynamodb-local.js';
 import { processClock } from '../../../src/clock.js';
 import { airportReference } from '../../../src/airports/reference.js';
-import { createTransitionMatcher } from '../../../src/watches/match-transitions.js';
+import { createTransitionMatcher } from '../../../src/watches/match/transitions.js';
 import { createTableQueue } from '../../../src/watches/queue.js';
 import { generateSecret } from '../../../src/watches/resource.js';
-import { getDelivery, putWatch, recentDeliveries, type WatchTables } from '../../../src/watches/store.js';
+import { getDelivery, recentDeliveries, type WatchTables } from '../../../src/watches/store.js';
+import { putWatch } from '../../../src/watches/counted-writes.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { storedLeg } from '../../support/legs.js';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver.js';
@@ -99,6 +100,7 @@ describe('a delivery worker stopped mid-way', () => {
       queue: createTableQueue(t.client, names.localQueueTableName, processClock),
       airports: airportReference,
       clock: processClock,
+      activeClients: () => Promise.resolve({ has: () => true }),
     });
     const today = new Date(processClock()).toISOString().slice(0, 10);
     const { listed: _l, blocked: _b, depTimezone: _z, source: _s, ...leg } = storedLeg({ id: 'STOP-1', startDate: today, endDate: today });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { AirportIndex } from '../../../src/airports/reference.js';
 import { deliveryIdOf, payloadOf, retryDelaySeconds } from '../../../src/watches/delivery.js';
 import { parseWatchFilters } from '../../../src/watches/filters.js';
-import { deliveriesOf } from '../../../src/watches/match-transitions.js';
+import { deliveriesOf } from '../../../src/watches/match/transitions.js';
 import { WatchIndex } from '../../../src/watches/matching.js';
 import type { ListingTransition } from '../../../src/changes/transition.js';
 import { listedRecord } from '../../../src/kernel/listed.js';

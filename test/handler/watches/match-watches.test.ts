@@ -1,0 +1,154 @@
+import { beforeEach, describe, expect, it } from '@jest/globals';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { AirportIndex } from '../../../src/airports/reference.js';
+import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
+import { createChangeLogStore, HEAD_ID } from '../../../src/changes/store.js';
+import { fixedClock } from '../../../src/clock.js';
+import { toStorageItem } from '../../../src/kernel/leg-item.js';
+import type { DeliveryMessage } from '../../../src/watches/delivery.js';
+import { createMatchHandler } from '../../../src/watches/match/handler.js';
+import { createTransitionMatcher } from '../../../src/watches/match/transitions.js';
+import type { QueuedMessage } from '../../../src/watches/queue.js';
+import { testDocumentClient } from '../../support/handlers.js';
+import { storedLeg } from '../../support/legs.js';
+
+/**
+ * The matcher apart from the change consumer (functions/match-watches/handler.ts), DynamoDB mocked:
+ * the consumer writes each leg's state with the record the log gave; the state's stream record is
+ * the matcher's transition, with the log's `changedAt`. A batch read again (a retry, at another
+ * instant) makes the same deliveries, queued again only while never attempted, in batch requests.
+ */
+const ddb = mockClient(DynamoDBDocumentClient);
+const FIRST = Date.parse('2026-11-25T10:00:05Z');
+const RETRY = FIRST + 90_000;
+const LEG = toStorageItem(storedLeg({ id: 'EL-1', startDate: '2026-12-01', endDate: '2026-12-03', price: 10 }));
+type Image = NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
+const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as Image;
+const WATCH = { clientId: 'cli_AAAAAAAAAAAAAAAAAAAA', watchId: 'wch_1', filters: {}, status: 'active' };
+
+let states: Record<string, unknown>[];
+let deliveries: Map<string, Record<string, unknown>>;
+let writes: number;
+
+beforeEach(() => {
+  ddb.reset();
+  states = [];
+  deliveries = new Map();
+  writes = 0;
+  ddb.on(GetCommand, { TableName: 'legs' }).resolves({ Item: { id: HEAD_ID, q: 7 } });
+  ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { watchId?: string; deliveryKey?: string }[] }> }) => {
+    const keys = input.RequestItems.deliveries?.Keys;
+    if (keys === undefined) return Promise.resolve({ Responses: { legs: states } });
+    return Promise.resolve({ Responses: { deliveries: keys.map((k) => deliveries.get(`${k.watchId}|${k.deliveryKey}`)).filter(Boolean) } });
+  });
+  ddb.on(TransactWriteCommand).callsFake((input: { TransactItems: { Put?: { Item?: Record<string, unknown> } }[] }) => {
+    for (const t of input.TransactItems) if (String(t.Put?.Item?.id).startsWith('~feed#')) states.push(t.Put!.Item!);
+    return Promise.resolve({});
+  });
+  ddb.on(GetCommand, { TableName: 'watches' }).resolves({ Item: { clientId: '~version', watchId: '~version', version: 1 } });
+  ddb.on(ScanCommand, { TableName: 'watches' }).resolves({ Items: [WATCH] });
+  ddb.on(GetCommand, { TableName: 'keys' }).resolves({ Item: { keyHash: '~version', v: 1 } });
+  ddb.on(ScanCommand, { TableName: 'keys' }).resolves({ Items: [{ keyId: 'key_AAAAAAAAAAAAAAAAAAAA', clientId: WATCH.clientId, status: 'active' }] });
+  ddb.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, { PutRequest: { Item: Record<string, unknown> } }[]> }) => {
+    writes++;
+    for (const r of input.RequestItems.deliveries ?? []) deliveries.set(`${String(r.PutRequest.Item.watchId)}|${String(r.PutRequest.Item.deliveryKey)}`, r.PutRequest.Item);
+    return Promise.resolve({});
+  });
+});
+
+/** The state records of what the change consumer committed at `now`. */
+async function consume(now: number, record: DynamoDBRecord): Promise<DynamoDBStreamEvent> {
+  const before = states.length;
+  await createChangeConsumerHandler({ store: createChangeLogStore(testDocumentClient(), 'legs'), clock: fixedClock(now), stage: 'prod', emit: () => undefined })({ Records: [record] });
+  return {
+    Records: states.slice(before).map((s, i) => ({
+      eventName: 'INSERT',
+      dynamodb: { ApproximateCreationDateTime: now / 1000, Keys: { id: { S: String(s.id) } }, SequenceNumber: `9${i}`, NewImage: image(s) },
+    })),
+  };
+}
+
+function matcherAt(now: number, sent: QueuedMessage[], lines: string[] = []) {
+  const client = testDocumentClient();
+  return createMatchHandler({
+    match: createTransitionMatcher({
+      tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
+      queue: { send: (messages) => Promise.resolve(void sent.push(...messages)) },
+      airports: () => new AirportIndex([]),
+      clock: fixedClock(now),
+      activeClients: () => Promise.resolve({ has: () => true }),
+    }),
+    clock: fixedClock(now),
+    stage: 'prod',
+    emit: (line) => void lines.push(line),
+  });
+}
+
+const INSERT: DynamoDBRecord = {
+  eventName: 'INSERT',
+  dynamodb: { ApproximateCreationDateTime: FIRST / 1000 - 1, Keys: { id: { S: 'EL-1' } }, SequenceNumber: '4200', NewImage: image(LEG) },
+};
+
+describe('the watches matcher, a consumer of the change log of its own', () => {
+  it("matches the log's state records with the log's changedAt; a batch read again makes the same delivery, queued again only while never attempted", async () => {
+    const event = await consume(FIRST, INSERT);
+    expect(event.Records).toHaveLength(1);
+    const sent: QueuedMessage[] = [];
+    const lines: string[] = [];
+    await matcherAt(FIRST + 2_000, sent, lines)(event);
+    expect(deliveries.size).toBe(1);
+    expect(sent).toHaveLength(1);
+    const message = JSON.parse(sent[0]!.body) as DeliveryMessage;
+    expect(JSON.parse(message.payload)).toMatchObject({ type: 'empty_leg.listed', timestamp: new Date(FIRST).toISOString(), data: { watchId: 'wch_1', id: 'EL-1' } });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ WatchDeliveries: 1, MalformedWatchItems: 0, WatchEventsWithoutKey: 0 });
+
+    // Read again later, never attempted: the same delivery, stored once, queued again.
+    await matcherAt(RETRY, sent)(event);
+    expect(deliveries.size).toBe(1);
+    expect(sent.map((m) => (JSON.parse(m.body) as DeliveryMessage).deliveryId)).toEqual([message.deliveryId, message.deliveryId]);
+
+    // Delivered: a third read queues nothing.
+    const [key, stored] = [...deliveries][0]!;
+    deliveries.set(key, { ...stored, attempts: 1, status: 'delivered' });
+    await matcherAt(RETRY + 60_000, sent)(event);
+    expect(sent).toHaveLength(2);
+  });
+
+  it('an update the log gives is `updated`; the old image is what the log gave before', async () => {
+    await consume(FIRST, INSERT);
+    const update: DynamoDBRecord = { ...INSERT, dynamodb: { ...INSERT.dynamodb, SequenceNumber: '4300', OldImage: image(LEG), NewImage: image({ ...LEG, price: 12 }) } };
+    const event = await consume(RETRY, update);
+    const prior = states[0]!;
+    const sent: QueuedMessage[] = [];
+    await matcherAt(RETRY, sent)({ Records: [{ ...event.Records[0]!, eventName: 'MODIFY', dynamodb: { ...event.Records[0]!.dynamodb, OldImage: image(prior) } }] });
+    expect(JSON.parse((JSON.parse(sent[0]!.body) as DeliveryMessage).payload)).toMatchObject({ type: 'empty_leg.updated', timestamp: new Date(RETRY).toISOString(), data: { leg: { price: 12 } } });
+  });
+
+  it('5,000 deliveries are read in 50 BatchGetItem and written in 200 BatchWriteItem requests', async () => {
+    ddb.on(ScanCommand, { TableName: 'watches' }).resolves({ Items: Array.from({ length: 100 }, (_, i) => ({ ...WATCH, watchId: `wch_${i}` })) });
+    const records: DynamoDBRecord[] = [];
+    for (let i = 0; i < 50; i++) {
+      const leg = toStorageItem(storedLeg({ id: `EL-${i}`, startDate: '2026-12-01', endDate: '2026-12-03' }));
+      records.push(...(await consume(FIRST, { eventName: 'INSERT', dynamodb: { Keys: { id: { S: `EL-${i}` } }, SequenceNumber: `5${i}`, NewImage: image(leg) } })).Records);
+    }
+    const sent: QueuedMessage[] = [];
+    await matcherAt(FIRST, sent)({ Records: records });
+    expect(deliveries.size).toBe(5_000);
+    expect(sent).toHaveLength(5_000);
+    expect(writes).toBe(200);
+    expect(ddb.commandCalls(BatchGetCommand).filter((c) => c.args[0].input.RequestItems?.deliveries !== undefined)).toHaveLength(50);
+  });
+
+  it('a state record it cannot read is skipped and counted; the rest is matched', async () => {
+    const event = await consume(FIRST, INSERT);
+    const bad: DynamoDBRecord = { eventName: 'MODIFY', dynamodb: { Keys: { id: { S: '~feed#EL-9' } }, SequenceNumber: '1', NewImage: image({ id: '~feed#EL-9', n: '1', t: 'x', r: '{not json' }) } };
+    const sent: QueuedMessage[] = [];
+    const lines: string[] = [];
+    await matcherAt(FIRST, sent, lines)({ Records: [bad, ...event.Records] });
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ MalformedWatchItems: 1, WatchDeliveries: 1 });
+  });
+});
