@@ -6,13 +6,17 @@ import { matchesKey, type MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
 import { LONG_BUCKET } from '../kernel/leg-item.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
+import type { Detour } from './nearby.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
  * from the merge, fetch the page's records.
  */
+/** A record of the answer: the leg, and on a trip search its detour (docs/api.md, "Trips"). */
+export type ListedLeg = EmptyLeg & { detour?: Detour };
+
 export interface LegsPage {
-  records: EmptyLeg[];
+  records: ListedLeg[];
   total: number;
   page: number;
   size: number;
@@ -71,7 +75,8 @@ export async function listEmptyLegs(
     const item = byId.get(entry.id);
     // The index is eventually consistent: skip a leg deleted, blocked or unlisted since.
     if (!item || item.listed === false || item.blocked === true) return [];
-    return [apiRecordOf(item)];
+    const record = apiRecordOf(item);
+    return [compiled.trip === undefined ? record : { ...record, detour: compiled.trip.detourOf(entry)! }];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }

@@ -11,7 +11,7 @@ import {
 import { MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
 import { HORIZON_DAYS, inWindow, unfilteredWindow, type DateWindow } from '../kernel/listed.js';
 import { filterTests, type EntryTest, type ListQuery, type Sort } from './query.js';
-import { nearOf, type Near, type NearCodes } from './nearby.js';
+import { nearOf, tripOf, type Near, type NearCodes, type Trip } from './nearby.js';
 import { lowerBound, placedAt, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
@@ -129,6 +129,8 @@ export interface CompiledQuery {
   readonly query: ListQuery;
   /** The codes of the nearby search's airports (src/listing/nearby.ts). */
   readonly near: Near;
+  /** The trip search, whose `detourOf` every record of the answer carries; undefined without one. */
+  readonly trip: Trip | undefined;
   /** The date window on the UTC day `todayUtc` (`queryWindow`); null when it lies wholly in the past. */
   window(todayUtc: string): DateWindow | null;
   /** True when the leg is in the window (`inWindow`: overlaps it, not expired) and passes every filter. */
@@ -141,25 +143,30 @@ export interface CompiledQuery {
  * The ranks of the orders `sort` names (src/listing/query.ts, `SORTS`); undefined for the index's
  * order. An order that needs a filter refuses a query without it (INVALID_PARAMETER naming `sort`).
  */
-const RANKS: { [S in Sort]: (query: ListQuery) => Rank | undefined } = {
+const RANKS: { [S in Sort]: (compiled: Pick<CompiledQuery, 'query' | 'trip'>) => Rank | undefined } = {
   startDate: () => undefined,
+  // The parser refuses `detour` without a trip.
+  detour: ({ trip }) => (e) => trip!.detourOf(e)!.extraKm,
 };
 
 /**
- * Compiles a parsed query: the filters of one parameter each (`filterTests`), the nearby search,
- * the date window and the order. Throws INVALID_PARAMETER for an unknown airport; `airports` is
+ * Compiles a parsed query: the filters of one parameter each (`filterTests`), the nearby and trip
+ * searches, the date window and the order. Throws INVALID_PARAMETER for an unknown airport; `airports` is
  * called only when the query needs the reference.
  */
 export function compileQuery(query: ListQuery, airports: () => AirportIndex = airportReference): CompiledQuery {
   const near = nearOf(query, airports);
+  const trip = tripOf(query, airports);
   const tests = filterTests(query, { airports });
   if (near.dep !== undefined) tests.push(placedTest('dep', near.dep));
   if (near.arr !== undefined) tests.push(placedTest('arr', near.arr));
-  const rank = RANKS[query.sort ?? 'startDate'](query);
+  if (trip !== undefined) tests.push((e) => trip.detourOf(e) !== undefined);
+  const rank = RANKS[query.sort ?? 'startDate']({ query, trip });
   const passes = allOf(tests);
   return {
     query,
     near,
+    trip,
     window: (todayUtc) => queryWindow(query, todayUtc),
     matches: (entry, window, nowMs) => inWindow(entry, window, nowMs) && passes(entry),
     rank,

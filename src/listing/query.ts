@@ -5,8 +5,9 @@ import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
 import { clampedInteger, INTEGER, optionalRaw } from '../http/query-params.js';
-import { cityIncludes, hasCode, type IndexEntry } from '../kernel/index-entry.js';
-import type { AirportIndex } from '../airports/index.js';
+import { cityIncludes, codeOf, countryCodeOf, countryKey, countryOf, hasCode, type IndexEntry, type Side } from '../kernel/index-entry.js';
+import { COUNTRY_CODES } from '../kernel/countries.js';
+import { airportContinentBit, continentBit, continentOfCountry, CONTINENTS, type AirportIndex, type Continent } from '../airports/index.js';
 
 /**
  * The list operation's query parameters (docs/api.md, "Query parameters"), parsed and validated
@@ -22,6 +23,9 @@ export const CITY_MAX = 100;
 export const DEFAULT_RADIUS_KM = 100;
 export const MIN_RADIUS_KM = 1;
 export const MAX_RADIUS_KM = 1000;
+/** Trip search (docs/api.md, "Trips"): the most extra flying, in percent of the leg's own distance, when not given. */
+export const DEFAULT_MAX_DETOUR_PCT = 25;
+export const MAX_DETOUR_PCT = 100;
 /** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
 export const MIN_SEATS = 1;
 
@@ -57,6 +61,50 @@ const airportCode = v.pipe(
     s === undefined ? undefined : { kind: s.length === 4 ? 'icao' : 'iata', code: s.toLowerCase() },
   ),
 );
+
+/** One or more items separated by commas, each trimmed and upper-cased; checked by `known`, naming the first it refuses. */
+const upperList = (known: (item: string) => boolean, rule: string) =>
+  v.pipe(
+    optionalRaw,
+    v.transform((s) => s?.split(',').map((item) => item.trim().toUpperCase())),
+    v.check(
+      (list) => list?.every(known) ?? true,
+      (issue) => `${JSON.stringify((issue.input as string[]).find((item) => !known(item)))} is not ${rule}: give one or more, separated by commas`,
+    ),
+  );
+
+// ISO 3166-1 alpha-2 codes, any case (`fr,IT`): a leg's country (`countryOf`) is one of their keys.
+const countryCodes = v.pipe(
+  upperList((c) => COUNTRY_CODES.has(c), 'an ISO 3166-1 alpha-2 country code'),
+  v.transform((list) => list?.map(countryKey)),
+);
+
+// Continents of the airport reference's source (src/airports/continents.ts), any case, as their bits.
+const continents = v.pipe(
+  upperList((c) => (CONTINENTS as readonly string[]).includes(c), `one of ${CONTINENTS.join(' ')}`),
+  v.transform((list) => list?.reduce((mask, c) => mask | continentBit(c as Continent), 0)),
+);
+
+/** The continent's bit of a leg's side: its airport's (by ICAO, else IATA code), else its country's; 0 for none. */
+function continentOfSide(entry: IndexEntry, side: Side, airports: AirportIndex): number {
+  const code = codeOf(entry, side, 'icao') || codeOf(entry, side, 'iata');
+  const bit = code === '' ? 0 : airportContinentBit(airports, code);
+  if (bit !== 0) return bit;
+  const country = continentOfCountry(countryCodeOf(countryOf(entry, side)));
+  return country === undefined ? 0 : continentBit(country);
+}
+
+const inCountries = (side: Side) => (keys: number[]): EntryTest => {
+  const set = new Set(keys);
+  return (e) => set.has(countryOf(e, side));
+};
+
+const onContinents =
+  (side: Side) =>
+  (mask: number, context: FilterContext): EntryTest => {
+    const airports = context.airports();
+    return (e) => (continentOfSide(e, side, airports) & mask) !== 0;
+  };
 
 /** The rules whose values are integers (a watch answers them as JSON numbers). */
 const INTEGER_RULES = new WeakSet<object>();
@@ -121,7 +169,7 @@ export interface Parameter<S extends Rule> {
 const param = <S extends Rule>(rule: S, test?: Parameter<S>['test']): Parameter<S> => ({ rule, test });
 
 /** The orders `sort` names (docs/api.md, "Order and paging"); absent is `startDate`. */
-export const SORTS = ['startDate'] as const;
+export const SORTS = ['startDate', 'detour'] as const;
 export type Sort = (typeof SORTS)[number];
 const sort = v.pipe(
   optionalRaw,
@@ -149,6 +197,14 @@ const PARAMETERS = {
   // Unknown seats (0) and an unknown category (0) match no such filter.
   minSeats: param(boundedInteger(MIN_SEATS, MAX_SEATS), (n) => (e) => e.seats >= n),
   aircraftType: param(aircraftCategories, (mask) => (e) => (e.category & mask) !== 0),
+  tripFrom: param(airportCode),
+  tripTo: param(airportCode),
+  maxDetourPct: param(boundedInteger(0, MAX_DETOUR_PCT, ' (percent)')),
+  // A leg without a country matches no country filter (`countryOf` is 0 for it).
+  depCountryCode: param(countryCodes, inCountries('dep')),
+  arrCountryCode: param(countryCodes, inCountries('arr')),
+  depContinent: param(continents, onContinents('dep')),
+  arrContinent: param(continents, onContinents('arr')),
   sort: param(sort),
 };
 
@@ -183,6 +239,10 @@ export const ListQuerySchema = v.pipe(
   ),
   v.forward(v.check((q) => q.depRadiusKm === undefined || q.depNear !== undefined, 'requires depNear'), ['depRadiusKm']),
   v.forward(v.check((q) => q.arrRadiusKm === undefined || q.arrNear !== undefined, 'requires arrNear'), ['arrRadiusKm']),
+  v.forward(v.check((q) => q.tripFrom === undefined || q.tripTo !== undefined, 'requires tripTo'), ['tripFrom']),
+  v.forward(v.check((q) => q.tripTo === undefined || q.tripFrom !== undefined, 'requires tripFrom'), ['tripTo']),
+  v.forward(v.check((q) => q.maxDetourPct === undefined || q.tripFrom !== undefined, 'requires tripFrom and tripTo'), ['maxDetourPct']),
+  v.forward(v.check((q) => q.sort !== 'detour' || q.tripFrom !== undefined, 'detour requires tripFrom and tripTo'), ['sort']),
 );
 
 /** A parsed query: page and size clamped, dates checked, city names folded, airport codes typed. */

@@ -4,7 +4,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCo
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { AirportIndex } from '../../../src/airports/reference.js';
+import { airportReference, AirportIndex } from '../../../src/airports/reference.js';
 import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
 import { createChangeLogStore, HEAD_ID } from '../../../src/changes/store.js';
 import { fixedClock } from '../../../src/clock.js';
@@ -47,7 +47,7 @@ const WATCH = {
   disabledAt: null,
 };
 
-function consumerAt(now: number, sent: QueuedMessage[], failFirstSend = false) {
+function consumerAt(now: number, sent: QueuedMessage[], failFirstSend = false, airports: () => AirportIndex = () => new AirportIndex([])) {
   let fail = failFirstSend;
   const client = testDocumentClient();
   return createChangeConsumerHandler({
@@ -68,7 +68,7 @@ function consumerAt(now: number, sent: QueuedMessage[], failFirstSend = false) {
             return Promise.resolve();
           },
         },
-        airports: () => new AirportIndex([]),
+        airports,
         clock: fixedClock(now),
       }),
     ],
@@ -137,4 +137,33 @@ describe('the change consumer feeds the watches matcher', () => {
     expect(idOf(a)).not.toBe(idOf(b));
     expect(JSON.parse((JSON.parse(b[0]!.body) as DeliveryMessage).payload)).toMatchObject({ type: 'empty_leg.updated', timestamp: new Date(RETRY).toISOString() });
   });
+
+  it("delivers a leg that serves a watch's trip (and its other filters), and none for a leg that does not", async () => {
+    const filters = { tripFrom: 'LFPB', tripTo: 'LIRA', maxDetourPct: '10', depCountryCode: 'us', arrContinent: 'AS' };
+    ddb.on(ScanCommand, { TableName: 'watches' }).resolves({ Items: [{ ...WATCH, filters }] });
+    const insert = (id: string, sequence: string, dep: string, arr: string, depCountryCode: string) => ({
+      eventName: 'INSERT' as const,
+      dynamodb: {
+        ApproximateCreationDateTime: FIRST / 1000 - 1,
+        Keys: { id: { S: id } },
+        SequenceNumber: sequence,
+        NewImage: image(toStorageItem(storedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-03', depAirportIcao: dep, arrAirportIcao: arr, depCountryCode }))),
+      },
+    });
+    const sent: QueuedMessage[] = [];
+    await consumerAt(FIRST, sent, false, airportReference)({
+      Records: [
+        // Teterboro to Tel Aviv passes Paris and Rome: 85 km more (0.9 %).
+        insert('EL-SERVES', '4400', 'KTEB', 'LLBG', 'US'),
+        // Farnborough to Dublin does not; Teterboro to Tel Aviv from another country fails the country filter.
+        insert('EL-AWAY', '4401', 'EGLF', 'EIDW', 'US'),
+        insert('EL-ELSEWHERE', '4402', 'KTEB', 'LLBG', 'CA'),
+      ],
+    });
+    const delivered = sent.map((m) => (JSON.parse((JSON.parse(m.body) as DeliveryMessage).payload) as { type: string; data: { id: string; leg: object } }));
+    expect(delivered.map((d) => [d.type, d.data.id])).toEqual([['empty_leg.listed', 'EL-SERVES']]);
+    // The event's leg is the leg as the listing shows it, without a trip search's detour.
+    expect(delivered[0]!.data.leg).not.toHaveProperty('detour');
+  });
 });
+

@@ -317,12 +317,14 @@ describe('index entries (storage)', () => {
       arrIata: '',
       seats: 0,
       aircraftType: null,
+      depCountry: 'BR',
+      arrCountry: '',
     });
   });
 
   it('writes the seats and the category letter last (a for the first category); a name in another case is its category, another text none', () => {
     const lf = (over: Partial<StoredLeg>) => (toStorageItem({ ...leg, ...over }).lf as string).split('\u001f');
-    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })).toHaveLength(7);
+    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })).toHaveLength(8);
     // Piston a, Turboprop b, Very Light Jet c, Light Jet d, Midsize Jet e, Super Midsize Jet f,
     // Heavy Jet g, Ultra Long Range h, Airliner i, Helicopter j.
     expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })[6]).toBe('16h');
@@ -333,6 +335,19 @@ describe('index entries (storage)', () => {
     expect(lf({ seatNum: 9, aircraftType: 'SUPER-MIDSIZE JET' as StoredLeg['aircraftType'] })[6]).toBe('9f');
     expect(lf({ seatNum: 9, aircraftType: 'Super Mid' as StoredLeg['aircraftType'] })[6]).toBe('9');
     expect(lf({ seatNum: 9, aircraftType: 'Glider' as StoredLeg['aircraftType'] })[6]).toBe('9');
+  });
+
+  it('writes the countries last, two letters each, `..` for none; reads an entry without them as countries unknown', () => {
+    const lf = (over: Partial<StoredLeg>) => (toStorageItem({ ...leg, ...over }).lf as string).split('\u001f');
+    expect(lf({ depCountryCode: 'FR', arrCountryCode: 'IT' })[7]).toBe('FRIT');
+    expect(lf({ depCountryCode: null, arrCountryCode: 'IT' })[7]).toBe('..IT');
+    expect(lf({ depCountryCode: 'FR', arrCountryCode: null })[7]).toBe('FR..');
+    const read = (fields: string[]) => parseIndexItem({ id: 'x', ls: '2026-12-01#x', lf: fields.join('\u001f') });
+    const eight = lf({ seatNum: 12, aircraftType: 'Heavy Jet', depCountryCode: 'FR', arrCountryCode: 'IT' });
+    expect(entryFields(read(eight)!)).toMatchObject({ seats: 12, aircraftType: 'Heavy Jet', depCountry: 'FR', arrCountry: 'IT' });
+    expect(entryFields(read(eight.slice(0, 7))!)).toMatchObject({ seats: 12, aircraftType: 'Heavy Jet', depCountry: '', arrCountry: '' });
+    expect(read([...eight.slice(0, 7), 'FRI'])).toBeUndefined();
+    expect(read([...eight, 'x'])).toBeUndefined();
   });
 
   it('reads an aircraft field it does not know the letter of as an unknown category, and never throws on one', () => {
