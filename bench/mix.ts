@@ -1,4 +1,5 @@
 import { airportReference, type Airport } from '../src/airports/reference.js';
+import { continentOfCountry } from '../src/airports/continents.js';
 import { addDays, dateInZone } from '../src/kernel/dates.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
 import { windowOf, type Window } from './buckets.js';
@@ -30,6 +31,12 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'size=100', params: { size: '100' } },
     { name: 'nearby (depNear=EGLL, 60 km)', params: { depNear: 'EGLL', depRadiusKm: '60' } },
     { name: 'nearby both ends (depNear=KTEB 100 km, arrNear=MIA 150 km), depDate offset 15', params: { depNear: 'KTEB', arrNear: 'MIA', arrRadiusKm: '150', depDate, offsetDays: '15' } },
+    // Names starting `trip` or `area` are the searches of the trip and area targets (bench/targets.ts).
+    { name: 'trip (tripFrom=LFPB, tripTo=LIRA), whole horizon', params: { tripFrom: 'LFPB', tripTo: 'LIRA' } },
+    { name: 'trip (tripFrom=KTEB, tripTo=EGLF, maxDetourPct=40), sort=detour', params: { tripFrom: 'KTEB', tripTo: 'EGLF', maxDetourPct: '40', sort: 'detour' } },
+    { name: 'trip (tripFrom=LFPB, tripTo=LIRA), depDate offset 3', params: { tripFrom: 'LFPB', tripTo: 'LIRA', depDate, offsetDays: '3' } },
+    { name: 'area (depCountryCode=US,CA)', params: { depCountryCode: 'US,ca' } },
+    { name: 'area (depContinent=EU, arrContinent=NA)', params: { depContinent: 'EU', arrContinent: 'na' } },
   ];
 }
 
@@ -110,6 +117,33 @@ function nearMatches(centre: string | undefined, radius: string | undefined, ica
   return c !== undefined && at !== undefined && greatCircleKm(c, at) <= Number(radius ?? 100);
 }
 
+/** docs/api.md, "Trips": the extra km of a leg that serves the trip, undefined when it does not serve it. */
+function tripExtraKm(params: Readonly<Record<string, string>>, leg: StoredLeg): number | undefined {
+  const reference = airportReference();
+  const x = reference.byCode(params.tripFrom!);
+  const y = reference.byCode(params.tripTo!);
+  const a = leg.depAirportIcao !== null ? reference.byCode(leg.depAirportIcao) : leg.depAirportIata !== null ? reference.byCode(leg.depAirportIata) : undefined;
+  const b = leg.arrAirportIcao !== null ? reference.byCode(leg.arrAirportIcao) : leg.arrAirportIata !== null ? reference.byCode(leg.arrAirportIata) : undefined;
+  if (x === undefined || y === undefined || a === undefined || b === undefined) return undefined;
+  const direct = greatCircleKm(a, b);
+  const via = greatCircleKm(a, x) + greatCircleKm(x, y) + greatCircleKm(y, b);
+  return via * 100 <= direct * (100 + Number(params.maxDetourPct ?? 25)) ? Math.round(Math.max(0, via - direct)) : undefined;
+}
+
+/** docs/api.md, "Areas": the country is one of the list (any case). */
+function countryMatches(list: string | undefined, country: string | null): boolean {
+  return list === undefined || (country !== null && list.split(',').some((c) => c.trim().toUpperCase() === country));
+}
+
+/** docs/api.md, "Areas": the continent of the airport's country, else of the leg's own country. */
+function continentMatches(list: string | undefined, icao: string | null, iata: string | null, country: string | null): boolean {
+  if (list === undefined) return true;
+  const airport = icao !== null ? airportReference().byCode(icao) : iata !== null ? airportReference().byCode(iata) : undefined;
+  const code = airport?.countryCode ?? country;
+  const continent = code === null ? undefined : continentOfCountry(code);
+  return continent !== undefined && list.split(',').some((c) => c.trim().toUpperCase() === continent);
+}
+
 /** What the listing must answer to `params` at `now` over `data` (params as the mix writes them). */
 export function expectedListing(data: readonly DataLeg[], params: Readonly<Record<string, string>>, now: Date): Expected {
   const today = now.toISOString().slice(0, 10);
@@ -129,12 +163,21 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!nearMatches(params.depNear, params.depRadiusKm, leg.depAirportIcao, leg.depAirportIata)) return false;
     if (!nearMatches(params.arrNear, params.arrRadiusKm, leg.arrAirportIcao, leg.arrAirportIata)) return false;
     if (!seatsMatch(params.minSeats, leg.seatNum) || !categoryMatches(params.aircraftType, leg.aircraftType)) return false;
+    if (!countryMatches(params.depCountryCode, leg.depCountryCode) || !countryMatches(params.arrCountryCode, leg.arrCountryCode)) return false;
+    if (!continentMatches(params.depContinent, leg.depAirportIcao, leg.depAirportIata, leg.depCountryCode)) return false;
+    if (!continentMatches(params.arrContinent, leg.arrAirportIcao, leg.arrAirportIata, leg.arrCountryCode)) return false;
+    if (params.tripFrom !== undefined && tripExtraKm(params, leg) === undefined) return false;
     return true;
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);
   const ordered = hits
     .map((h) => h.leg)
     .sort((a, b) => (a.startDate === b.startDate ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.startDate < b.startDate ? -1 : 1));
+  if (params.sort === 'detour') {
+    const extra = new Map(ordered.map((l) => [l, tripExtraKm(params, l)!]));
+    // A stable sort: ties stay in startDate, id order.
+    ordered.sort((a, b) => extra.get(a)! - extra.get(b)!);
+  }
   const start = (page - 1) * size;
   return { window, total: ordered.length, pageIds: ordered.slice(start, start + size).map((l) => l.id), requiredBuckets };
 }

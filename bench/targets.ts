@@ -92,7 +92,37 @@ export function evaluateTargets(input: TargetInputs): Target[] {
     },
     { name: 'queries that read a bucket the window does not need', value: excess, limit: 0, unit: 'queries' },
   ];
-  return [readUnits, ...targets.map((t) => judge(t))];
+  return [readUnits, ...targets.map((t) => judge(t)), ...searchTargets(input)];
+}
+
+/** Trip and area searches (docs/performance.md, "Trips and areas"): their read units within 10 % of the plain listing's. */
+export const SEARCH_MAX_READ_UNIT_RATIO = 1.1;
+/** Warm CPU of a trip search over the whole horizon: at most 3 times the plain listing's. */
+export const TRIP_MAX_WARM_CPU_RATIO = 3;
+const PLAIN = 'no filter, page 1';
+
+/** The trip and area targets, over the mix's queries whose names start with `trip` or `area`; none when the mix has none. */
+function searchTargets(input: TargetInputs): Target[] {
+  const plain = input.queries.find((q) => q.name === PLAIN);
+  const searches = input.queries.filter((q) => q.name.startsWith('trip') || q.name.startsWith('area'));
+  const wholeTrip = input.queries.find((q) => q.name.startsWith('trip') && q.name.includes('whole horizon'));
+  if (plain === undefined || searches.length === 0 || wholeTrip === undefined) return [];
+  const worstUnits = Math.max(...searches.map((q) => q.coldReadUnits)) / (plain.coldReadUnits || 1);
+  const cpuRatio = wholeTrip.warmP95Ms / (plain.warmP95Ms || Number.MIN_VALUE);
+  return [
+    judge({
+      name: 'read units per request of a trip or area search / the plain listing\'s (worst search, empty cache)',
+      value: round(worstUnits, 3),
+      limit: SEARCH_MAX_READ_UNIT_RATIO,
+      unit: 'ratio',
+    }),
+    judge({
+      name: 'warm-cache handler CPU time p95 of a trip search over the whole horizon / the plain listing\'s',
+      value: round(cpuRatio, 3),
+      limit: TRIP_MAX_WARM_CPU_RATIO,
+      unit: 'ratio',
+    }),
+  ];
 }
 
 /** What the traffic simulation and the compression check measured (src/bench/traffic.ts). */

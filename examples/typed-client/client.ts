@@ -163,6 +163,8 @@ async function main(): Promise<void> {
     minSeats: 8,
     aircraftType: 'Midsize Jet,Super Midsize Jet,Heavy Jet,Ultra Long Range',
   });
+  // The legs that can fly Paris-Le Bourget to Rome-Ciampino on the way, at most 10 % longer, least detour first.
+  const trip = await listLegs(client, { tripFrom: 'LFPB', tripTo: 'LIRA', maxDetourPct: 10, sort: 'detour', size: 5 });
   const contract = await createClient<paths>({ baseUrl }).GET('/open/v1/openapi.json');
   // Poll the first leg of the page twice: the second answer is the 304 of an unchanged leg.
   const firstId = 'legs' in page ? page.legs[0]?.id : undefined;
@@ -203,6 +205,7 @@ async function main(): Promise<void> {
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
       invalid,
       near: 'legs' in near ? { total: near.total, ids: near.legs.map((l) => l.id) } : near,
+      trip: 'legs' in trip ? { total: trip.total, ids: trip.legs.map((l) => l.id), extraKm: trip.legs.map((l) => l.detour?.extraKm) } : trip,
       openapi: contract.data?.openapi ?? null,
       leg: first && 'leg' in first ? { id: first.leg.id, etag: first.etag } : first,
       again: second,

@@ -1,5 +1,5 @@
 import { AIRCRAFT_CATEGORIES, type AircraftCategory } from './aircraft-category.js';
-import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, SEP, SORT_ATTR } from './leg-item.js';
+import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, NO_COUNTRY, SEP, SORT_ATTR } from './leg-item.js';
 
 /**
  * The part of a leg the listing filters and orders on: what the index holds. Its places stay in the
@@ -27,6 +27,8 @@ export interface IndexEntry {
   seats: number;
   /** The category's bit (`categoryBit`, src/kernel/aircraft-category.ts); 0 when unknown. */
   category: number;
+  /** Where the countries field (`countriesField`: 4 characters) starts in `text`; -1 for an entry written before it. */
+  countriesAt: number;
 }
 
 export type Side = 'dep' | 'arr';
@@ -92,6 +94,25 @@ export function placedAt(entry: IndexEntry, side: Side, codes: { icao: ReadonlyS
   return iata !== '' && codes.iata.has(iata);
 }
 
+/**
+ * The side's country as a number (its two letters' codes, `(first << 8) | second`: `countryKey`);
+ * 0 when unknown.
+ */
+export function countryOf(entry: IndexEntry, side: Side): number {
+  if (entry.countriesAt < 0) return 0;
+  const at = side === 'dep' ? entry.countriesAt : entry.countriesAt + 2;
+  const key = (entry.text.charCodeAt(at) << 8) | entry.text.charCodeAt(at + 1);
+  return key === NO_COUNTRY_KEY ? 0 : key;
+}
+
+/** The number `countryOf` gives for a two-letter code (upper case). */
+export const countryKey = (code: string): number => (code.charCodeAt(0) << 8) | code.charCodeAt(1);
+
+const NO_COUNTRY_KEY = countryKey(NO_COUNTRY);
+
+/** The code of a `countryOf` number; '' for 0. */
+export const countryCodeOf = (key: number): string => (key === 0 ? '' : String.fromCharCode(key >> 8, key & 255));
+
 /** First index of `entries` (in startDate order) whose startDate is `startDate` or later. */
 export function lowerBound(entries: readonly Pick<IndexEntry, 'startDate'>[], startDate: string): number {
   let lo = 0;
@@ -120,6 +141,9 @@ export interface EntryFields {
   seats: number;
   /** The category; null when unknown. */
   aircraftType: AircraftCategory | null;
+  /** ISO 3166-1 alpha-2 codes; '' when unknown. */
+  depCountry: string;
+  arrCountry: string;
 }
 
 /** The places of an entry as strings (for tests and diagnostics; the listing reads them in place). */
@@ -137,6 +161,8 @@ export function entryFields(entry: IndexEntry): EntryFields {
     arrIata: codeOf(entry, 'arr', 'iata'),
     seats: entry.seats,
     aircraftType: AIRCRAFT_CATEGORIES.find((_, i) => entry.category === 1 << i) ?? null,
+    depCountry: countryCodeOf(countryOf(entry, 'dep')),
+    arrCountry: countryCodeOf(countryOf(entry, 'arr')),
   };
 }
 
@@ -172,7 +198,8 @@ export class IndexEntryReader {
 
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute `text`: its
-   * seven fields (six when written before the aircraft field) separated by U+001F.
+   * eight fields (seven when written before the countries field, six before the aircraft field)
+   * separated by U+001F.
    */
   fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
     const step = SEP.length;
@@ -183,20 +210,18 @@ export class IndexEntryReader {
     const s4 = s3 < 0 ? -1 : text.indexOf(SEP, s3 + step);
     const s5 = s4 < 0 ? -1 : text.indexOf(SEP, s4 + step);
     if (s5 < 0) return undefined;
-    let s6 = text.indexOf(SEP, s5 + step);
-    if (s6 >= 0) {
-      if (text.indexOf(SEP, s6 + step) >= 0) return undefined;
-    } else {
-      s6 = -1;
-    }
+    const s6 = text.indexOf(SEP, s5 + step);
+    const s7 = s6 < 0 ? -1 : text.indexOf(SEP, s6 + step);
+    if (s7 >= 0 && (text.indexOf(SEP, s7 + step) >= 0 || to - s7 - step !== 4)) return undefined;
+    const aircraftEnd = s7 < 0 ? to : s7;
     // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
     let seats = 0;
     let category = 0;
     if (s6 >= 0) {
       let k = s6 + step;
-      for (let d = text.charCodeAt(k) - 48; k < to && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
+      for (let d = text.charCodeAt(k) - 48; k < aircraftEnd && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
       const index = text.charCodeAt(k) - FIRST_CATEGORY_CODE;
-      if (k === to - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
+      if (k === aircraftEnd - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
     }
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
@@ -226,6 +251,7 @@ export class IndexEntryReader {
       arrCodesEnd: s6 < 0 ? to : s6,
       seats,
       category,
+      countriesAt: s7 < 0 ? -1 : s7 + step,
     };
   }
 }

@@ -6,7 +6,7 @@ import { expiryShard, retirementDay } from './retirement.js';
 
 /**
  * How a leg is stored: the item, and for a listed unblocked leg the index attributes `lb`, `ls`
- * and `lf` (seven fields joined by U+001F); every leg carries `xp` and `xd` (docs/storage.md, "The leg's item").
+ * and `lf` (eight fields joined by U+001F); every leg carries `xp` and `xd` (docs/storage.md, "The leg's item").
  */
 export interface StoredLeg extends EmptyLeg {
   listed: boolean;
@@ -125,7 +125,7 @@ export function expiryInstant(endDate: string, timeZone: string): number {
 /** The fields of a leg the listing index holds (its filters and order). */
 export type IndexedFields = Pick<
   EmptyLeg,
-  'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'
+  'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'depCountryCode' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'arrCountryCode' | 'seatNum' | 'aircraftType'
 >;
 
 /** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
@@ -138,7 +138,17 @@ export function filterText(leg: IndexedFields, expiry: string): string {
     fold(leg.arrCityName),
     codesField(leg.arrAirportIcao, leg.arrAirportIata),
     aircraftField(leg.seatNum, leg.aircraftType),
+    countriesField(leg.depCountryCode, leg.arrCountryCode),
   ].join(SEP);
+}
+
+/** An unknown country in the countries field. */
+export const NO_COUNTRY = '..';
+
+/** The countries field: the departure's then the arrival's ISO 3166-1 alpha-2 code, `..` for none (`FRIT`, `..IT`). */
+export function countriesField(dep: string | null, arr: string | null): string {
+  const code = (c: string | null) => (c !== null && /^[A-Z]{2}$/.test(c) ? c : NO_COUNTRY);
+  return code(dep) + code(arr);
 }
 
 export function codesField(icao: string | null, iata: string | null): string {

@@ -5,6 +5,9 @@ import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
 import { clampedInteger, INTEGER, optionalRaw } from '../http/query-params.js';
+import { cityIncludes, codeOf, countryCodeOf, countryKey, countryOf, hasCode, type IndexEntry, type Side } from '../kernel/index-entry.js';
+import { COUNTRY_CODES } from '../kernel/countries.js';
+import { airportContinentBit, continentBit, continentOfCountry, CONTINENTS, type AirportIndex, type Continent } from '../airports/index.js';
 
 /**
  * The list operation's query parameters (docs/api.md, "Query parameters"), parsed and validated
@@ -20,6 +23,9 @@ export const CITY_MAX = 100;
 export const DEFAULT_RADIUS_KM = 100;
 export const MIN_RADIUS_KM = 1;
 export const MAX_RADIUS_KM = 1000;
+/** Trip search (docs/api.md, "Trips"): the most extra flying, in percent of the leg's own distance, when not given. */
+export const DEFAULT_MAX_DETOUR_PCT = 25;
+export const MAX_DETOUR_PCT = 100;
 /** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
 export const MIN_SEATS = 1;
 
@@ -56,26 +62,79 @@ const airportCode = v.pipe(
   ),
 );
 
+/** One or more items separated by commas, each trimmed and upper-cased; checked by `known`, naming the first it refuses. */
+const upperList = (known: (item: string) => boolean, rule: string) =>
+  v.pipe(
+    optionalRaw,
+    v.transform((s) => s?.split(',').map((item) => item.trim().toUpperCase())),
+    v.check(
+      (list) => list?.every(known) ?? true,
+      (issue) => `${JSON.stringify((issue.input as string[]).find((item) => !known(item)))} is not ${rule}: give one or more, separated by commas`,
+    ),
+  );
+
+// ISO 3166-1 alpha-2 codes, any case (`fr,IT`): a leg's country (`countryOf`) is one of their keys.
+const countryCodes = v.pipe(
+  upperList((c) => COUNTRY_CODES.has(c), 'an ISO 3166-1 alpha-2 country code'),
+  v.transform((list) => list?.map(countryKey)),
+);
+
+// Continents of the airport reference's source (src/airports/continents.ts), any case, as their bits.
+const continents = v.pipe(
+  upperList((c) => (CONTINENTS as readonly string[]).includes(c), `one of ${CONTINENTS.join(' ')}`),
+  v.transform((list) => list?.reduce((mask, c) => mask | continentBit(c as Continent), 0)),
+);
+
+/** The continent's bit of a leg's side: its airport's (by ICAO, else IATA code), else its country's; 0 for none. */
+function continentOfSide(entry: IndexEntry, side: Side, airports: AirportIndex): number {
+  const code = codeOf(entry, side, 'icao') || codeOf(entry, side, 'iata');
+  const bit = code === '' ? 0 : airportContinentBit(airports, code);
+  if (bit !== 0) return bit;
+  const country = continentOfCountry(countryCodeOf(countryOf(entry, side)));
+  return country === undefined ? 0 : continentBit(country);
+}
+
+const inCountries = (side: Side) => (keys: number[]): EntryTest => {
+  const set = new Set(keys);
+  return (e) => set.has(countryOf(e, side));
+};
+
+const onContinents =
+  (side: Side) =>
+  (mask: number, context: FilterContext): EntryTest => {
+    const airports = context.airports();
+    return (e) => (continentOfSide(e, side, airports) & mask) !== 0;
+  };
+
+/** The rules whose values are integers (a watch answers them as JSON numbers). */
+const INTEGER_RULES = new WeakSet<object>();
+const integerRule = <S extends object>(rule: S): S => {
+  INTEGER_RULES.add(rule);
+  return rule;
+};
+
 /**
  * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
  * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
  * 1 would drop the legs whose seats are unknown).
  */
 const boundedInteger = (min: number, max: number, unit = '') =>
-  v.pipe(
+  integerRule(v.pipe(
     optionalRaw,
     v.check(
       (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
       `must be an integer from ${min} to ${max}${unit}`,
     ),
     v.transform((s) => (s === undefined ? undefined : Number(s))),
-  );
+  ));
 
 const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
 
-const offsetDays = v.pipe(
-  boundedInteger(0, MAX_OFFSET_DAYS),
-  v.transform((n) => n ?? 0),
+const offsetDays = integerRule(
+  v.pipe(
+    boundedInteger(0, MAX_OFFSET_DAYS),
+    v.transform((n) => n ?? 0),
+  ),
 );
 
 // One or more category names separated by commas, in any case and spacing (`light jet,Heavy-Jet`).
@@ -87,23 +146,87 @@ const aircraftCategories = v.pipe(
   v.transform((list) => list?.reduce((mask, c) => mask | categoryBit(c!), 0)),
 );
 
-/** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
-const ListQueryFields = v.object({
-  page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
-  size: clampedInteger(1, MAX_SIZE, DEFAULT_SIZE),
-  depDate,
-  offsetDays,
-  depCityName: cityName,
-  arrCityName: cityName,
-  depAirportCode: airportCode,
-  arrAirportCode: airportCode,
-  depNear: airportCode,
-  depRadiusKm: radiusKm,
-  arrNear: airportCode,
-  arrRadiusKm: radiusKm,
-  minSeats: boundedInteger(MIN_SEATS, MAX_SEATS),
-  aircraftType: aircraftCategories,
-});
+/** A compiled filter: true when the index entry passes it. */
+export type EntryTest = (entry: IndexEntry) => boolean;
+
+/** What a filter's test may consult besides its value: the airport reference, called only when it asks. */
+export interface FilterContext {
+  airports: () => AirportIndex;
+}
+
+type Rule = v.GenericSchema<string | undefined, unknown>;
+
+/**
+ * One query parameter: its rule (valibot; absent or empty reads as undefined) and, for a filter of
+ * its own, the test its parsed value compiles to, once per query (`compileQuery`, src/listing/listing.ts).
+ * Without a test it is read with others: the date window, nearby search, the order, paging.
+ */
+export interface Parameter<S extends Rule> {
+  rule: S;
+  test?: ((value: NonNullable<v.InferOutput<S>>, context: FilterContext) => EntryTest) | undefined;
+}
+
+const param = <S extends Rule>(rule: S, test?: Parameter<S>['test']): Parameter<S> => ({ rule, test });
+
+/** The orders `sort` names (docs/api.md, "Order and paging"); absent is `startDate`. */
+export const SORTS = ['startDate', 'detour'] as const;
+export type Sort = (typeof SORTS)[number];
+const sort = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || (SORTS as readonly string[]).includes(s), `must be one of ${SORTS.join(', ')}`),
+  v.transform((s) => s as Sort | undefined),
+);
+
+/**
+ * The query parameters (docs/api.md, "Query parameters"), defined once, in the contract's order: the
+ * parsed query's type, the parameter names, the memo key and the watches' filters derive from it.
+ */
+const PARAMETERS = {
+  page: param(clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE)),
+  size: param(clampedInteger(1, MAX_SIZE, DEFAULT_SIZE)),
+  depDate: param(depDate),
+  offsetDays: param(offsetDays),
+  depCityName: param(cityName, (needle) => (e) => cityIncludes(e, 'dep', needle)),
+  arrCityName: param(cityName, (needle) => (e) => cityIncludes(e, 'arr', needle)),
+  depAirportCode: param(airportCode, (a) => (e) => hasCode(e, 'dep', a.kind, a.code)),
+  arrAirportCode: param(airportCode, (a) => (e) => hasCode(e, 'arr', a.kind, a.code)),
+  depNear: param(airportCode),
+  depRadiusKm: param(radiusKm),
+  arrNear: param(airportCode),
+  arrRadiusKm: param(radiusKm),
+  // Unknown seats (0) and an unknown category (0) match no such filter.
+  minSeats: param(boundedInteger(MIN_SEATS, MAX_SEATS), (n) => (e) => e.seats >= n),
+  aircraftType: param(aircraftCategories, (mask) => (e) => (e.category & mask) !== 0),
+  tripFrom: param(airportCode),
+  tripTo: param(airportCode),
+  maxDetourPct: param(boundedInteger(0, MAX_DETOUR_PCT, ' (percent)')),
+  // A leg without a country matches no country filter (`countryOf` is 0 for it).
+  depCountryCode: param(countryCodes, inCountries('dep')),
+  arrCountryCode: param(countryCodes, inCountries('arr')),
+  depContinent: param(continents, onContinents('dep')),
+  arrContinent: param(continents, onContinents('arr')),
+  sort: param(sort),
+};
+
+type ParameterName = keyof typeof PARAMETERS;
+const ListQueryFields = v.object(
+  Object.fromEntries(Object.entries(PARAMETERS).map(([name, p]) => [name, p.rule])) as { [K in ParameterName]: (typeof PARAMETERS)[K]['rule'] },
+);
+
+/** The tests of the filters of one parameter each that the query gives, in the table's order. */
+export function filterTests(query: ListQuery, context: FilterContext): EntryTest[] {
+  const tests: EntryTest[] = [];
+  for (const [name, p] of Object.entries(PARAMETERS) as unknown as [ParameterName, Parameter<Rule>][]) {
+    const value = query[name];
+    if (p.test !== undefined && value !== undefined) tests.push(p.test(value, context));
+  }
+  return tests;
+}
+
+/** The integer parameters (a watch answers them as JSON numbers). */
+export const INTEGER_PARAMETERS: ReadonlySet<string> = new Set(
+  Object.entries(PARAMETERS).flatMap(([name, p]) => (INTEGER_RULES.has(p.rule) ? [name] : [])),
+);
 
 /** The names of the query parameters the list operation reads. */
 export const LIST_QUERY_FIELDS = Object.keys(ListQueryFields.entries) as readonly (keyof ListQuery)[];
@@ -116,6 +239,10 @@ export const ListQuerySchema = v.pipe(
   ),
   v.forward(v.check((q) => q.depRadiusKm === undefined || q.depNear !== undefined, 'requires depNear'), ['depRadiusKm']),
   v.forward(v.check((q) => q.arrRadiusKm === undefined || q.arrNear !== undefined, 'requires arrNear'), ['arrRadiusKm']),
+  v.forward(v.check((q) => q.tripFrom === undefined || q.tripTo !== undefined, 'requires tripTo'), ['tripFrom']),
+  v.forward(v.check((q) => q.tripTo === undefined || q.tripFrom !== undefined, 'requires tripFrom'), ['tripTo']),
+  v.forward(v.check((q) => q.maxDetourPct === undefined || q.tripFrom !== undefined, 'requires tripFrom and tripTo'), ['maxDetourPct']),
+  v.forward(v.check((q) => q.sort !== 'detour' || q.tripFrom !== undefined, 'detour requires tripFrom and tripTo'), ['sort']),
 );
 
 /** A parsed query: page and size clamped, dates checked, city names folded, airport codes typed. */

@@ -174,6 +174,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       page: { total: number; ids: string[]; cities: string[] };
       invalid: { error: string; status: number };
       near: { total: number; ids: string[] };
+      trip: { total: number; ids: string[]; extraKm: number[] };
       openapi: string | null;
       leg: { id: string; etag: string };
       again: { unchanged: boolean; etag: string };
@@ -197,6 +198,31 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     );
     expect(out.near).toEqual({ total: near.body.data.total, ids: near.body.data.records.map((l) => l.id) });
     expect(out.near.total).toBeGreaterThan(0);
+    // A trip search through the generated client: the API's answer, least detour first.
+    type TripPage = { data: { total: number; records: { id: string; startDate: string; depCountryCode: string | null; detour: { extraKm: number; percent: number } }[] } };
+    const trip = await callApi<TripPage>(`${service.baseUrl}/open/v1/empty-legs?tripFrom=LFPB&tripTo=LIRA&maxDetourPct=10&sort=detour&size=5`, {
+      headers: { 'X-API-Key': service.apiKey },
+    });
+    expect(out.trip).toEqual({ total: trip.body.data.total, ids: trip.body.data.records.map((l) => l.id), extraKm: trip.body.data.records.map((l) => l.detour.extraKm) });
+    expect(out.trip.total).toBeGreaterThan(0);
+    expect(out.trip.extraKm).toEqual([...out.trip.extraKm].sort((a, b) => a - b));
+    for (const r of trip.body.data.records) expect(r.detour.percent).toBeLessThanOrEqual(10);
+    // With a date, and with a country: AND with the trip.
+    const first = trip.body.data.records[0]!;
+    const dated = await callApi<TripPage>(`${service.baseUrl}/open/v1/empty-legs?tripFrom=LFPB&tripTo=LIRA&maxDetourPct=10&depDate=${first.startDate}`, {
+      headers: { 'X-API-Key': service.apiKey },
+    });
+    expect(dated.body.data.records.map((l) => l.id)).toContain(first.id);
+    expect(dated.body.data.records.every((l) => l.detour.percent <= 10)).toBe(true);
+    const country = first.depCountryCode!;
+    const area = await callApi<TripPage>(`${service.baseUrl}/open/v1/empty-legs?size=100&depCountryCode=${country.toLowerCase()}`, { headers: { 'X-API-Key': service.apiKey } });
+    expect(area.body.data.total).toBeGreaterThan(0);
+    expect(area.body.data.records.every((l) => l.depCountryCode === country && !('detour' in l))).toBe(true);
+    for (const bad of ['tripFrom=LFPB', 'depCountryCode=ZZ', 'arrContinent=EUR', 'sort=detour']) {
+      const refused = await callApi<{ code: string; message: string }>(`${service.baseUrl}/open/v1/empty-legs?${bad}`, { headers: { 'X-API-Key': service.apiKey } });
+      expect([refused.res.status, refused.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+      expect(refused.body.message).toContain(`'${bad.split('=')[0]!}'`);
+    }
     expect(out.openapi).toBe(loadOpenApi().openapi);
     // The first leg by id, then polled with its ETag: unchanged (304); an unknown id: gone (404).
     expect(out.leg.id).toBe(out.page.ids[0]);

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { AirportIndex, type Airport } from '../../../src/airports/reference.js';
-import { toStorageItem, type StoredLeg } from '../../../src/kernel/leg-item.js';
+import type { StoredLeg } from '../../../src/kernel/leg-item.js';
 import { lambdaContext, listEvent } from '../../support/events.js';
 import { fcParams } from '../../support/fast-check.js';
 import { airportsArb, onTheEdge, referenceKm } from '../../support/airports.js';
 import { storedLeg } from '../../support/legs.js';
+import { serveLegs } from '../../support/serve-legs.js';
 import { buildListHandler } from '../../support/handlers.js';
 
 /**
@@ -30,19 +31,7 @@ afterAll(() => {
   jest.useRealTimers();
 });
 
-function serve(legs: StoredLeg[]): void {
-  // In sort-key order, as a Query returns them.
-  const items = legs.map(toStorageItem).sort((a, b) => ((a.ls as string) < (b.ls as string) ? -1 : 1));
-  ddb.reset();
-  ddb.on(GetCommand).resolves({});
-  ddb.on(QueryCommand).callsFake((input: { ExpressionAttributeValues: Record<string, string> }) => ({
-    Items: items.filter((i) => i.lb === input.ExpressionAttributeValues[':b']).map((i) => ({ id: i.id, ls: i.ls, lf: i.lf })),
-  }));
-  ddb.on(BatchGetCommand).callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => {
-    const [table, req] = Object.entries(input.RequestItems)[0]!;
-    return { Responses: { [table]: req.Keys.map((k) => items.find((i) => i.id === k.id)).filter(Boolean) } };
-  });
-}
+const serve = (legs: StoredLeg[]) => serveLegs(ddb, legs);
 
 type Placement = 'both' | 'icao' | 'iata' | 'unknown' | 'none' | 'mixed';
 

@@ -3,7 +3,7 @@ import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand,
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { AirportIndex } from '../../../src/airports/reference.js';
+import { airportReference, AirportIndex } from '../../../src/airports/reference.js';
 import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
 import { createChangeLogStore, HEAD_ID } from '../../../src/changes/store.js';
 import { fixedClock } from '../../../src/clock.js';
@@ -71,13 +71,13 @@ async function consume(now: number, record: DynamoDBRecord): Promise<DynamoDBStr
   };
 }
 
-function matcherAt(now: number, sent: QueuedMessage[], lines: string[] = []) {
+function matcherAt(now: number, sent: QueuedMessage[], lines: string[] = [], airports: () => AirportIndex = () => new AirportIndex([])) {
   const client = testDocumentClient();
   return createMatchHandler({
     match: createTransitionMatcher({
       tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
       queue: { send: (messages) => Promise.resolve(void sent.push(...messages)) },
-      airports: () => new AirportIndex([]),
+      airports,
       clock: fixedClock(now),
       activeClients: () => Promise.resolve({ has: () => true }),
     }),
@@ -150,5 +150,31 @@ describe('the watches matcher, a consumer of the change log of its own', () => {
     await matcherAt(FIRST, sent, lines)({ Records: [bad, ...event.Records] });
     expect(sent).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ MalformedWatchItems: 1, WatchDeliveries: 1 });
+  });
+
+  it("delivers a leg that serves a watch's trip (and its other filters), and none for a leg that does not", async () => {
+    const filters = { tripFrom: 'LFPB', tripTo: 'LIRA', maxDetourPct: '10', depCountryCode: 'us', arrContinent: 'AS' };
+    ddb.on(ScanCommand, { TableName: 'watches' }).resolves({ Items: [{ ...WATCH, filters }] });
+    const insert = (id: string, sequence: string, dep: string, arr: string, depCountryCode: string): DynamoDBRecord => ({
+      eventName: 'INSERT',
+      dynamodb: {
+        ApproximateCreationDateTime: FIRST / 1000 - 1,
+        Keys: { id: { S: id } },
+        SequenceNumber: sequence,
+        NewImage: image(toStorageItem(storedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-03', depAirportIcao: dep, arrAirportIcao: arr, depCountryCode }))),
+      },
+    });
+    const records: DynamoDBRecord[] = [];
+    // Teterboro to Tel Aviv passes Paris and Rome: 85 km more (0.9 %).
+    records.push(...(await consume(FIRST, insert('EL-SERVES', '4400', 'KTEB', 'LLBG', 'US'))).Records);
+    // Farnborough to Dublin does not; Teterboro to Tel Aviv from another country fails the country filter.
+    records.push(...(await consume(FIRST, insert('EL-AWAY', '4401', 'EGLF', 'EIDW', 'US'))).Records);
+    records.push(...(await consume(FIRST, insert('EL-ELSEWHERE', '4402', 'KTEB', 'LLBG', 'CA'))).Records);
+    const sent: QueuedMessage[] = [];
+    await matcherAt(FIRST, sent, [], airportReference)({ Records: records });
+    const delivered = sent.map((m) => JSON.parse((JSON.parse(m.body) as DeliveryMessage).payload) as { type: string; data: { id: string; leg: object } });
+    expect(delivered.map((d) => [d.type, d.data.id])).toEqual([['empty_leg.listed', 'EL-SERVES']]);
+    // The event's leg is the leg as the listing shows it, without a trip search's detour.
+    expect(delivered[0]!.data.leg).not.toHaveProperty('detour');
   });
 });

@@ -4,12 +4,13 @@ import {
   bucketsFor,
   collectMatches,
   compareLegs,
-  matches,
+  compileQuery,
   pageOfMerged,
   paginate,
   queryWindow,
 } from '../../../src/listing/listing.js';
-import { parseListQuery } from '../../../src/listing/query.js';
+import { parseListQuery, type ListQuery } from '../../../src/listing/query.js';
+import type { DateWindow } from '../../../src/kernel/listed.js';
 import { keyCondition, withBucketCache, type LegsRepository } from '../../../src/listing/repository.js';
 import { entryFields, parseIndexItem, type IndexEntry } from '../../../src/kernel/index-entry.js';
 import { expiryInstant, toStorageItem, type StoredLeg } from '../../../src/kernel/leg-item.js';
@@ -87,9 +88,10 @@ describe('bucketsFor', () => {
   });
 });
 
-describe('matches', () => {
+describe('the compiled query', () => {
   const today = NOW.getTime();
   const q = (params: Record<string, string>) => parseListQuery(params);
+  const matches = (e: IndexEntry, query: ListQuery, w: DateWindow, nowMs: number) => compileQuery(query).matches(e, w, nowMs);
   const window = (params: Record<string, string>) => queryWindow(q(params), TODAY)!;
 
   it('keeps a leg whose window overlaps the query window, and drops one that does not', () => {
@@ -262,7 +264,7 @@ describe('collectMatches', () => {
   it('keeps, in order, the matching entries of the read range only', () => {
     const q = parseListQuery({});
     const out: IndexEntry[] = [];
-    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, q, { from: '2026-11-20', to: '2027-11-23' }, NOW.getTime(), out);
+    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, compileQuery(q), { from: '2026-11-20', to: '2027-11-23' }, NOW.getTime(), out);
     expect(out.map((e) => e.id)).toEqual(['e1', 'e2', 'e3']);
   });
 });
@@ -315,12 +317,14 @@ describe('index entries (storage)', () => {
       arrIata: '',
       seats: 0,
       aircraftType: null,
+      depCountry: 'BR',
+      arrCountry: '',
     });
   });
 
   it('writes the seats and the category letter last (a for the first category); a name in another case is its category, another text none', () => {
     const lf = (over: Partial<StoredLeg>) => (toStorageItem({ ...leg, ...over }).lf as string).split('\u001f');
-    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })).toHaveLength(7);
+    expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })).toHaveLength(8);
     // Piston a, Turboprop b, Very Light Jet c, Light Jet d, Midsize Jet e, Super Midsize Jet f,
     // Heavy Jet g, Ultra Long Range h, Airliner i, Helicopter j.
     expect(lf({ seatNum: 16, aircraftType: 'Ultra Long Range' })[6]).toBe('16h');
@@ -331,6 +335,19 @@ describe('index entries (storage)', () => {
     expect(lf({ seatNum: 9, aircraftType: 'SUPER-MIDSIZE JET' as StoredLeg['aircraftType'] })[6]).toBe('9f');
     expect(lf({ seatNum: 9, aircraftType: 'Super Mid' as StoredLeg['aircraftType'] })[6]).toBe('9');
     expect(lf({ seatNum: 9, aircraftType: 'Glider' as StoredLeg['aircraftType'] })[6]).toBe('9');
+  });
+
+  it('writes the countries last, two letters each, `..` for none; reads an entry without them as countries unknown', () => {
+    const lf = (over: Partial<StoredLeg>) => (toStorageItem({ ...leg, ...over }).lf as string).split('\u001f');
+    expect(lf({ depCountryCode: 'FR', arrCountryCode: 'IT' })[7]).toBe('FRIT');
+    expect(lf({ depCountryCode: null, arrCountryCode: 'IT' })[7]).toBe('..IT');
+    expect(lf({ depCountryCode: 'FR', arrCountryCode: null })[7]).toBe('FR..');
+    const read = (fields: string[]) => parseIndexItem({ id: 'x', ls: '2026-12-01#x', lf: fields.join('\u001f') });
+    const eight = lf({ seatNum: 12, aircraftType: 'Heavy Jet', depCountryCode: 'FR', arrCountryCode: 'IT' });
+    expect(entryFields(read(eight)!)).toMatchObject({ seats: 12, aircraftType: 'Heavy Jet', depCountry: 'FR', arrCountry: 'IT' });
+    expect(entryFields(read(eight.slice(0, 7))!)).toMatchObject({ seats: 12, aircraftType: 'Heavy Jet', depCountry: '', arrCountry: '' });
+    expect(read([...eight.slice(0, 7), 'FRI'])).toBeUndefined();
+    expect(read([...eight, 'x'])).toBeUndefined();
   });
 
   it('reads an aircraft field it does not know the letter of as an unknown category, and never throws on one', () => {

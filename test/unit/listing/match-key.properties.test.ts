@@ -39,6 +39,14 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
       .subarray(['Light Jet', 'light jet', 'HEAVY-JET', 'ULR', 'Ultra Long Range', 'Helicopter', 'Piston', 'Super Mid'], { minLength: 1 })
       .map((list) => list.join(',')),
   ),
+  tripFrom: airports,
+  tripTo: airports,
+  maxDetourPct: absentOr(fc.integer({ min: 0, max: 100 }).map(String)),
+  depCountryCode: absentOr(fc.constantFrom('FR', 'fr', 'FR,IT', 'it, fr', 'GB', '')),
+  arrCountryCode: absentOr(fc.constantFrom('FR', 'IT', 'us,CA', '')),
+  depContinent: absentOr(fc.constantFrom('EU', 'eu', 'EU,NA', 'AS', '')),
+  arrContinent: absentOr(fc.constantFrom('EU', 'NA,SA', 'oc', '')),
+  sort: absentOr(fc.constantFrom('startDate', 'detour')),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

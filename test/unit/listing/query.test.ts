@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../src/errors.js';
 import { parseListQuery, type ListQuery } from '../../../src/listing/query.js';
+import { compileQuery } from '../../../src/listing/listing.js';
+import { indexEntry, type EntryFields } from '../../support/index-entries.js';
 
 function invalid(params: Record<string, string>): AppError {
   try {
@@ -29,6 +31,14 @@ describe('parseListQuery: defaults', () => {
       arrRadiusKm: undefined,
       minSeats: undefined,
       aircraftType: undefined,
+      tripFrom: undefined,
+      tripTo: undefined,
+      maxDetourPct: undefined,
+      depCountryCode: undefined,
+      arrCountryCode: undefined,
+      depContinent: undefined,
+      arrContinent: undefined,
+      sort: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);
@@ -233,3 +243,84 @@ describe('parseListQuery: aircraftType', () => {
     expect(parseListQuery({ aircraftType: '' }).aircraftType).toBeUndefined();
   });
 });
+
+/** True when a leg with these fields (flyable on 2026-12-01) passes the compiled query of these parameters. */
+function passes(params: Record<string, string>, fields: Partial<EntryFields>): boolean {
+  const entry = indexEntry({
+    id: 'a',
+    startDate: '2026-12-01',
+    endDate: '2026-12-01',
+    expiresAt: Date.parse('2026-12-02T00:00:00Z'),
+    depCity: 'london',
+    depIcao: 'eglf',
+    depIata: 'fab',
+    arrCity: 'nice',
+    arrIcao: 'lfmn',
+    arrIata: 'nce',
+    ...fields,
+  });
+  const compiled = compileQuery(parseListQuery(params));
+  return compiled.matches(entry, compiled.window('2026-11-21')!, Date.parse('2026-11-21T12:00:00Z'));
+}
+
+describe('the compiled filters (what a leg must be to pass each)', () => {
+  it('keeps every leg in the window without filters', () => {
+    expect(passes({}, {})).toBe(true);
+    expect(passes({ depDate: '2026-12-03' }, {})).toBe(false);
+  });
+
+  it('keeps a leg with at least minSeats seats; unknown seats never match', () => {
+    expect(passes({ minSeats: '12' }, { seats: 12 })).toBe(true);
+    expect(passes({ minSeats: '13' }, { seats: 12 })).toBe(false);
+    expect(passes({ minSeats: '1' }, {})).toBe(false);
+  });
+
+  it('combines the filters with AND', () => {
+    expect(passes({ depCityName: 'lon', arrAirportCode: 'NCE', aircraftType: 'heavy jet' }, { aircraftType: 'Heavy Jet' })).toBe(true);
+    expect(passes({ depCityName: 'lon', arrAirportCode: 'NCE', aircraftType: 'light jet' }, { aircraftType: 'Heavy Jet' })).toBe(false);
+  });
+
+  it('keeps a leg whose country is one of the codes given, any case; a leg without a country never matches', () => {
+    expect(passes({ depCountryCode: 'gb' }, { depCountry: 'GB', arrCountry: 'FR' })).toBe(true);
+    expect(passes({ depCountryCode: 'IT, gb' }, { depCountry: 'GB', arrCountry: 'FR' })).toBe(true);
+    expect(passes({ arrCountryCode: 'GB' }, { depCountry: 'GB', arrCountry: 'FR' })).toBe(false);
+    expect(passes({ arrCountryCode: 'FR' }, { depCountry: 'GB', arrCountry: 'FR' })).toBe(true);
+    expect(passes({ depCountryCode: 'GB' }, { arrCountry: 'FR' })).toBe(false);
+    // An entry written before the countries field: no country.
+    expect(passes({ depCountryCode: 'GB' }, {})).toBe(false);
+  });
+
+  it("takes a leg's continent from its airport (the reference's country), else from its own country", () => {
+    // EGLF is Farnborough (GB, Europe) and LFMN Nice (FR, Europe): the airport decides, whatever the leg's country says.
+    expect(passes({ depContinent: 'EU' }, { depCountry: 'US' })).toBe(true);
+    expect(passes({ depContinent: 'na' }, { depCountry: 'US' })).toBe(false);
+    // No airport the reference knows: the leg's country.
+    expect(passes({ depContinent: 'NA,SA' }, { depIcao: 'zzzz', depIata: '', depCountry: 'US' })).toBe(true);
+    expect(passes({ arrContinent: 'AS' }, { arrIcao: '', arrIata: '', arrCountry: 'RU' })).toBe(false);
+    expect(passes({ arrContinent: 'EU' }, { arrIcao: '', arrIata: '', arrCountry: 'RU' })).toBe(true);
+    // Neither: never matches.
+    expect(passes({ arrContinent: 'EU,AS,AF,NA,SA,OC,AN' }, { arrIcao: '', arrIata: '' })).toBe(false);
+  });
+});
+
+describe('parseListQuery: areas and trips', () => {
+  it.each([
+    ['depCountryCode', 'ZZ', '"ZZ" is not an ISO 3166-1 alpha-2 country code'],
+    ['arrCountryCode', 'FR,', '"" is not an ISO 3166-1 alpha-2 country code'],
+    ['depCountryCode', 'FRA', '"FRA"'],
+    ['depContinent', 'EUR', '"EUR" is not one of AF AN AS EU NA OC SA'],
+    ['arrContinent', 'EU,XX', '"XX"'],
+  ])('%s=%s is INVALID_PARAMETER naming the parameter and the item', (name, value, rule) => {
+    const err = invalid({ [name]: value });
+    expect(err.message).toContain(`'${name}'`);
+    expect(err.message).toContain(rule);
+  });
+
+  it('reads maxDetourPct 0 to 100, checked, and a trip by ICAO or IATA code', () => {
+    const q = parseListQuery({ tripFrom: 'lfpb', tripTo: 'FCO', maxDetourPct: '0' });
+    expect([q.tripFrom, q.tripTo, q.maxDetourPct]).toEqual([{ kind: 'icao', code: 'lfpb' }, { kind: 'iata', code: 'fco' }, 0]);
+    expect(parseListQuery({ tripFrom: 'LFPB', tripTo: 'FCO' }).maxDetourPct).toBeUndefined();
+    expect(invalid({ tripFrom: 'LFPB', tripTo: 'FCO', maxDetourPct: '101' }).message).toContain("'maxDetourPct'");
+  });
+});
+
