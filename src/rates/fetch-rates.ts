@@ -40,7 +40,8 @@ export async function fetchText(url: string, options: { timeoutMs: number; maxBy
 
 function describe(err: unknown): string {
   if (err instanceof RatesFileError) return `the file is refused: ${err.message}`;
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'the address did not answer in time';
+  const name = (err as { name?: unknown } | null)?.name;
+  if (name === 'TimeoutError' || name === 'AbortError') return 'the address did not answer in time';
   if (err instanceof TypeError && err.message === 'fetch failed') return `the fetch failed (${String((err.cause as Error | undefined)?.message ?? 'network')})`;
   return err instanceof Error ? err.message : String(err);
 }
