@@ -5,8 +5,6 @@ import { parseEcbRates, RatesFileError, type RateSet } from './ecb-xml.js';
 import { putRates, RatesOlderError } from './load-rates.js';
 import type { RatesStore } from './store.js';
 
-/** The ECB's daily file: the default address of the scheduled fetch (RATES_URL). */
-export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
 /** A fetch (DNS, connection, the whole body) taking longer fails. */
 export const RATES_FETCH_TIMEOUT_MS = 10_000;
 /** The daily file is about 1.6 kB; an answer larger than this fails. */
