@@ -2,7 +2,6 @@ import { airportReference } from '../src/airports/reference.js';
 import { AIRCRAFT_CATEGORIES } from '../src/kernel/aircraft-category.js';
 import { addDays } from '../src/kernel/dates.js';
 import { listedRecord } from '../src/kernel/listed.js';
-import { matches, queryWindow } from '../src/listing/listing.js';
 import type { EmptyLeg } from '../src/kernel/model.js';
 import { toStorageItem, type StoredLeg } from '../src/kernel/leg-item.js';
 import { parseWatchFilters } from '../src/watches/filters.js';
@@ -122,7 +121,7 @@ export function measureWatchMatching(options: { watches: number; legs: number; c
   // Testing every watch: the listing's matcher on each, for a tenth of the changes.
   const sample = transitions.slice(0, Math.max(1, Math.floor(transitions.length / 10)));
   const todayUtc = new Date(options.now).toISOString().slice(0, 10);
-  const windows = watches.map((w) => queryWindow(w.filters.query, todayUtc));
+  const windows = watches.map((w) => w.filters.compiled.window(todayUtc));
   let bruteEvents = 0;
   const bruteMs = cpuMs(() => {
     for (const t of sample) {
@@ -130,7 +129,7 @@ export function measureWatchMatching(options: { watches: number; legs: number; c
       for (let k = 0; k < watches.length; k++) {
         const w = watches[k]!;
         const window = windows[k]!;
-        if (window !== null && matches(entry, w.filters.query, window, options.now, w.filters.near)) bruteEvents++;
+        if (window !== null && w.filters.compiled.matches(entry, window, options.now)) bruteEvents++;
       }
     }
   });

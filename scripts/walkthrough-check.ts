@@ -24,16 +24,13 @@ interface Edit {
 }
 
 export const EDITS: Edit[] = [
-  // The parameter: its rule, in the one schema the type, the memo key and the watches' filters derive from.
-  { file: 'src/listing/query.ts', anchor: '  minSeats: boundedInteger(MIN_SEATS, MAX_SEATS),\n', text: '  maxSeats: boundedInteger(MIN_SEATS, MAX_SEATS),\n' },
-  // One condition in matches(); unknown seats (0) match no seat filter.
+  // The parameter: its rule and its test, in the one table the type, the memo key, the compiled
+  // query and the watches' filters (an integer one answered as a number) derive from.
   {
-    file: 'src/listing/listing.ts',
-    anchor: '  if (query.minSeats !== undefined && entry.seats < query.minSeats) return false;\n',
-    text: '  if (query.maxSeats !== undefined && (entry.seats === 0 || entry.seats > query.maxSeats)) return false;\n',
+    file: 'src/listing/query.ts',
+    anchor: '  minSeats: param(boundedInteger(MIN_SEATS, MAX_SEATS), (n) => (e) => e.seats >= n),\n',
+    text: '  maxSeats: param(boundedInteger(MIN_SEATS, MAX_SEATS), (n) => (e) => e.seats > 0 && e.seats <= n),\n',
   },
-  // A watch's filters are the listing's parameters: an integer one is answered as a number.
-  { file: 'src/watches/filters.ts', anchor: "'arrRadiusKm', 'minSeats'", text: ", 'maxSeats'" },
   // The contract: the operation's parameter, its definition, and the watches' filters schema.
   { file: 'docs/openapi.yaml', anchor: "        - $ref: '#/components/parameters/minSeats'\n", text: "        - $ref: '#/components/parameters/maxSeats'\n" },
   {
@@ -76,7 +73,7 @@ export const EDITS: Edit[] = [
     before: true,
     text: '| `maxSeats` | integer 1-850 (out of range is refused); legs with `seatNum` at most this, unknown seats never match |\n',
   },
-  // Tests: the parser, matches(), the memo key's generator, the contract's bounds, the handler's oracle.
+  // Tests: the parser and the compiled filter, the memo key's generator, the contract's bounds, the handler's oracle.
   { file: 'test/unit/listing/query.test.ts', anchor: '      minSeats: undefined,\n', text: '      maxSeats: undefined,\n' },
   {
     file: 'test/unit/listing/query.test.ts',
@@ -95,15 +92,14 @@ export const EDITS: Edit[] = [
     ].join('\n'),
   },
   {
-    file: 'test/unit/listing/listing.test.ts',
-    anchor: "  it('keeps a leg of any of the categories asked for; an unknown category never matches', () => {\n",
+    file: 'test/unit/listing/query.test.ts',
+    anchor: "  it('combines the filters with AND', () => {\n",
     before: true,
     text: [
       "  it('keeps a leg with at most maxSeats seats; unknown seats never match', () => {",
-      '    const w = window({});',
-      "    expect(matches(entry({ seats: 12 }), q({ maxSeats: '12' }), w, today)).toBe(true);",
-      "    expect(matches(entry({ seats: 12 }), q({ maxSeats: '11' }), w, today)).toBe(false);",
-      "    expect(matches(entry({}), q({ maxSeats: '850' }), w, today)).toBe(false);",
+      "    expect(passes({ maxSeats: '12' }, { seats: 12 })).toBe(true);",
+      "    expect(passes({ maxSeats: '11' }, { seats: 12 })).toBe(false);",
+      "    expect(passes({ maxSeats: '850' }, {})).toBe(false);",
       '  });',
       '',
       '',

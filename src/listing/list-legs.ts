@@ -1,10 +1,9 @@
 import { utcDate } from '../kernel/dates.js';
-import { bucketReads, collectMatches, pageOfMerged, queryWindow } from './listing.js';
+import { bucketReads, collectMatches, compileQuery, pageOfMerged, ranked } from './listing.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import type { ListQuery } from './query.js';
 import { matchesKey, type MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
-import { nearOf } from './nearby.js';
 import { LONG_BUCKET } from '../kernel/leg-item.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 
@@ -41,10 +40,10 @@ export async function listEmptyLegs(
     airports?: (() => AirportIndex) | undefined;
   },
 ): Promise<LegsPage> {
-  // An unknown centre is refused before anything is read.
-  const near = nearOf(query, deps.airports ?? airportReference);
+  // An unknown airport is refused before anything is read.
+  const compiled = compileQuery(query, deps.airports ?? airportReference);
   const todayUtc = utcDate(deps.now);
-  const window = queryWindow(query, todayUtc);
+  const window = compiled.window(todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
 
   // At most MAX_BUCKET_READS reads (src/listing/limits.ts).
@@ -53,16 +52,15 @@ export async function listEmptyLegs(
 
   // Month buckets cover disjoint, ascending ranges of startDate: their matches, appended in month
   // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
-  // as the page goes.
+  // as the page goes. Another order ranks them all, once per memo entry.
   const nowMs = deps.now.getTime();
   const key = matchesKey(query, todayUtc);
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
     matches = { months: [], long: [] };
     const { months, long } = matches;
-    reads.forEach((read, i) =>
-      collectMatches(lists[i]!, read, query, window, nowMs, read.bucket === LONG_BUCKET ? long : months, near),
-    );
+    reads.forEach((read, i) => collectMatches(lists[i]!, read, compiled, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
+    if (compiled.rank !== undefined) matches = { months: ranked([...months, ...long], compiled.rank), long: [] };
     deps.memo?.set(key, lists, matches);
   }
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);

@@ -10,14 +10,15 @@ import {
 } from '../kernel/dates.js';
 import { MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
 import { HORIZON_DAYS, inWindow, unfilteredWindow, type DateWindow } from '../kernel/listed.js';
-import type { ListQuery } from './query.js';
-import type { Near } from './nearby.js';
-import { cityIncludes, hasCode, lowerBound, placedAt, type IndexEntry } from '../kernel/index-entry.js';
+import { filterTests, type EntryTest, type ListQuery, type Sort } from './query.js';
+import { nearOf, type Near, type NearCodes } from './nearby.js';
+import { lowerBound, placedAt, type IndexEntry, type Side } from '../kernel/index-entry.js';
+import { airportReference, type AirportIndex } from '../airports/index.js';
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
 
 /**
- * The listing's pure logic: the date window, the index buckets it needs, which legs match, the order
- * and the page; no I/O, no clock. The window's bounds are dates from 0001-01-01 to 9999-12-31, so
+ * The listing's pure logic: the date window, the index buckets it needs, the compiled query (which
+ * legs match, their order) and the page; no I/O, no clock. The window's bounds are dates from 0001-01-01 to 9999-12-31, so
  * `matches` compares them with the legs' dates as strings (docs/storage.md, "Dates").
  */
 
@@ -117,24 +118,63 @@ export function bucketsFor(window: DateWindow, todayUtc: string): string[] {
   return bucketReads(window, todayUtc).map((r) => r.bucket);
 }
 
+/** A leg's rank under an order other than the index's: ascending, ties by startDate, then id. */
+export type Rank = (entry: IndexEntry) => number;
+
 /**
- * True when the leg is in the window (`inWindow`: overlaps it, not expired) and passes every seat,
- * category, city, airport and nearby filter (`near`: the codes of the airports within the radius,
- * src/listing/nearby.ts). Unknown seats (0) and an unknown category (0) match no such filter.
+ * A parsed query compiled once: the one predicate and the one order that the listing (over the
+ * index, its caches or the snapshot) and the watches' matcher apply.
  */
-export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow, nowMs: number, near: Near = {}): boolean {
-  if (!inWindow(entry, window, nowMs)) return false;
-  if (query.minSeats !== undefined && entry.seats < query.minSeats) return false;
-  if (query.aircraftType !== undefined && (entry.category & query.aircraftType) === 0) return false;
-  if (query.depCityName !== undefined && !cityIncludes(entry, 'dep', query.depCityName)) return false;
-  if (query.arrCityName !== undefined && !cityIncludes(entry, 'arr', query.arrCityName)) return false;
-  const dep = query.depAirportCode;
-  if (dep !== undefined && !hasCode(entry, 'dep', dep.kind, dep.code)) return false;
-  const arr = query.arrAirportCode;
-  if (arr !== undefined && !hasCode(entry, 'arr', arr.kind, arr.code)) return false;
-  if (near.dep !== undefined && !placedAt(entry, 'dep', near.dep)) return false;
-  if (near.arr !== undefined && !placedAt(entry, 'arr', near.arr)) return false;
-  return true;
+export interface CompiledQuery {
+  readonly query: ListQuery;
+  /** The codes of the nearby search's airports (src/listing/nearby.ts). */
+  readonly near: Near;
+  /** The date window on the UTC day `todayUtc` (`queryWindow`); null when it lies wholly in the past. */
+  window(todayUtc: string): DateWindow | null;
+  /** True when the leg is in the window (`inWindow`: overlaps it, not expired) and passes every filter. */
+  matches(entry: IndexEntry, window: DateWindow, nowMs: number): boolean;
+  /** The rank of a match under `sort`; undefined: the index's order (startDate, then id). */
+  readonly rank: Rank | undefined;
+}
+
+/**
+ * The ranks of the orders `sort` names (src/listing/query.ts, `SORTS`); undefined for the index's
+ * order. An order that needs a filter refuses a query without it (INVALID_PARAMETER naming `sort`).
+ */
+const RANKS: { [S in Sort]: (query: ListQuery) => Rank | undefined } = {
+  startDate: () => undefined,
+};
+
+/**
+ * Compiles a parsed query: the filters of one parameter each (`filterTests`), the nearby search,
+ * the date window and the order. Throws INVALID_PARAMETER for an unknown airport; `airports` is
+ * called only when the query needs the reference.
+ */
+export function compileQuery(query: ListQuery, airports: () => AirportIndex = airportReference): CompiledQuery {
+  const near = nearOf(query, airports);
+  const tests = filterTests(query, { airports });
+  if (near.dep !== undefined) tests.push(placedTest('dep', near.dep));
+  if (near.arr !== undefined) tests.push(placedTest('arr', near.arr));
+  const rank = RANKS[query.sort ?? 'startDate'](query);
+  const passes = allOf(tests);
+  return {
+    query,
+    near,
+    window: (todayUtc) => queryWindow(query, todayUtc),
+    matches: (entry, window, nowMs) => inWindow(entry, window, nowMs) && passes(entry),
+    rank,
+  };
+}
+
+const placedTest = (side: Side, codes: NearCodes): EntryTest => (e) => placedAt(e, side, codes);
+
+function allOf(tests: readonly EntryTest[]): EntryTest {
+  if (tests.length === 0) return () => true;
+  if (tests.length === 1) return tests[0]!;
+  return (e) => {
+    for (const test of tests) if (!test(e)) return false;
+    return true;
+  };
 }
 
 /**
@@ -144,18 +184,24 @@ export function matches(entry: IndexEntry, query: ListQuery, window: DateWindow,
 export function collectMatches(
   entries: readonly IndexEntry[],
   read: Pick<BucketRead, 'from' | 'to'>,
-  query: ListQuery,
+  compiled: CompiledQuery,
   window: DateWindow,
   nowMs: number,
   out: IndexEntry[],
-  near: Near = {},
 ): void {
   const to = read.to;
   for (let i = read.from === undefined ? 0 : lowerBound(entries, read.from); i < entries.length; i++) {
     const entry = entries[i]!;
     if (to !== undefined && entry.startDate > to) break;
-    if (matches(entry, query, window, nowMs, near)) out.push(entry);
+    if (compiled.matches(entry, window, nowMs)) out.push(entry);
   }
+}
+
+/** The matches in the order of `rank` (ascending), ties in the index's order (`compareLegs`). */
+export function ranked<T extends Pick<IndexEntry, 'startDate' | 'id'>>(matches: readonly T[], rank: (entry: T) => number): T[] {
+  const keyed = matches.map((entry) => ({ entry, key: rank(entry) }));
+  keyed.sort((a, b) => a.key - b.key || compareLegs(a.entry, b.entry));
+  return keyed.map((k) => k.entry);
 }
 
 /** Order of the listing: startDate ascending, then id ascending (docs/api.md, "Order and paging"). */

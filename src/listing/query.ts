@@ -5,6 +5,8 @@ import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
 import { clampedInteger, INTEGER, optionalRaw } from '../http/query-params.js';
+import { cityIncludes, hasCode, type IndexEntry } from '../kernel/index-entry.js';
+import type { AirportIndex } from '../airports/index.js';
 
 /**
  * The list operation's query parameters (docs/api.md, "Query parameters"), parsed and validated
@@ -56,26 +58,35 @@ const airportCode = v.pipe(
   ),
 );
 
+/** The rules whose values are integers (a watch answers them as JSON numbers). */
+const INTEGER_RULES = new WeakSet<object>();
+const integerRule = <S extends object>(rule: S): S => {
+  INTEGER_RULES.add(rule);
+  return rule;
+};
+
 /**
  * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
  * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
  * 1 would drop the legs whose seats are unknown).
  */
 const boundedInteger = (min: number, max: number, unit = '') =>
-  v.pipe(
+  integerRule(v.pipe(
     optionalRaw,
     v.check(
       (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
       `must be an integer from ${min} to ${max}${unit}`,
     ),
     v.transform((s) => (s === undefined ? undefined : Number(s))),
-  );
+  ));
 
 const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
 
-const offsetDays = v.pipe(
-  boundedInteger(0, MAX_OFFSET_DAYS),
-  v.transform((n) => n ?? 0),
+const offsetDays = integerRule(
+  v.pipe(
+    boundedInteger(0, MAX_OFFSET_DAYS),
+    v.transform((n) => n ?? 0),
+  ),
 );
 
 // One or more category names separated by commas, in any case and spacing (`light jet,Heavy-Jet`).
@@ -87,23 +98,79 @@ const aircraftCategories = v.pipe(
   v.transform((list) => list?.reduce((mask, c) => mask | categoryBit(c!), 0)),
 );
 
-/** The query parameters, defined once: the parsed query's type and the parameter names derive from it. */
-const ListQueryFields = v.object({
-  page: clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE),
-  size: clampedInteger(1, MAX_SIZE, DEFAULT_SIZE),
-  depDate,
-  offsetDays,
-  depCityName: cityName,
-  arrCityName: cityName,
-  depAirportCode: airportCode,
-  arrAirportCode: airportCode,
-  depNear: airportCode,
-  depRadiusKm: radiusKm,
-  arrNear: airportCode,
-  arrRadiusKm: radiusKm,
-  minSeats: boundedInteger(MIN_SEATS, MAX_SEATS),
-  aircraftType: aircraftCategories,
-});
+/** A compiled filter: true when the index entry passes it. */
+export type EntryTest = (entry: IndexEntry) => boolean;
+
+/** What a filter's test may consult besides its value: the airport reference, called only when it asks. */
+export interface FilterContext {
+  airports: () => AirportIndex;
+}
+
+type Rule = v.GenericSchema<string | undefined, unknown>;
+
+/**
+ * One query parameter: its rule (valibot; absent or empty reads as undefined) and, for a filter of
+ * its own, the test its parsed value compiles to, once per query (`compileQuery`, src/listing/listing.ts).
+ * Without a test it is read with others: the date window, nearby search, the order, paging.
+ */
+export interface Parameter<S extends Rule> {
+  rule: S;
+  test?: ((value: NonNullable<v.InferOutput<S>>, context: FilterContext) => EntryTest) | undefined;
+}
+
+const param = <S extends Rule>(rule: S, test?: Parameter<S>['test']): Parameter<S> => ({ rule, test });
+
+/** The orders `sort` names (docs/api.md, "Order and paging"); absent is `startDate`. */
+export const SORTS = ['startDate'] as const;
+export type Sort = (typeof SORTS)[number];
+const sort = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || (SORTS as readonly string[]).includes(s), `must be one of ${SORTS.join(', ')}`),
+  v.transform((s) => s as Sort | undefined),
+);
+
+/**
+ * The query parameters (docs/api.md, "Query parameters"), defined once, in the contract's order: the
+ * parsed query's type, the parameter names, the memo key and the watches' filters derive from it.
+ */
+const PARAMETERS = {
+  page: param(clampedInteger(1, Number.MAX_SAFE_INTEGER, DEFAULT_PAGE)),
+  size: param(clampedInteger(1, MAX_SIZE, DEFAULT_SIZE)),
+  depDate: param(depDate),
+  offsetDays: param(offsetDays),
+  depCityName: param(cityName, (needle) => (e) => cityIncludes(e, 'dep', needle)),
+  arrCityName: param(cityName, (needle) => (e) => cityIncludes(e, 'arr', needle)),
+  depAirportCode: param(airportCode, (a) => (e) => hasCode(e, 'dep', a.kind, a.code)),
+  arrAirportCode: param(airportCode, (a) => (e) => hasCode(e, 'arr', a.kind, a.code)),
+  depNear: param(airportCode),
+  depRadiusKm: param(radiusKm),
+  arrNear: param(airportCode),
+  arrRadiusKm: param(radiusKm),
+  // Unknown seats (0) and an unknown category (0) match no such filter.
+  minSeats: param(boundedInteger(MIN_SEATS, MAX_SEATS), (n) => (e) => e.seats >= n),
+  aircraftType: param(aircraftCategories, (mask) => (e) => (e.category & mask) !== 0),
+  sort: param(sort),
+};
+
+type ParameterName = keyof typeof PARAMETERS;
+const ListQueryFields = v.object(
+  Object.fromEntries(Object.entries(PARAMETERS).map(([name, p]) => [name, p.rule])) as { [K in ParameterName]: (typeof PARAMETERS)[K]['rule'] },
+);
+
+/** The tests of the filters of one parameter each that the query gives, in the table's order. */
+export function filterTests(query: ListQuery, context: FilterContext): EntryTest[] {
+  const tests: EntryTest[] = [];
+  for (const [name, p] of Object.entries(PARAMETERS) as unknown as [ParameterName, Parameter<Rule>][]) {
+    const value = query[name];
+    if (p.test !== undefined && value !== undefined) tests.push(p.test(value, context));
+  }
+  return tests;
+}
+
+/** The integer parameters (a watch answers them as JSON numbers). */
+export const INTEGER_PARAMETERS: ReadonlySet<string> = new Set(
+  Object.entries(PARAMETERS).flatMap(([name, p]) => (INTEGER_RULES.has(p.rule) ? [name] : [])),
+);
 
 /** The names of the query parameters the list operation reads. */
 export const LIST_QUERY_FIELDS = Object.keys(ListQueryFields.entries) as readonly (keyof ListQuery)[];

@@ -1,6 +1,5 @@
 import { fromEpochDay, isCalendarDate, monthIndexOf, monthName, toEpochDay, utcEpochDay } from '../kernel/dates.js';
 import { HORIZON_DAYS, type DateWindow } from '../kernel/listed.js';
-import { matches, queryWindow } from '../listing/index.js';
 import { categoryBit, categoryNamed } from '../kernel/aircraft-category.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { filterText, fold } from '../kernel/leg-item.js';
@@ -10,7 +9,7 @@ import type { ListingTransition } from '../changes/index.js';
 
 /**
  * Which watches a listing transition concerns (docs/watches.md, "Matching"): the listing's own
- * `matches` decides, on an index entry made from the leg as listed; watches are indexed by their
+ * compiled query decides, on an index entry made from the leg as listed; watches are indexed by their
  * most selective filter, so a leg is tested against the few that can match it.
  */
 export type WatchEventType = 'empty_leg.listed' | 'empty_leg.updated' | 'empty_leg.withdrawn';
@@ -49,8 +48,9 @@ function keysOf(f: ParsedFilters): Key[] {
   const q = f.query;
   if (q.depAirportCode !== undefined) return [`d:${q.depAirportCode.kind}:${q.depAirportCode.code}`];
   if (q.arrAirportCode !== undefined) return [`a:${q.arrAirportCode.kind}:${q.arrAirportCode.code}`];
-  if (f.near.dep !== undefined) return [...[...f.near.dep.icao].map((c) => `dn:icao:${c}`), ...[...f.near.dep.iata].map((c) => `dn:iata:${c}`)];
-  if (f.near.arr !== undefined) return [...[...f.near.arr.icao].map((c) => `an:icao:${c}`), ...[...f.near.arr.iata].map((c) => `an:iata:${c}`)];
+  const near = f.compiled.near;
+  if (near.dep !== undefined) return [...[...near.dep.icao].map((c) => `dn:icao:${c}`), ...[...near.dep.iata].map((c) => `dn:iata:${c}`)];
+  if (near.arr !== undefined) return [...[...near.arr.icao].map((c) => `an:icao:${c}`), ...[...near.arr.iata].map((c) => `an:iata:${c}`)];
   if (q.depDate !== undefined) {
     const day = toEpochDay(q.depDate);
     const keys: Key[] = [];
@@ -131,8 +131,8 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
     const todayUtc = fromEpochDay(today);
     for (const w of candidates) {
       let window = this.windows.get(w);
-      if (window === undefined) this.windows.set(w, (window = queryWindow(w.filters.query, todayUtc)));
-      if (window !== null && matches(entry, w.filters.query, window, nowMs, w.filters.near)) found.add(w);
+      if (window === undefined) this.windows.set(w, (window = w.filters.compiled.window(todayUtc)));
+      if (window !== null && w.filters.compiled.matches(entry, window, nowMs)) found.add(w);
     }
     return found;
   }

@@ -4,12 +4,13 @@ import {
   bucketsFor,
   collectMatches,
   compareLegs,
-  matches,
+  compileQuery,
   pageOfMerged,
   paginate,
   queryWindow,
 } from '../../../src/listing/listing.js';
-import { parseListQuery } from '../../../src/listing/query.js';
+import { parseListQuery, type ListQuery } from '../../../src/listing/query.js';
+import type { DateWindow } from '../../../src/kernel/listed.js';
 import { keyCondition, withBucketCache, type LegsRepository } from '../../../src/listing/repository.js';
 import { entryFields, parseIndexItem, type IndexEntry } from '../../../src/kernel/index-entry.js';
 import { expiryInstant, toStorageItem, type StoredLeg } from '../../../src/kernel/leg-item.js';
@@ -87,9 +88,10 @@ describe('bucketsFor', () => {
   });
 });
 
-describe('matches', () => {
+describe('the compiled query', () => {
   const today = NOW.getTime();
   const q = (params: Record<string, string>) => parseListQuery(params);
+  const matches = (e: IndexEntry, query: ListQuery, w: DateWindow, nowMs: number) => compileQuery(query).matches(e, w, nowMs);
   const window = (params: Record<string, string>) => queryWindow(q(params), TODAY)!;
 
   it('keeps a leg whose window overlaps the query window, and drops one that does not', () => {
@@ -262,7 +264,7 @@ describe('collectMatches', () => {
   it('keeps, in order, the matching entries of the read range only', () => {
     const q = parseListQuery({});
     const out: IndexEntry[] = [];
-    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, q, { from: '2026-11-20', to: '2027-11-23' }, NOW.getTime(), out);
+    collectMatches(list, { from: '2026-11-25', to: '2026-11-28' }, compileQuery(q), { from: '2026-11-20', to: '2027-11-23' }, NOW.getTime(), out);
     expect(out.map((e) => e.id)).toEqual(['e1', 'e2', 'e3']);
   });
 });

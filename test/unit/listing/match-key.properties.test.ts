@@ -39,6 +39,7 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
       .subarray(['Light Jet', 'light jet', 'HEAVY-JET', 'ULR', 'Ultra Long Range', 'Helicopter', 'Piston', 'Super Mid'], { minLength: 1 })
       .map((list) => list.join(',')),
   ),
+  sort: absentOr(fc.constantFrom('startDate')),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { AppError } from '../../../src/errors.js';
 import { parseListQuery, type ListQuery } from '../../../src/listing/query.js';
+import { compileQuery } from '../../../src/listing/listing.js';
+import { indexEntry, type EntryFields } from '../../support/index-entries.js';
 
 function invalid(params: Record<string, string>): AppError {
   try {
@@ -29,6 +31,7 @@ describe('parseListQuery: defaults', () => {
       arrRadiusKm: undefined,
       minSeats: undefined,
       aircraftType: undefined,
+      sort: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);
@@ -231,5 +234,42 @@ describe('parseListQuery: aircraftType', () => {
 
   it('treats an empty value as absent', () => {
     expect(parseListQuery({ aircraftType: '' }).aircraftType).toBeUndefined();
+  });
+});
+
+/** True when a leg with these fields (flyable on 2026-12-01) passes the compiled query of these parameters. */
+function passes(params: Record<string, string>, fields: Partial<EntryFields>): boolean {
+  const entry = indexEntry({
+    id: 'a',
+    startDate: '2026-12-01',
+    endDate: '2026-12-01',
+    expiresAt: Date.parse('2026-12-02T00:00:00Z'),
+    depCity: 'london',
+    depIcao: 'eglf',
+    depIata: 'fab',
+    arrCity: 'nice',
+    arrIcao: 'lfmn',
+    arrIata: 'nce',
+    ...fields,
+  });
+  const compiled = compileQuery(parseListQuery(params));
+  return compiled.matches(entry, compiled.window('2026-11-21')!, Date.parse('2026-11-21T12:00:00Z'));
+}
+
+describe('the compiled filters (what a leg must be to pass each)', () => {
+  it('keeps every leg in the window without filters', () => {
+    expect(passes({}, {})).toBe(true);
+    expect(passes({ depDate: '2026-12-03' }, {})).toBe(false);
+  });
+
+  it('keeps a leg with at least minSeats seats; unknown seats never match', () => {
+    expect(passes({ minSeats: '12' }, { seats: 12 })).toBe(true);
+    expect(passes({ minSeats: '13' }, { seats: 12 })).toBe(false);
+    expect(passes({ minSeats: '1' }, {})).toBe(false);
+  });
+
+  it('combines the filters with AND', () => {
+    expect(passes({ depCityName: 'lon', arrAirportCode: 'NCE', aircraftType: 'heavy jet' }, { aircraftType: 'Heavy Jet' })).toBe(true);
+    expect(passes({ depCityName: 'lon', arrAirportCode: 'NCE', aircraftType: 'light jet' }, { aircraftType: 'Heavy Jet' })).toBe(false);
   });
 });

@@ -4,7 +4,6 @@ import { AirportIndex } from '../../../src/airports/reference.js';
 import { AIRCRAFT_CATEGORIES } from '../../../src/kernel/aircraft-category.js';
 import { addDays } from '../../../src/kernel/dates.js';
 import { listedRecord } from '../../../src/kernel/listed.js';
-import { matches, queryWindow } from '../../../src/listing/listing.js';
 import type { EmptyLeg } from '../../../src/kernel/model.js';
 import { parseIndexItem } from '../../../src/kernel/index-entry.js';
 import { toStorageItem, type StoredLeg } from '../../../src/kernel/leg-item.js';
@@ -132,8 +131,8 @@ const scenarioArb: fc.Arbitrary<Scenario> = airportsArb(12).chain((list) => {
 function listingLists(leg: StoredLeg, watch: MatchableWatch, now: number): boolean {
   const entry = parseIndexItem(toStorageItem(leg));
   if (entry === undefined) return false;
-  const window = queryWindow(watch.filters.query, new Date(now).toISOString().slice(0, 10));
-  return window !== null && matches(entry, watch.filters.query, window, now, watch.filters.near);
+  const window = watch.filters.compiled.window(new Date(now).toISOString().slice(0, 10));
+  return window !== null && watch.filters.compiled.matches(entry, window, now);
 }
 
 /** The leg as the change log shows it: the unfiltered listing's record, null when not listed. */
