@@ -27,6 +27,10 @@ export interface IndexEntry {
   seats: number;
   /** The category's bit (`categoryBit`, src/kernel/aircraft-category.ts); 0 when unknown. */
   category: number;
+  /** The price as the operator gave it; NaN when the leg has none. */
+  price: number;
+  /** The price's currency when it is a 3-letter code; '' otherwise. */
+  currency: string;
 }
 
 export type Side = 'dep' | 'arr';
@@ -183,20 +187,28 @@ export class IndexEntryReader {
     const s4 = s3 < 0 ? -1 : text.indexOf(SEP, s3 + step);
     const s5 = s4 < 0 ? -1 : text.indexOf(SEP, s4 + step);
     if (s5 < 0) return undefined;
-    let s6 = text.indexOf(SEP, s5 + step);
-    if (s6 >= 0) {
-      if (text.indexOf(SEP, s6 + step) >= 0) return undefined;
-    } else {
-      s6 = -1;
-    }
+    const s6 = text.indexOf(SEP, s5 + step);
+    const s7 = s6 < 0 ? -1 : text.indexOf(SEP, s6 + step);
+    if (s7 >= 0 && text.indexOf(SEP, s7 + step) >= 0) return undefined;
+    const aircraftEnd = s7 < 0 ? to : s7;
     // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
     let seats = 0;
     let category = 0;
     if (s6 >= 0) {
       let k = s6 + step;
-      for (let d = text.charCodeAt(k) - 48; k < to && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
+      for (let d = text.charCodeAt(k) - 48; k < aircraftEnd && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
       const index = text.charCodeAt(k) - FIRST_CATEGORY_CODE;
-      if (k === to - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
+      if (k === aircraftEnd - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
+    }
+    // The price field: the amount, then a 3-letter currency or nothing.
+    let price = Number.NaN;
+    let currency = '';
+    if (s7 >= 0) {
+      const field = text.slice(s7 + step);
+      const code = field.length > 3 ? field.slice(-3) : '';
+      const coded = /^[A-Z]{3}$/.test(code);
+      price = Number(coded ? field.slice(0, -3) : field);
+      if (coded && !Number.isNaN(price)) currency = code;
     }
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
@@ -226,6 +238,8 @@ export class IndexEntryReader {
       arrCodesEnd: s6 < 0 ? to : s6,
       seats,
       category,
+      price,
+      currency,
     };
   }
 }

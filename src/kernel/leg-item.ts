@@ -125,10 +125,11 @@ export function expiryInstant(endDate: string, timeZone: string): number {
 /** A side's codes field of the filter attribute (see the top of this file). */
 /** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
 export function filterText(
-  leg: Pick<EmptyLeg, 'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'>,
+  leg: Pick<EmptyLeg, 'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'seatNum' | 'aircraftType'> &
+    Partial<Pick<EmptyLeg, 'price' | 'currency'>>,
   expiry: string,
 ): string {
-  return [
+  const fields = [
     daysBetween(leg.startDate, leg.endDate),
     expiry,
     fold(leg.depCityName),
@@ -136,7 +137,19 @@ export function filterText(
     fold(leg.arrCityName),
     codesField(leg.arrAirportIcao, leg.arrAirportIata),
     aircraftField(leg.seatNum, leg.aircraftType),
-  ].join(SEP);
+  ];
+  const price = priceField(leg.price ?? null, leg.currency ?? null);
+  if (price !== '') fields.push(price);
+  return fields.join(SEP);
+}
+
+/**
+ * The price field (eighth, only for a priced leg): the amount, then the currency when it is three
+ * capital letters (a code the rates can know), e.g. `12500USD` (docs/storage.md, "The leg's item").
+ */
+export function priceField(price: number | null, currency: string | null): string {
+  if (price === null || !Number.isFinite(price) || price < 0) return '';
+  return String(price) + (currency !== null && /^[A-Z]{3}$/.test(currency) ? currency : '');
 }
 
 export function codesField(icao: string | null, iata: string | null): string {

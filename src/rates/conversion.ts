@@ -1,3 +1,4 @@
+import type { EmptyLeg } from '../kernel/model.js';
 import type { RateSet } from './ecb-xml.js';
 
 /**
@@ -60,4 +61,17 @@ export function convertAmount(amount: number, from: string, to: string, set: Rat
     return Math.floor(cents + 0.5) / 100;
   }
   return Number(exactCents(String(amount), fromRate, toRate)) / 100;
+}
+
+/** A record's price in the asked currency (docs/api.md, "Prices"); null when it cannot be converted. */
+export interface ConvertedPrice {
+  amount: number;
+  currency: string;
+  rateDate: string;
+}
+
+/** The record with `convertedPrice` into `currency` through `rates` (none in force: null). */
+export function withConvertedPrice(record: EmptyLeg, currency: string, rates: RateSet | undefined): EmptyLeg & { convertedPrice: ConvertedPrice | null } {
+  const amount = rates === undefined || record.price === null || record.currency === null ? null : convertAmount(record.price, record.currency, currency, rates);
+  return { ...record, convertedPrice: amount === null ? null : { amount, currency, rateDate: rates!.date } };
 }

@@ -39,7 +39,11 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
       .subarray(['Light Jet', 'light jet', 'HEAVY-JET', 'ULR', 'Ultra Long Range', 'Helicopter', 'Piston', 'Super Mid'], { minLength: 1 })
       .map((list) => list.join(',')),
   ),
-  sort: absentOr(fc.constantFrom('startDate')),
+  sort: absentOr(fc.constantFrom('startDate', 'price', '-price')),
+  currency: absentOr(fc.constantFrom('EUR', 'USD', 'GBP')),
+  minPrice: absentOr(fc.constantFrom('0', '1000', '12500.5', '20000')),
+  maxPrice: absentOr(fc.constantFrom('0', '1000', '15000', '99999.99')),
+  pricedOnly: absentOr(fc.constantFrom('true', 'false')),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

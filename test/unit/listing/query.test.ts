@@ -32,6 +32,10 @@ describe('parseListQuery: defaults', () => {
       minSeats: undefined,
       aircraftType: undefined,
       sort: undefined,
+      currency: undefined,
+      minPrice: undefined,
+      maxPrice: undefined,
+      pricedOnly: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);
