@@ -1,8 +1,7 @@
 import './quiet-node-notice.js';
 import { readFile } from 'node:fs/promises';
 import { CommandError, oneLine, parseCommandLine, runCommand } from './command.js';
-import { openLocalTables, openStageTables, type CommandTables } from './connect.js';
-import { parseStage, readConfig } from '../src/config.js';
+import { openFlaggedTables } from './connect.js';
 import { createRatesStore, loadRatesText, RatesFileError, RatesOlderError } from '../src/rates/index.js';
 
 /**
@@ -15,7 +14,6 @@ import { createRatesStore, loadRatesText, RatesFileError, RatesOlderError } from
 async function main(): Promise<void> {
   const { values, positionals } = parseCommandLine(process.argv.slice(2), { aws: { type: 'boolean' }, stage: { type: 'string' } }, true);
   if (positionals.length !== 1) throw CommandError.usage('FILE', 'give exactly one ECB rates file (eurofxref-daily.xml, -hist-90d.xml or -hist.xml)');
-  if (values.stage !== undefined && !values.aws) throw CommandError.usage('--stage', 'only applies with --aws (the local tables have no stage)');
   const file = positionals[0]!;
   let text: string;
   try {
@@ -23,14 +21,7 @@ async function main(): Promise<void> {
   } catch (err) {
     throw CommandError.failure(`Cannot read ${file}: ${oneLine(err)}`, err);
   }
-  const config = readConfig(process.env, { defaultToLocal: true });
-  const stage = values.stage !== undefined ? parseStage('--stage', values.stage) : config.stage;
-  let tables: CommandTables;
-  try {
-    tables = values.aws ? await openStageTables(stage, config.aws) : await openLocalTables(config);
-  } catch (err) {
-    throw CommandError.failure(oneLine(err), err);
-  }
+  const { config, tables } = await openFlaggedTables(values);
   try {
     const loaded = await loadRatesText(text, { store: createRatesStore(tables.client, tables.legsTableName), clock: config.clock });
     process.stdout.write(`Loaded the reference rates of ${loaded.date}: ${loaded.currencies} currencies per euro, in force from now\n`);
