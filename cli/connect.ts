@@ -3,7 +3,7 @@ import { createDocumentClient } from '../src/aws/dynamodb.js';
 import { isUnreachable } from '../src/aws/unavailable.js';
 import { CommandError, oneLine } from './command.js';
 import { resolveStageTables } from './stage-tables.js';
-import type { AwsEnvironment, Config, Stage } from '../src/config.js';
+import { parseStage, readConfig, type AwsEnvironment, type Config, type Stage } from '../src/config.js';
 import { ensureTables } from '../local/dynamodb-local.js';
 
 /**
@@ -43,4 +43,19 @@ export async function openStageTables(stage: Stage, aws: AwsEnvironment): Promis
     throw CommandError.failure(`AWS (stage ${stage}): ${oneLine(err)}`, err);
   }
   return { client: createDocumentClient({ ...aws, endpoint: undefined }), ...tables, localEndpoint: undefined };
+}
+
+/**
+ * The tables a command's `--aws` and `--stage` flags name (`--stage` only with `--aws`: a usage
+ * error), with the configuration read from the environment.
+ */
+export async function openFlaggedTables(flags: { aws?: boolean | undefined; stage?: string | undefined }): Promise<{ config: Config; tables: CommandTables }> {
+  if (flags.stage !== undefined && !flags.aws) throw CommandError.usage('--stage', 'only applies with --aws (the local tables have no stage)');
+  const config = readConfig(process.env, { defaultToLocal: true });
+  const stage = flags.stage !== undefined ? parseStage('--stage', flags.stage) : config.stage;
+  try {
+    return { config, tables: flags.aws ? await openStageTables(stage, config.aws) : await openLocalTables(config) };
+  } catch (err) {
+    throw err instanceof CommandError ? err : CommandError.failure(oneLine(err), err);
+  }
 }

@@ -17,6 +17,7 @@ import { WebhookDelivery } from './constructs/webhook-delivery.js';
 import { ChangeStream } from './constructs/change-stream.js';
 import { ENV, ServiceFunction } from './constructs/service-function.js';
 import type { StageConfig } from './stage-config.js';
+import { notifyTopic } from './constructs/alarms.js';
 
 export interface EmptyLegsStackProps extends StackProps {
   readonly config: StageConfig;
@@ -124,7 +125,13 @@ export class EmptyLegsStack extends Stack {
     apiFunction('listChanges').function.addEnvironment(CHANGE_CURSOR_KEY_ENV, props.samLocal ? '' : this.changeCursorKey.secretValue.unsafeUnwrap());
 
     // The functions of a schedule (the legs' retirement, the snapshot build): with the API's in the alarms below.
-    this.scheduled = new ScheduledFunctions(this, 'Scheduled', { ...common, legsTable: this.tables.legs });
+    const ratesUrl: unknown = this.node.tryGetContext('ratesUrl');
+    this.scheduled = new ScheduledFunctions(this, 'Scheduled', {
+      ...common,
+      legsTable: this.tables.legs,
+      alarmNamePrefix: stackName(config.stage),
+      ...(typeof ratesUrl === 'string' && ratesUrl !== '' ? { ratesUrl } : {}),
+    });
     // The legs table's stream consumers (the change log; the watches' matcher): their alarms below, their on-failure alarms their own.
     // The webhook queue and its delivery function: its alarms below, to the alarm topic.
     this.webhooks = new WebhookDelivery(this, 'Webhooks', {
@@ -174,6 +181,7 @@ export class EmptyLegsStack extends Stack {
     });
 
     this.changeStream.alarmTo(this.operations.topic);
+    notifyTopic(this.operations.topic, this.scheduled.ratesStaleAlarm);
     this.webhooks.alarmTo(this.operations.topic);
 
     this.feeds = new FeedIngestion(this, 'Feeds', {

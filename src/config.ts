@@ -183,6 +183,22 @@ export function changesFunctionConfig(): ChangesConfig {
   return loadedChanges;
 }
 
+/** The ECB's daily file: the default address of the scheduled rates fetch. */
+export const ECB_DAILY_URL = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
+
+/** The scheduled rates fetch's address (RATES_URL, docs/rates.md): an http(s) URL, the ECB's daily file by default. */
+export function readRatesUrl(env: Env): string {
+  const value = env.RATES_URL?.trim() || ECB_DAILY_URL;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new ConfigError('RATES_URL', `'${value}' is not an http(s) URL`);
+  return value;
+}
+
 /** The ingest function's own setting: the feeds bucket whose events it accepts. */
 export const FEEDS_BUCKET_ENV = 'FEEDS_BUCKET_NAME';
 
@@ -263,6 +279,11 @@ let loadedWatches: WatchesConfig | undefined;
 export function watchesFunctionConfig(): WatchesConfig {
   loadedWatches ??= readWatchesConfig(process.env);
   return loadedWatches;
+}
+
+/** The rates fetch's address: read from process.env once. */
+export function ratesUrlSetting(): string {
+  return readRatesUrl(process.env);
 }
 
 let loaded: Config | undefined;

@@ -11,7 +11,7 @@ import type { TableAccess } from './table-access.js';
  * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
  * bucket's name).
  */
-export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST' | 'WEBHOOK_QUEUE_URL';
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST' | 'WEBHOOK_QUEUE_URL' | 'RATES_URL';
 
 /** A file copied beside a function's bundle: `from` the repository root, `to` the bundle's folder. */
 export interface BundledFile {
@@ -26,8 +26,10 @@ export interface FunctionSpec {
    * `stream` (the legs table's stream); the CDK app (lib/) creates each kind's trigger and alarms.
    */
   readonly invokedBy: 'api' | 'feeds' | 'schedule' | 'queue' | 'stream';
-  /** A `schedule` function's rate, in minutes. */
+  /** A `schedule` function's rate, in minutes (or `scheduleCron`). */
   readonly scheduleMinutes?: number;
+  /** A `schedule` function's days and times instead (EventBridge cron fields, UTC). */
+  readonly scheduleCron?: { readonly minute: string; readonly hour: string; readonly weekDay: string };
   /** The handler file, relative to the repository root (its folder names the function locally). */
   readonly entry: string;
   /** Stable CloudFormation logical id (sam local, events/env.json, docs/deploy.md use it). */
@@ -157,6 +159,19 @@ export const FUNCTIONS = {
     access: ['legs:snapshot'],
     environment: [],
     alarm: { name: 'SnapshotFunction' },
+  },
+  fetchRates: {
+    invokedBy: 'schedule',
+    // Working days after the ECB's publication (about 16:00 CET: 15:00 UTC, 14:00 in summer), and an hour later again.
+    scheduleCron: { minute: '30', hour: '15,16', weekDay: 'MON-FRI' },
+    entry: 'functions/fetch-rates/handler.ts',
+    logicalId: 'FetchRatesFunction',
+    description: "Working days after 15:30 UTC: the ECB's reference rates (RATES_URL) as the rates in force",
+    memorySize: 256,
+    timeoutSeconds: 30,
+    access: ['legs:rates-write'],
+    environment: ['RATES_URL'],
+    alarm: { name: 'RatesFunction' },
   },
   watches: {
     invokedBy: 'api',

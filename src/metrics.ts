@@ -102,3 +102,11 @@ export interface ScheduledRunDeps<Client> {
   /** Where the metric line goes (default: stdout). */
   emit?: (line: string) => void;
 }
+
+/** The scheduled rates fetch (docs/rates.md): whether it loaded, and the age of the rates in force (its alarm). */
+export const RATES_METRICS = {
+  namespace: 'EmptyLegs/Rates',
+  dimension: 'Stage',
+  loaded: 'RatesLoaded',
+  ageDays: 'RatesAgeDays',
+} as const;

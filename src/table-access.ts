@@ -56,6 +56,10 @@ export type TableAccess =
    * no Query, no other write to a leg.
    */
   | 'legs:consume'
+  /** Legs table: GetItem on the rates in force only (id `~rates`, src/rates/store.ts): the watches' matcher. */
+  | 'legs:rates'
+  /** Legs table: GetItem and PutItem on the rates in force only (id `~rates`): the scheduled rates fetch. */
+  | 'legs:rates-write'
   /** Keys table: GetItem on the table (a key is read by its hash). */
   | 'keys:read'
   /**

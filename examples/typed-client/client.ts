@@ -120,6 +120,14 @@ export async function listLegs(
 }
 
 /**
+ * The cheapest legs under `maxPrice` in `currency`, each with its `convertedPrice` (docs/api.md,
+ * "Prices"): the listing with `currency`, `maxPrice` and `sort=price`.
+ */
+export async function cheapestLegs(client: ReturnType<typeof emptyLegsClient>, currency: string, maxPrice: number, size = 20) {
+  return listLegs(client, { currency, maxPrice, sort: 'price', size });
+}
+
+/**
  * Follows the change feed into `mirror` (id to leg): reads every change after `cursor` (none the
  * first time: the feed then starts with the whole listing), applies each in order (`listed` and
  * `updated` put the leg, `withdrawn` removes it) and returns the cursor to pass next time. The

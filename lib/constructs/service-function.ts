@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
+import { RATES_ID } from '../../src/rates/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
@@ -24,6 +25,7 @@ export const ENV = {
   watchesTableName: 'WATCHES_TABLE_NAME',
   deliveriesTableName: 'WATCH_DELIVERIES_TABLE_NAME',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  ratesUrl: 'RATES_URL',
   listingCacheTtlSeconds: 'LISTING_CACHE_TTL_SECONDS',
   failedAuthPerMinute: 'FAILED_AUTH_PER_MINUTE',
   failedAuthBurst: 'FAILED_AUTH_BURST',
@@ -149,6 +151,12 @@ export class ServiceFunction extends Construct {
         case 'legs:consume':
           this.consumeChanges(table(tables.legs, a));
           break;
+        case 'legs:rates':
+          this.readRates(table(tables.legs, a), ['dynamodb:GetItem']);
+          break;
+        case 'legs:rates-write':
+          this.readRates(table(tables.legs, a), ['dynamodb:GetItem', 'dynamodb:PutItem']);
+          break;
         case 'keys:read':
           this.readKeys(table(tables.keys, a));
           break;
@@ -260,6 +268,13 @@ export class ServiceFunction extends Construct {
     this.allow(['dynamodb:UpdateItem'], table.tableArn, {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] },
     });
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /** `actions` on the rates in force only (id `~rates`, src/rates/store.ts), by `dynamodb:LeadingKeys`. */
+  readRates(table: ITable, actions: string[]): this {
+    this.allow(actions, table.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RATES_ID] } });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }

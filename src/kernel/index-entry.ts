@@ -29,6 +29,10 @@ export interface IndexEntry {
   category: number;
   /** Where the countries field (`countriesField`: 4 characters) starts in `text`; -1 for an entry written before it. */
   countriesAt: number;
+  /** The price as the operator gave it; NaN when the leg has none. */
+  price: number;
+  /** The price's currency when it is a 3-letter code; '' otherwise. */
+  currency: string;
 }
 
 export type Side = 'dep' | 'arr';
@@ -198,8 +202,8 @@ export class IndexEntryReader {
 
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute `text`: its
-   * eight fields (seven when written before the countries field, six before the aircraft field)
-   * separated by U+001F.
+   * eight fields and a ninth for a priced leg (seven when written before the countries field, six
+   * before the aircraft field) separated by U+001F.
    */
   fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
     const step = SEP.length;
@@ -212,7 +216,10 @@ export class IndexEntryReader {
     if (s5 < 0) return undefined;
     const s6 = text.indexOf(SEP, s5 + step);
     const s7 = s6 < 0 ? -1 : text.indexOf(SEP, s6 + step);
-    if (s7 >= 0 && (text.indexOf(SEP, s7 + step) >= 0 || to - s7 - step !== 4)) return undefined;
+    const s8 = s7 < 0 ? -1 : text.indexOf(SEP, s7 + step);
+    const countriesEnd = s8 < 0 ? to : s8;
+    if (s7 >= 0 && countriesEnd - s7 - step !== 4) return undefined;
+    if (s8 >= 0 && text.indexOf(SEP, s8 + step) >= 0) return undefined;
     const aircraftEnd = s7 < 0 ? to : s7;
     // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
     let seats = 0;
@@ -222,6 +229,17 @@ export class IndexEntryReader {
       for (let d = text.charCodeAt(k) - 48; k < aircraftEnd && d >= 0 && d <= 9; d = text.charCodeAt(++k) - 48) seats = seats * 10 + d;
       const index = text.charCodeAt(k) - FIRST_CATEGORY_CODE;
       if (k === aircraftEnd - 1 && index >= 0 && index < AIRCRAFT_CATEGORIES.length) category = 1 << index;
+    }
+    // The price field (ninth, after the countries): the amount, then a 3-letter currency or nothing.
+    let price = Number.NaN;
+    let currency = '';
+    if (s8 >= 0) {
+      const field = text.slice(s8 + step);
+      const code = field.length > 3 ? field.slice(-3) : '';
+      const coded = /^[A-Z]{3}$/.test(code);
+      price = Number(coded ? field.slice(0, -3) : field);
+      if (Number.isNaN(price)) return undefined;
+      if (coded) currency = code;
     }
     if (startDate !== this.lastStart) {
       this.lastStart = startDate;
@@ -252,6 +270,8 @@ export class IndexEntryReader {
       seats,
       category,
       countriesAt: s7 < 0 ? -1 : s7 + step,
+      price,
+      currency,
     };
   }
 }

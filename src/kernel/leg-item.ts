@@ -126,11 +126,12 @@ export function expiryInstant(endDate: string, timeZone: string): number {
 export type IndexedFields = Pick<
   EmptyLeg,
   'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'depCountryCode' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'arrCountryCode' | 'seatNum' | 'aircraftType'
->;
+> &
+  Partial<Pick<EmptyLeg, 'price' | 'currency'>>;
 
 /** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
 export function filterText(leg: IndexedFields, expiry: string): string {
-  return [
+  const fields = [
     daysBetween(leg.startDate, leg.endDate),
     expiry,
     fold(leg.depCityName),
@@ -139,7 +140,19 @@ export function filterText(leg: IndexedFields, expiry: string): string {
     codesField(leg.arrAirportIcao, leg.arrAirportIata),
     aircraftField(leg.seatNum, leg.aircraftType),
     countriesField(leg.depCountryCode, leg.arrCountryCode),
-  ].join(SEP);
+  ];
+  const price = priceField(leg.price ?? null, leg.currency ?? null);
+  if (price !== '') fields.push(price);
+  return fields.join(SEP);
+}
+
+/**
+ * The price field (ninth, after the countries, only for a priced leg): the amount, then the currency
+ * when it is three capital letters (a code the rates can know), e.g. `12500USD` (docs/storage.md).
+ */
+export function priceField(price: number | null, currency: string | null): string {
+  if (price === null || !Number.isFinite(price) || price < 0) return '';
+  return String(price) + (currency !== null && /^[A-Z]{3}$/.test(currency) ? currency : '');
 }
 
 /** An unknown country in the countries field. */

@@ -5,6 +5,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { listedRecord } from '../kernel/listed.js';
+import { knowsCurrency, withConvertedPrice, type RatesSource } from '../rates/index.js';
 
 /**
  * GET /open/v1/empty-legs/{id}: the leg if the unfiltered listing would list it now, else NOT_FOUND
@@ -23,10 +24,27 @@ export function parseLegId(raw: string | undefined): string {
 /** The one message of every NOT_FOUND of this route: the same for every reason. */
 export const LEG_NOT_FOUND_MESSAGE = 'No empty leg with this id is listed';
 
-/** The use case: the leg if listed now, else NOT_FOUND (the same error for every reason). */
-export async function getEmptyLeg(id: string, deps: { readLeg: LegReader; now: () => Date }): Promise<EmptyLeg> {
-  const item = await deps.readLeg(id);
+/** The `currency` query parameter (docs/api.md, "Prices"): absent, or the shape of an ISO 4217 code. */
+export function parseCurrency(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^[A-Z]{3}$/.test(raw)) throw invalidParameter('currency', 'must be an ISO 4217 code of 3 capital letters, such as EUR');
+  return raw;
+}
+
+/**
+ * The use case: the leg if listed now, else NOT_FOUND (the same error for every reason); with
+ * `currency`, its `convertedPrice` through the rates in force (a currency they do not know: INVALID_PARAMETER).
+ */
+export async function getEmptyLeg(
+  id: string,
+  deps: { readLeg: LegReader; now: () => Date; currency?: string | undefined; rates?: RatesSource | undefined },
+): Promise<EmptyLeg> {
+  const currency = deps.currency;
+  const [item, rates] = await Promise.all([deps.readLeg(id), currency === undefined ? undefined : deps.rates?.()]);
+  if (currency !== undefined && !knowsCurrency(rates ?? { date: '', rates: {} }, currency)) {
+    throw invalidParameter('currency', `must be EUR or a currency of the reference rates in force${rates ? ` (${rates.date})` : ''}`);
+  }
   const record = item === undefined ? undefined : listedRecord(item, deps.now());
   if (record === undefined) throw new AppError('NOT_FOUND', LEG_NOT_FOUND_MESSAGE);
-  return record;
+  return currency === undefined ? record : withConvertedPrice(record, currency, rates);
 }

@@ -4,22 +4,28 @@ import { recordResponse } from '../http/envelope.js';
 import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
-import { getEmptyLeg, parseLegId } from './get-leg.js';
+import { getEmptyLeg, parseCurrency, parseLegId } from './get-leg.js';
+import type { RatesSource } from '../rates/index.js';
 import type { LegReader } from './store.js';
 
 export interface GetLegHandlerDependencies {
   readLeg: LegReader;
   /** The request's clock (default: the system clock). */
   clock?: Clock;
+  /** The rates in force, for `currency` (default: none loaded). */
+  rates?: RatesSource;
 }
 
 /** GET /open/v1/empty-legs/{id}: parse the id, run the use case, answer the record in the envelope. */
-export function createGetLegHandler({ readLeg, clock = processClock }: GetLegHandlerDependencies): HttpHandler {
+export function createGetLegHandler({ readLeg, clock = processClock, rates }: GetLegHandlerDependencies): HttpHandler {
   return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.getEmptyLeg.scope))
     .handler(async (event, context) => {
       const id = parseLegId(event.pathParameters?.id);
-      const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () => getEmptyLeg(id, { readLeg, now: () => new Date(clock()) }));
+      const currency = parseCurrency(event.queryStringParameters?.currency);
+      const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () =>
+        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates }),
+      );
       return recordResponse(record, traceIdOf({ context }));
     });
 }

@@ -15,6 +15,7 @@ import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';
 import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
+import type { RatesSource } from '../rates/index.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
 export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
@@ -26,6 +27,8 @@ export interface ListHandlerDependencies {
   clock?: Clock;
   /** The airport reference for nearby searches (default: the bundled one, read on first use). */
   airports?: () => AirportIndex;
+  /** The rates in force, for `currency` (default: none loaded). */
+  rates?: RatesSource;
 }
 
 /**
@@ -52,6 +55,7 @@ export function createListHandler({
   config,
   clock = processClock,
   airports = airportReference,
+  rates,
 }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
@@ -62,7 +66,7 @@ export function createListHandler({
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
-        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports }),
+        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates }),
       );
       return listResponse(page, traceIdOf({ context }));
     });

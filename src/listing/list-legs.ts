@@ -7,6 +7,7 @@ import type { LegsRepository } from './repository.js';
 import { LONG_BUCKET } from '../kernel/leg-item.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import type { Detour } from './nearby.js';
+import { withConvertedPrice, type RatesSource } from '../rates/index.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -42,10 +43,13 @@ export async function listEmptyLegs(
     memo?: MatchMemo | undefined;
     /** The airport reference, for a nearby search (called only when the query has one; default: the bundled one). */
     airports?: (() => AirportIndex) | undefined;
+    /** The rates in force, read only when the query has `currency` (src/rates/source.ts). */
+    rates?: RatesSource | undefined;
   },
 ): Promise<LegsPage> {
-  // An unknown airport is refused before anything is read.
-  const compiled = compileQuery(query, deps.airports ?? airportReference);
+  const rates = query.currency === undefined ? undefined : await deps.rates?.();
+  // An unknown airport or currency is refused before anything is read.
+  const compiled = compileQuery(query, deps.airports ?? airportReference, rates);
   const todayUtc = utcDate(deps.now);
   const window = compiled.window(todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
@@ -58,7 +62,8 @@ export async function listEmptyLegs(
   // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
   // as the page goes. Another order ranks them all, once per memo entry.
   const nowMs = deps.now.getTime();
-  const key = matchesKey(query, todayUtc);
+  // Converted prices filter and order with the rates of their date.
+  const key = matchesKey(query, rates === undefined ? todayUtc : `${todayUtc} ${rates.date}`);
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
     matches = { months: [], long: [] };
@@ -76,7 +81,8 @@ export async function listEmptyLegs(
     // The index is eventually consistent: skip a leg deleted, blocked or unlisted since.
     if (!item || item.listed === false || item.blocked === true) return [];
     const record = apiRecordOf(item);
-    return [compiled.trip === undefined ? record : { ...record, detour: compiled.trip.detourOf(entry)! }];
+    const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
+    return [compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! }];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }

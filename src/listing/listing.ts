@@ -10,7 +10,9 @@ import {
 } from '../kernel/dates.js';
 import { MAX_BUCKET_READS, MAX_SEGMENTS_PER_BUCKET } from './limits.js';
 import { HORIZON_DAYS, inWindow, unfilteredWindow, type DateWindow } from '../kernel/listed.js';
-import { filterTests, type EntryTest, type ListQuery, type Sort } from './query.js';
+import { filterTests, type EntryTest, type FilterContext, type ListQuery, type Sort } from './query.js';
+import { convertAmount, knowsCurrency, type RateSet } from '../rates/index.js';
+import { invalidParameter } from '../errors.js';
 import { nearOf, tripOf, type Near, type NearCodes, type Trip } from './nearby.js';
 import { lowerBound, placedAt, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
@@ -143,25 +145,47 @@ export interface CompiledQuery {
  * The ranks of the orders `sort` names (src/listing/query.ts, `SORTS`); undefined for the index's
  * order. An order that needs a filter refuses a query without it (INVALID_PARAMETER naming `sort`).
  */
-const RANKS: { [S in Sort]: (compiled: Pick<CompiledQuery, 'query' | 'trip'>) => Rank | undefined } = {
+const RANKS: { [S in Sort]: (compiled: Pick<CompiledQuery, 'query' | 'trip'>, converted: FilterContext['converted']) => Rank | undefined } = {
   startDate: () => undefined,
   // The parser refuses `detour` without a trip.
   detour: ({ trip }) => (e) => trip!.detourOf(e)!.extraKm,
+  // By the converted amount, legs without one last (docs/api.md, "Prices"); the parser requires currency.
+  price: (_compiled, converted) => (e) => converted?.(e) ?? Number.POSITIVE_INFINITY,
+  '-price': (_compiled, converted) => (e) => {
+    const amount = converted?.(e) ?? null;
+    return amount === null ? Number.POSITIVE_INFINITY : -amount;
+  },
 };
 
 /**
- * Compiles a parsed query: the filters of one parameter each (`filterTests`), the nearby and trip
- * searches, the date window and the order. Throws INVALID_PARAMETER for an unknown airport; `airports` is
+ * A leg's price in `currency` through `rates` (`convertAmount`), or null; `rates` undefined (none
+ * loaded): EUR only is known, and nothing converts. Throws INVALID_PARAMETER naming `currency` when the rates do not know it.
+ */
+export function priceConverter(currency: string, rates: RateSet | undefined): (entry: IndexEntry) => number | null {
+  if (!knowsCurrency(rates ?? NO_RATES, currency)) {
+    throw invalidParameter('currency', `must be EUR or a currency of the reference rates in force${rates ? ` (${rates.date})` : ''}`);
+  }
+  if (rates === undefined) return () => null;
+  return (e) => (e.currency === '' || Number.isNaN(e.price) ? null : convertAmount(e.price, e.currency, currency, rates));
+}
+
+const NO_RATES: RateSet = { date: '', rates: {} };
+
+/**
+ * Compiles a parsed query: the filters of one parameter each (`filterTests`), the nearby and trip searches,
+ * the date window and the order, prices converted with `rates` (the rates in force). Throws
+ * INVALID_PARAMETER for an unknown airport or currency; `airports` is
  * called only when the query needs the reference.
  */
-export function compileQuery(query: ListQuery, airports: () => AirportIndex = airportReference): CompiledQuery {
+export function compileQuery(query: ListQuery, airports: () => AirportIndex = airportReference, rates?: RateSet): CompiledQuery {
+  const converted = query.currency === undefined ? undefined : priceConverter(query.currency, rates);
   const near = nearOf(query, airports);
   const trip = tripOf(query, airports);
-  const tests = filterTests(query, { airports });
+  const tests = filterTests(query, { airports, converted });
   if (near.dep !== undefined) tests.push(placedTest('dep', near.dep));
   if (near.arr !== undefined) tests.push(placedTest('arr', near.arr));
   if (trip !== undefined) tests.push((e) => trip.detourOf(e) !== undefined);
-  const rank = RANKS[query.sort ?? 'startDate']({ query, trip });
+  const rank = RANKS[query.sort ?? 'startDate']({ query, trip }, converted);
   const passes = allOf(tests);
   return {
     query,

@@ -149,10 +149,46 @@ const aircraftCategories = v.pipe(
 /** A compiled filter: true when the index entry passes it. */
 export type EntryTest = (entry: IndexEntry) => boolean;
 
-/** What a filter's test may consult besides its value: the airport reference, called only when it asks. */
+/**
+ * What a filter's test may consult besides its value: the airport reference, called only when it
+ * asks; with `currency`, a leg's price converted into it (null when it has none, docs/api.md, "Prices").
+ */
 export interface FilterContext {
   airports: () => AirportIndex;
+  converted?: ((entry: IndexEntry) => number | null) | undefined;
 }
+
+/** `minPrice`, `maxPrice` (docs/api.md, "Prices"): decimals from 0, at most 2 decimals, below this. */
+export const MAX_PRICE = 1_000_000_000_000;
+
+const DECIMAL = /^\d{1,13}(\.\d{1,2})?$/;
+const priceBound = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || (DECIMAL.test(s) && Number(s) <= MAX_PRICE), `must be a decimal from 0 to ${MAX_PRICE} with at most 2 decimals`),
+  v.transform((s) => (s === undefined ? undefined : Number(s))),
+);
+
+// ISO 4217's shape; whether the rates in force know it is checked when the query is compiled.
+const currencyCode = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || /^[A-Z]{3}$/.test(s), 'must be an ISO 4217 code of 3 capital letters, such as EUR'),
+);
+
+const flag = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || s === 'true' || s === 'false', 'must be true or false'),
+  v.transform((s) => (s === undefined ? undefined : s === 'true')),
+);
+
+/** A price bound's test: the converted price within it; a leg without one never passes. */
+const bound = (within: (amount: number, limit: number) => boolean) => (limit: number, context: FilterContext): EntryTest => {
+  const converted = context.converted;
+  if (converted === undefined) return () => false;
+  return (e) => {
+    const amount = converted(e);
+    return amount !== null && within(amount, limit);
+  };
+};
 
 type Rule = v.GenericSchema<string | undefined, unknown>;
 
@@ -169,7 +205,7 @@ export interface Parameter<S extends Rule> {
 const param = <S extends Rule>(rule: S, test?: Parameter<S>['test']): Parameter<S> => ({ rule, test });
 
 /** The orders `sort` names (docs/api.md, "Order and paging"); absent is `startDate`. */
-export const SORTS = ['startDate', 'detour'] as const;
+export const SORTS = ['startDate', 'detour', 'price', '-price'] as const;
 export type Sort = (typeof SORTS)[number];
 const sort = v.pipe(
   optionalRaw,
@@ -206,6 +242,14 @@ const PARAMETERS = {
   depContinent: param(continents, onContinents('dep')),
   arrContinent: param(continents, onContinents('arr')),
   sort: param(sort),
+  currency: param(currencyCode),
+  minPrice: param(priceBound, bound((amount, limit) => amount >= limit)),
+  maxPrice: param(priceBound, bound((amount, limit) => amount <= limit)),
+  // With `currency`, a leg with a converted price; without, a leg with a price.
+  pricedOnly: param(flag, (only, { converted }) => {
+    if (!only) return () => true;
+    return converted === undefined ? (e) => !Number.isNaN(e.price) : (e) => converted(e) !== null;
+  }),
 };
 
 type ParameterName = keyof typeof PARAMETERS;
@@ -243,6 +287,10 @@ export const ListQuerySchema = v.pipe(
   v.forward(v.check((q) => q.tripTo === undefined || q.tripFrom !== undefined, 'requires tripFrom'), ['tripTo']),
   v.forward(v.check((q) => q.maxDetourPct === undefined || q.tripFrom !== undefined, 'requires tripFrom and tripTo'), ['maxDetourPct']),
   v.forward(v.check((q) => q.sort !== 'detour' || q.tripFrom !== undefined, 'detour requires tripFrom and tripTo'), ['sort']),
+  v.forward(v.check((q) => q.minPrice === undefined || q.currency !== undefined, 'requires currency'), ['minPrice']),
+  v.forward(v.check((q) => q.maxPrice === undefined || q.currency !== undefined, 'requires currency'), ['maxPrice']),
+  v.forward(v.check((q) => q.minPrice === undefined || q.maxPrice === undefined || q.minPrice <= q.maxPrice, 'must not be above maxPrice'), ['minPrice']),
+  v.forward(v.check((q) => (q.sort !== 'price' && q.sort !== '-price') || q.currency !== undefined, 'price and -price require currency'), ['sort']),
 );
 
 /** A parsed query: page and size clamped, dates checked, city names folded, airport codes typed. */

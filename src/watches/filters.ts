@@ -12,6 +12,10 @@ const NOT_FILTERS: Readonly<Record<string, string>> = {
   page: 'paging does not apply to a watch',
   size: 'paging does not apply to a watch',
   sort: 'an order does not apply to a watch',
+  currency: 'prices are not yet a watch filter',
+  minPrice: 'prices are not yet a watch filter',
+  maxPrice: 'prices are not yet a watch filter',
+  pricedOnly: 'prices are not yet a watch filter',
 };
 export const WATCH_FILTER_FIELDS = LIST_QUERY_FIELDS.filter((f) => NOT_FILTERS[f] === undefined);
 /** The integer parameters: answered as JSON numbers. */

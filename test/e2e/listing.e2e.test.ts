@@ -305,3 +305,51 @@ describe('GET /open/v1/empty-legs on the local server', () => {
     expect(body).toMatchObject({ code: 'API_KEY_MISSING', data: null });
   });
 });
+
+describe('prices (the ECB rates of 2022-07-08 that npm start loads: USD 1.0163, GBP 0.84585 per euro)', () => {
+  /** p USD in cents of the asked currency, half up, in integers: p / 1.0163 x rate (a decimal with `scale` digits). */
+  const cents = (p: number, rate: bigint, scale: bigint) => {
+    const num = BigInt(Math.round(p * 100)) * rate * 10_000n;
+    const den = 10_163n * 10n ** scale;
+    return Number((2n * num + den) / (2n * den)) / 100;
+  };
+  const eur = (p: number) => cents(p, 1n, 0n);
+
+  it('converts every record with currency, keeping price and currency as given; leaves records alone without', async () => {
+    const r = await get('?currency=EUR&size=100');
+    expect(r.res.status).toBe(200);
+    for (const rec of r.body.data!.records) {
+      expect(rec.currency).toBe('USD');
+      expect(rec.convertedPrice).toEqual({ amount: eur(rec.price as number), currency: 'EUR', rateDate: '2022-07-08' });
+    }
+    const plain = await get('?size=5');
+    expect(plain.body.data!.records.every((rec) => !('convertedPrice' in rec))).toBe(true);
+  });
+
+  it('filters by maxPrice in the asked currency and sorts by -price, ties by date and id', async () => {
+    const r = await get('?currency=EUR&maxPrice=5500&sort=-price&size=100');
+    expect(r.res.status).toBe(200);
+    const expected = visible
+      .filter((l) => eur(l.price!) <= 5500)
+      .sort((a, b) => eur(b.price!) - eur(a.price!) || (a.startDate === b.startDate ? (a.id < b.id ? -1 : 1) : a.startDate < b.startDate ? -1 : 1))
+      .map((l) => l.id);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(r.body.data!.records.map((rec) => rec.id)).toEqual(expected);
+    expect(r.body.data!.total).toBe(expected.length);
+  });
+
+  it('refuses an unknown currency, a bound or a price order without currency', async () => {
+    for (const [query, parameter] of [['?currency=XAU', 'currency'], ['?maxPrice=100', 'maxPrice'], ['?sort=price', 'sort'], ['?currency=EUR&minPrice=2&maxPrice=1', 'minPrice']] as const) {
+      const r = await get(query);
+      expect(r.res.status).toBe(400);
+      expect(r.body.code).toBe('INVALID_PARAMETER');
+      expect(r.body.message).toContain(`'${parameter}'`);
+    }
+  });
+
+  it('converts one leg by id', async () => {
+    const r = await callApi<ApiEnvelope<Record<string, unknown>>>(`${service.baseUrl}/open/v1/empty-legs/leg-000?currency=GBP`, { headers: { 'X-API-Key': service.apiKey } });
+    expect(r.res.status).toBe(200);
+    expect(r.body.data!.convertedPrice).toEqual({ amount: cents(5000, 84_585n, 5n), currency: 'GBP', rateDate: '2022-07-08' });
+  });
+});

@@ -427,8 +427,53 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
     });
 
-    it('the two scheduled functions have a rule each, and there are no other rules', () => {
-      expect(Object.keys(resourcesOfType(t(), 'AWS::Events::Rule'))).toHaveLength(2);
+    it('the three scheduled functions have a rule each, and there are no other rules', () => {
+      expect(Object.keys(resourcesOfType(t(), 'AWS::Events::Rule'))).toHaveLength(3);
+    });
+
+    it("the rates fetch runs on working days after the ECB's publication, from the ECB's address unless the context names another", () => {
+      const id = FUNCTION_LOGICAL_IDS.fetchRates;
+      const targetsOf = (r: CfnResource) => (props(r).Targets as { Arn: unknown }[]).map((x) => JSON.stringify(x.Arn));
+      const [, rule] = onlyResource(t(), 'AWS::Events::Rule', (r) => targetsOf(r).includes(JSON.stringify(arnOf(id))));
+      // 15:30 and 16:30 UTC, Monday to Friday: after about 16:00 CET (15:00 UTC, 14:00 in summer).
+      expect(props(rule).ScheduleExpression).toBe('cron(30 15,16 ? * MON-FRI *)');
+      expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)), RATES_URL: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml' });
+      if (stage !== 'sandbox') return;
+      const other = synthesize({ ratesUrl: 'https://rates.example.com/daily.xml', 'aws:cdk:bundling-stacks': [] });
+      try {
+        const template = other.templates.sandbox;
+        expect(envOf(template, id)).toMatchObject({ RATES_URL: 'https://rates.example.com/daily.xml' });
+      } finally {
+        rmSync(other.app.outdir, { recursive: true, force: true });
+      }
+    });
+
+    it('the rates fetch may only GetItem and PutItem the rates item', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.fetchRates;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([
+          logs(logGroupIdOf(t(), id)),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+            Resource: arnOf(legsId),
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } },
+          }),
+        ]),
+      );
+    });
+
+    it('an alarm, sent to the alarm topic, goes off once the rates in force are older than 4 days', () => {
+      const [, alarm] = onlyResource(t(), 'AWS::CloudWatch::Alarm', (r) => props(r).MetricName === 'RatesAgeDays');
+      expect(props(alarm)).toMatchObject({
+        Namespace: 'EmptyLegs/Rates',
+        Statistic: 'Maximum',
+        Threshold: 4,
+        ComparisonOperator: 'GreaterThanThreshold',
+        Dimensions: [{ Name: 'Stage', Value: stage }],
+      });
+      expect((props(alarm).AlarmActions as unknown[]).length).toBe(1);
     });
 
     it('the snapshot build may only Query the listing index, GetItem the change log head and entries and the manifest, and PutItem/BatchWriteItem ~snapshot items', () => {
@@ -549,8 +594,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 14 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, ingest, retire, snapshot, consumer, matcher, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(15);
+      // 15 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(16);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -661,6 +706,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'RetireBehind',
           'SnapshotFunctionErrors',
           'SnapshotFunctionThrottles',
+          'RatesFunctionErrors',
+          'RatesFunctionThrottles',
+          'RatesStale',
           'ChangesFunctionErrors',
           'ChangesFunctionThrottles',
           'ConsumerFunctionErrors',
@@ -826,6 +874,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'OpenApi/Function AwsSolutions-L1',
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
+          'Scheduled/FetchRates/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
           'WatchAdmin/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',

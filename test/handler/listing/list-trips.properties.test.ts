@@ -153,7 +153,7 @@ describe('trip search (tripFrom, tripTo, maxDetourPct, sort=detour) through the 
     [{ tripFrom: 'ZAAA', tripTo: 'QQQ' }, 'tripTo', "no airport has the IATA code 'QQQ'"],
     [{ tripFrom: 'ZAAA1', tripTo: 'ZAAA' }, 'tripFrom', 'ICAO or 3-letter IATA'],
     [{ sort: 'detour' }, 'sort', 'detour requires tripFrom and tripTo'],
-    [{ sort: 'price' }, 'sort', 'must be one of startDate, detour'],
+    [{ sort: 'cheapest' }, 'sort', 'must be one of startDate, detour, price, -price'],
   ])('%j is INVALID_PARAMETER naming %s, before reading anything', async (params, name, rule) => {
     const a: Airport = { icao: 'ZAAA', iata: 'QAA', name: 'A', municipality: null, countryCode: 'FR', countryName: 'France', latitude: 48.9, longitude: 2.4, timeZone: 'UTC', size: 'L' };
     airports = new AirportIndex([a]);

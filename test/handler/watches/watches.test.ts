@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { AirportIndex } from '../../../src/airports/reference.js';
@@ -49,8 +49,14 @@ async function call(e: APIGatewayProxyEventV2): Promise<{ status: number; body: 
   return { status: res.statusCode ?? 0, body: JSON.parse(res.body ?? '{}') as { code: string; message: string; data: Record<string, unknown> | null } };
 }
 
+/** The transaction items that put a watch (src/watches/counted-writes.ts: the client's count, then the watch). */
+const watchPuts = () => ddb.commandCalls(TransactWriteCommand).flatMap((c) => (c.args[0].input.TransactItems ?? []).flatMap((i) => (i.Put ? [i.Put] : [])));
+const watchDeletes = () => ddb.commandCalls(TransactWriteCommand).flatMap((c) => (c.args[0].input.TransactItems ?? []).flatMap((i) => (i.Delete ? [i.Delete] : [])));
+
 beforeEach(() => {
   ddb.reset();
+  ddb.on(TransactWriteCommand).resolves({});
+  ddb.on(GetCommand).resolves({});
   ddb.on(QueryCommand).resolves({ Count: 0, Items: [] });
   ddb.on(PutCommand).resolves({});
   ddb.on(UpdateCommand).resolves({});
@@ -62,7 +68,7 @@ describe('POST /open/v1/watches', () => {
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({ url: 'https://hooks.example.com/x', filters: { minSeats: 4 }, status: 'active', createdAt: '2026-11-21T12:00:00.000Z' });
     expect(r.body.data!.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const put = ddb.commandCalls(PutCommand)[0]!.args[0].input;
+    const put = watchPuts()[0]!;
     expect(put.Item).toMatchObject({ clientId: KEY.clientId, filters: { minSeats: '4' } });
     // The watches version is bumped: the matchers reload.
     expect(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.Key).toEqual({ clientId: '~version', watchId: '~version' });
@@ -75,7 +81,7 @@ describe('POST /open/v1/watches', () => {
     const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x' }), { key: { ...KEY, scopes } }));
     expect([r.status, r.body.code]).toEqual([403, 'PERMISSION_DENIED']);
     expect(r.body.message).toContain(message);
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(watchPuts()).toHaveLength(0);
   });
 
   it.each(([
@@ -96,20 +102,20 @@ describe('POST /open/v1/watches', () => {
     const r = await call(post(JSON.stringify({ url: 'HTTPS://Hooks.Example.COM:443\\@10.0.0.1/a/../x' })));
     expect(r.status).toBe(201);
     expect(r.body.data!.url).toBe('https://hooks.example.com/@10.0.0.1/x');
-    expect(ddb.commandCalls(PutCommand)[0]!.args[0].input.Item).toMatchObject({ url: 'https://hooks.example.com/@10.0.0.1/x' });
+    expect(watchPuts()[0]!.Item).toMatchObject({ url: 'https://hooks.example.com/@10.0.0.1/x' });
   });
 
   it('400 naming url for a host name that resolves to a private address, at creation; nothing stored', async () => {
     const r = await call(post(JSON.stringify({ url: 'https://hooks.internal.example/x' })));
     expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'url': must resolve to public addresses only"]);
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(watchPuts()).toHaveLength(0);
   });
 
   it(`409 WATCH_LIMIT_REACHED when the client has ${MAX_WATCHES_PER_CLIENT} watches`, async () => {
     ddb.on(QueryCommand).resolves({ Count: MAX_WATCHES_PER_CLIENT });
     const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x' })));
     expect([r.status, r.body.code]).toEqual([409, 'WATCH_LIMIT_REACHED']);
-    expect(ddb.commandCalls(PutCommand)).toHaveLength(0);
+    expect(watchPuts()).toHaveLength(0);
   });
 });
 
@@ -138,12 +144,11 @@ describe('GET and DELETE /open/v1/watches/{id}', () => {
   });
 
   it('DELETE: 200 with data null; 404 when there is none', async () => {
-    ddb.on(DeleteCommand).resolves({});
     const r = await call(event('DELETE', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }));
     expect([r.status, r.body.data]).toEqual([200, null]);
-    expect(ddb.commandCalls(DeleteCommand)[0]!.args[0].input.Key).toEqual({ clientId: KEY.clientId, watchId: ID });
-    const { ConditionalCheckFailedException } = await import('@aws-sdk/client-dynamodb');
-    ddb.on(DeleteCommand).rejects(new ConditionalCheckFailedException({ message: 'no', $metadata: {} }));
+    expect(watchDeletes()[0]!.Key).toEqual({ clientId: KEY.clientId, watchId: ID });
+    const { TransactionCanceledException } = await import('@aws-sdk/client-dynamodb');
+    ddb.on(TransactWriteCommand).rejects(new TransactionCanceledException({ message: 'no', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'ConditionalCheckFailed' }] }));
     expect((await call(event('DELETE', `/open/v1/watches/${ID}`, '/open/v1/watches/{id}', { id: ID }))).status).toBe(404);
   });
 });

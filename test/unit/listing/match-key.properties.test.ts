@@ -46,7 +46,11 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
   arrCountryCode: absentOr(fc.constantFrom('FR', 'IT', 'us,CA', '')),
   depContinent: absentOr(fc.constantFrom('EU', 'eu', 'EU,NA', 'AS', '')),
   arrContinent: absentOr(fc.constantFrom('EU', 'NA,SA', 'oc', '')),
-  sort: absentOr(fc.constantFrom('startDate', 'detour')),
+  sort: absentOr(fc.constantFrom('startDate', 'detour', 'price', '-price')),
+  currency: absentOr(fc.constantFrom('EUR', 'USD', 'GBP')),
+  minPrice: absentOr(fc.constantFrom('0', '1000', '12500.5', '20000')),
+  maxPrice: absentOr(fc.constantFrom('0', '1000', '15000', '99999.99')),
+  pricedOnly: absentOr(fc.constantFrom('true', 'false')),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

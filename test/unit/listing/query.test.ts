@@ -39,6 +39,10 @@ describe('parseListQuery: defaults', () => {
       depContinent: undefined,
       arrContinent: undefined,
       sort: undefined,
+      currency: undefined,
+      minPrice: undefined,
+      maxPrice: undefined,
+      pricedOnly: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);
