@@ -2,8 +2,6 @@ import '../cli/quiet-node-notice.js';
 import { BatchWriteCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseCommandLine, runCommand } from '../cli/command.js';
 import { parseIntegerSetting } from '../src/config.js';
-import { decodeCursor } from '../src/changes/cursor.js';
-import { readChanges } from '../src/changes/feed.js';
 import { createChangeLogStore, ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../src/changes/store.js';
 import { processClock } from '../src/clock.js';
 import { utcDate } from '../src/kernel/dates.js';
@@ -12,6 +10,7 @@ import { writeLegs } from '../src/loading/loader.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
 import { demoLegs } from '../local/demo/index.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
+import { readInitialListing } from './feed-sync.js';
 
 /**
  * `npm run bench:full-sync -- [--legs N] [--history H] [--json]`: the read units of the change feed's
@@ -75,14 +74,7 @@ async function main(): Promise<void> {
 
     const counter = { units: 0, requests: 0 };
     const feed = { store: createChangeLogStore(metered(ddb.client, counter), table), clock: processClock, cursorKey: 'the-benchmark-cursor-key-0123456789abcdef' };
-    let served = 0;
-    let cursor: string | undefined;
-    for (;;) {
-      const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor, feed.cursorKey), size: 1000 }, feed);
-      served += page.changes.length;
-      cursor = page.cursor;
-      if (decodeCursor(cursor, feed.cursorKey).kind === 'log') break;
-    }
+    const served = await readInitialListing(feed);
     const report = { legs: legsCount, history, served, requests: counter.requests, readUnits: Number(counter.units.toFixed(1)), readUnitsPerLeg: Number((counter.units / served).toFixed(3)) };
     console.log(values.json ? JSON.stringify(report) : JSON.stringify(report, null, 2));
   } finally {
