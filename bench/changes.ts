@@ -15,6 +15,7 @@ import { demoLegs } from '../local/demo/index.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
 import { createStreamPoller } from '../local/stream-poller.js';
 import { itemSize } from './capacity.js';
+import { readInitialListing } from './feed-sync.js';
 import { percentile } from './stats.js';
 
 /**
@@ -194,14 +195,7 @@ async function main(): Promise<void> {
     const feed = { store: readStore, clock: processClock, cursorKey: 'the-benchmark-cursor-key-0123456789abcdef' };
     counter.readUnits = 0;
     cpu = process.cpuUsage();
-    let served = 0;
-    let cursor: string | undefined;
-    for (;;) {
-      const page = await readChanges({ after: cursor === undefined ? undefined : decodeCursor(cursor, feed.cursorKey), size: 1000 }, feed);
-      served += page.changes.length;
-      cursor = page.cursor;
-      if (decodeCursor(cursor, feed.cursorKey).kind === 'log') break;
-    }
+    const served = await readInitialListing(feed);
     const initial = { served, readUnitsPerChange: counter.readUnits / served, cpuMsPerChange: cpuMs(cpu) / served };
     counter.readUnits = 0;
     cpu = process.cpuUsage();

@@ -24,8 +24,8 @@ export interface TableDefinition {
 }
 
 /**
- * The legs table: one item per leg keyed by `id`, the sparse indexes `byDepartureBucket` and
- * `byExpiry`, and a stream that feeds the change log (docs/storage.md, "The legs table").
+ * The legs table: one item per leg keyed by `id`, the sparse indexes `byDepartureBucket`,
+ * `byExpiry` and `listedLegs`, and a stream that feeds the change log (docs/storage.md, "The legs table").
  */
 export const LEGS_TABLE = {
   partitionKey: 'id',
@@ -42,6 +42,11 @@ export const LEGS_TABLE = {
       sortKey: 'xd',
       keysOnly: true,
     },
+    // The listed legs whole, for the change feed's full sync: a Scan of it reads no history (docs/storage.md).
+    {
+      indexName: 'listedLegs',
+      partitionKey: 'ls',
+    },
   ],
   timeToLiveAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',
@@ -49,6 +54,7 @@ export const LEGS_TABLE = {
 
 export const LEGS_INDEX = LEGS_TABLE.indexes[0];
 export const LEGS_EXPIRY_INDEX = LEGS_TABLE.indexes[1];
+export const LISTED_LEGS_INDEX = LEGS_TABLE.indexes[2];
 
 /**
  * Keys table: one item per key, keyed by the SHA-256 (hex) of the whole key, never the key

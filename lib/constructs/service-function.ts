@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
@@ -241,13 +241,13 @@ export class ServiceFunction extends Construct {
   /**
    * The change feed's access to the legs table (src/changes/store.ts): GetItem and BatchGetItem on
    * the change log's head and entries only (ids `~changes`, `~change#...`: `dynamodb:LeadingKeys`),
-   * and Scan (the initial listing). No Query, no index, no write.
+   * and Scan on the `listedLegs` index only (the initial listing). No Query, no Scan of the table, no write.
    */
   readChanges(table: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn, {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] },
     });
-    this.allow(['dynamodb:Scan'], table.tableArn);
+    this.allow(['dynamodb:Scan'], `${table.tableArn}/index/${LISTED_LEGS_INDEX.indexName}`);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }

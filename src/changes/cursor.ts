@@ -6,11 +6,11 @@ import { RETENTION_DAYS, RETENTION_MS } from './log.js';
  * The feed's cursor, opaque to callers: base64url of a small JSON followed by its signature (an
  * HMAC-SHA-256 under the cursor key, CHANGE_CURSOR_KEY), so no field of it can be forged or altered
  * (docs/storage.md, "The change feed's cursor"): a position in the log, or in the initial listing
- * (then `afterId`, the last leg given); `safeAt`, no later than the commit of any entry after `seq`, dates it.
+ * (then `afterKey`, the listing position of the last leg given: its `ls`, `startDate#id`); `safeAt`, no later than the commit of any entry after `seq`, dates it.
  */
 export type Cursor =
   | { kind: 'log'; seq: number; safeAt: number }
-  | { kind: 'listing'; seq: number; afterId: string | undefined; safeAt: number };
+  | { kind: 'listing'; seq: number; afterKey: string | undefined; safeAt: number };
 
 export const CURSOR_RULE = 'must be a cursor from an earlier answer (data.cursor)';
 
@@ -27,10 +27,13 @@ export function encodeCursor(cursor: Cursor, key: CursorKey): string {
   const fields =
     cursor.kind === 'log'
       ? { v: VERSION, s: cursor.seq, t: cursor.safeAt }
-      : { v: VERSION, s: cursor.seq, t: cursor.safeAt, l: 1, ...(cursor.afterId === undefined ? {} : { k: cursor.afterId }) };
+      : { v: VERSION, s: cursor.seq, t: cursor.safeAt, l: 1, ...(cursor.afterKey === undefined ? {} : { k: cursor.afterKey }) };
   const body = Buffer.from(JSON.stringify(fields)).toString('base64url');
   return body + macOf(body, key);
 }
+
+/** A listing position: the `ls` of a leg, its start date and id. */
+const LISTING_KEY = /^\d{4}-\d{2}-\d{2}#[A-Za-z0-9_-]{1,64}$/;
 
 const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
 
@@ -46,9 +49,9 @@ function parseBody(body: string, version: number): Cursor | undefined {
   const keys = Object.keys(b);
   if (b.v !== version || !isCount(b.s) || !isCount(b.t)) return undefined;
   if (b.l === undefined) return keys.length === 3 ? { kind: 'log', seq: b.s, safeAt: b.t } : undefined;
-  const idOk = b.k === undefined || (typeof b.k === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(b.k));
+  const idOk = b.k === undefined || (typeof b.k === 'string' && LISTING_KEY.test(b.k));
   if (b.l !== 1 || !idOk || keys.length !== (b.k === undefined ? 4 : 5)) return undefined;
-  return { kind: 'listing', seq: b.s, afterId: b.k as string | undefined, safeAt: b.t };
+  return { kind: 'listing', seq: b.s, afterKey: b.k as string | undefined, safeAt: b.t };
 }
 
 /**

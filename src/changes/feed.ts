@@ -49,14 +49,14 @@ export interface FeedDependencies {
 
 export async function readChanges(query: ChangesQuery, deps: FeedDependencies): Promise<ChangesPage> {
   const now = deps.clock();
-  let cursor: Cursor = query.after ?? { kind: 'listing', seq: await deps.store.head(), afterId: undefined, safeAt: now };
+  let cursor: Cursor = query.after ?? { kind: 'listing', seq: await deps.store.head(), afterKey: undefined, safeAt: now };
   assertFresh(cursor, now);
   const changes: LogEntry[] = [];
   if (cursor.kind === 'listing') {
-    const { legs, next } = await deps.store.listed(cursor.afterId, query.size, now);
+    const { legs, next } = await deps.store.listed(cursor.afterKey, query.size, now);
     const changedAt = new Date(cursor.safeAt).toISOString();
     for (const leg of legs) changes.push({ type: 'listed', id: leg.id, changedAt, leg });
-    if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterId: next }, deps.cursorKey), hasMore: true };
+    if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterKey: next }, deps.cursorKey), hasMore: true };
     cursor = { kind: 'log', seq: cursor.seq, safeAt: cursor.safeAt };
   }
   const room = query.size - changes.length;

@@ -5,7 +5,8 @@ import { listedRecord } from '../kernel/listed.js';
 import { CHANGE_PAGE_SIZE } from '../kernel/leg-change.js';
 import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { BUCKET_ATTR } from '../kernel/leg-item.js';
+import { SORT_ATTR } from '../kernel/leg-item.js';
+import { LISTED_LEGS_INDEX } from '../tables.js';
 import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
 import { packRecord } from './record-pack.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
@@ -25,7 +26,7 @@ export const STATE_PREFIX = '~feed#';
 /** The ids of every change-log item start with this (the consumer's IAM condition). */
 export const CHANGE_LOG_ID_PREFIXES = [HEAD_ID, ENTRY_PREFIX, STATE_PREFIX, PAGE_PREFIX] as const;
 
-/** Items a Scan of the initial listing evaluates at least per request. */
+/** Items a Scan of the initial listing (the listedLegs index) evaluates at least per request. */
 const SCAN_PAGE_MIN = 100;
 
 /** Entries per transaction: with their states, the head and two index pages, within TransactWriteItems' 100 actions. */
@@ -33,6 +34,9 @@ export const GROUP_SIZE = 48;
 
 const TYPE_CODE: Record<ChangeType, string> = { listed: 'l', updated: 'u', withdrawn: 'w' };
 const CODE_TYPE: Record<string, ChangeType> = { l: 'listed', u: 'updated', w: 'withdrawn' };
+
+/** The index key a Scan of listedLegs resumes after: the leg's `ls` (`startDate#id`) and its id. */
+const listingStartKey = (afterKey: string) => ({ [SORT_ATTR]: afterKey, id: afterKey.slice(afterKey.indexOf('#') + 1) });
 
 const pageId = (seq: number) => `${PAGE_PREFIX}${Math.floor(seq / PAGE_SIZE)}`;
 
@@ -58,10 +62,10 @@ export interface ChangeLogStore {
   /** Entries `from` to `to` (inclusive) in order, undefined where one is missing (expired). */
   entries(from: number, to: number): Promise<(StoredEntry | undefined)[]>;
   /**
-   * Up to `limit` legs the unfiltered listing lists at `now`, in the table's order, after the leg
-   * `afterId`; `next` is the last leg read (to resume after), undefined when the table is done.
+   * Up to `limit` legs the unfiltered listing lists at `now`, in the `listedLegs` index's order, after
+   * the position `afterKey` (a leg's `ls`); `next` is the position of the last leg read, undefined when done.
    */
-  listed(afterId: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
+  listed(afterKey: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
   /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/reindex.ts). */
   reindex(id: string, image: Readonly<Record<string, unknown>>, repair: IndexRepair): Promise<boolean>;
 }
@@ -246,18 +250,17 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       return result;
     },
 
-    async listed(afterId, limit, now) {
+    async listed(afterKey, limit, now) {
       const legs: EmptyLeg[] = [];
       const at = new Date(now);
-      let start: Record<string, unknown> | undefined = afterId === undefined ? undefined : { id: afterId };
+      let start: Record<string, unknown> | undefined = afterKey === undefined ? undefined : listingStartKey(afterKey);
       for (;;) {
         const out = await client.send(
           new ScanCommand({
             TableName: tableName,
-            // Items evaluated, before the filter; a page may hold more legs than wanted: it ends at the last one given.
+            IndexName: LISTED_LEGS_INDEX.indexName,
+            // Items evaluated; a page may hold more legs than wanted: it ends at the last one given.
             Limit: Math.max(SCAN_PAGE_MIN, limit - legs.length),
-            FilterExpression: 'attribute_exists(#b)',
-            ExpressionAttributeNames: { '#b': BUCKET_ATTR },
             ...(start ? { ExclusiveStartKey: start } : {}),
           }),
         );
@@ -265,7 +268,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
           const leg = listedRecord(item, at);
           if (!leg) continue;
           legs.push(leg);
-          if (legs.length === limit) return { legs, next: leg.id };
+          if (legs.length === limit) return { legs, next: String(item[SORT_ATTR]) };
         }
         start = out.LastEvaluatedKey;
         if (!start) return { legs, next: undefined };

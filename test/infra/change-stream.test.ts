@@ -69,7 +69,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
   });
 
-  it("least privilege: the consumer reads the stream, reads and writes only the change log's items and a leg's derived attributes; the feed reads only the log, and scans", () => {
+  it("least privilege: the consumer reads the stream, reads and writes only the change log's items and a leg's derived attributes; the feed reads only the log, and scans only the listedLegs index", () => {
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
     const all = statementsOf(t, FUNCTIONS.consumeChanges.logicalId);
     const consumer = [...onTable(all, legsId), ...all.filter((s) => JSON.stringify(s.Resource).includes('StreamArn'))];
@@ -93,6 +93,8 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     const feed = statementsOf(t, FUNCTIONS.listChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
     expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan']);
     expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
+    // The full sync reads the listed legs, never the table's history (docs/storage.md, "The listed legs index").
+    expect(feed[1]!.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [legsId, 'Arn'] }, '/index/listedLegs']] });
   });
 
   it("the matcher reads the same stream apart: its own mapping, filtered to the change log's state records, its own on-failure queue and alarm", () => {

@@ -248,7 +248,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       else expect(p.TimeToLiveSpecification).toBeUndefined();
     });
 
-    it('the listing index is byDepartureBucket on (lb, ls) projecting lf, the retirement index byExpiry on (xp, xd) keys only; legs and keys expire by ttl', () => {
+    it('the listing index is byDepartureBucket on (lb, ls) projecting lf, the retirement index byExpiry on (xp, xd) keys only, the full sync\'s listedLegs on ls projecting all; legs and keys expire by ttl', () => {
       // The spec-level facts, stated independently of src/tables.ts.
       const legs = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), LEGS_TABLE)]!);
       expect(legs.GlobalSecondaryIndexes).toEqual([
@@ -267,6 +267,11 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
             { AttributeName: 'xd', KeyType: 'RANGE' },
           ],
           Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+        {
+          IndexName: 'listedLegs',
+          KeySchema: [{ AttributeName: 'ls', KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
         },
       ]);
       // Every key attribute of the table and its indexes is a string.

@@ -1,4 +1,5 @@
 import { listedRecord } from '../../src/kernel/listed.js';
+import { SORT_ATTR } from '../../src/kernel/leg-item.js';
 import type { EmptyLeg } from '../../src/kernel/model.js';
 import type { LegState, LogGroup } from '../../src/changes/log.js';
 import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
@@ -6,7 +7,7 @@ import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
 /**
  * The change log store in memory, for unit and property tests: the same contract as
  * src/changes/store.ts (numbered entries without gaps, states, head, the listed legs of a table
- * held by the test), without DynamoDB. `legs()` is the table the initial listing reads, in a fixed order.
+ * held by the test), without DynamoDB. `legs()` is the table the initial listing reads, in the order of its `ls`.
  */
 export interface MemoryChangeLog extends ChangeLogStore {
   readonly log: StoredEntry[];
@@ -72,15 +73,17 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       for (let q = from; q <= to; q++) out.push(deleted.has(q) ? undefined : log[q - 1]);
       return Promise.resolve(out);
     },
-    listed(afterId, limit, now) {
-      const ids = [...table().keys()].sort();
+    listed(afterKey, limit, now) {
+      // The index's order: the legs' `ls`, as the listedLegs index holds only items that have one.
+      const indexed = [...table().values()].flatMap((item) => (typeof item[SORT_ATTR] === 'string' ? [[item[SORT_ATTR], item] as const] : []));
+      indexed.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
       const legs: EmptyLeg[] = [];
-      for (const id of ids) {
-        if (afterId !== undefined && id <= afterId) continue;
-        const leg = listedRecord(table().get(id)!, new Date(now));
+      for (const [key, item] of indexed) {
+        if (afterKey !== undefined && key <= afterKey) continue;
+        const leg = listedRecord(item, new Date(now));
         if (!leg) continue;
         legs.push(leg);
-        if (legs.length === limit) return Promise.resolve({ legs, next: id });
+        if (legs.length === limit) return Promise.resolve({ legs, next: key });
       }
       return Promise.resolve({ legs, next: undefined });
     },
