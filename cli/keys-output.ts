@@ -1,7 +1,8 @@
 import { clientIdOf } from '../src/keys/format.js';
-import type { CreatedKey, PublicKeyRecord } from '../src/keys/record.js';
-import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, type RateLimit } from '../src/keys/rate-limit.js';
-import { USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
+import type { PublicKeyRecord } from '../src/keys/record.js';
+import type { CreatedKey } from '../src/api-keys/rules.js';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, type RateLimit } from '../src/keys/limits/rate-limit.js';
+import { USAGE_DAYS, type DayUsage } from '../src/keys/limits/usage.js';
 
 /** What `npm run keys` prints: the created key (once), the keys table, a key's usage, as text or JSON. */
 export function print(line = ''): void {

@@ -6,12 +6,12 @@ import { parseStage, readConfig, type Stage } from '../src/config.js';
 import { refuseShiftedClock } from './clock-flag.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isClientId, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
-import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
-import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
+import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/api-keys/grace.js';
+import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/api-keys/scopes.js';
 import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
-import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/keys/store.js';
-import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
-import { readUsage } from '../src/keys/usage.js';
+import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/api-keys/store.js';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/limits/rate-limit.js';
+import { readUsage } from '../src/keys/limits/usage.js';
 import { describeKey, jsonKey, jsonRecord, print, printSecret, printTable, printUsage } from './keys-output.js';
 
 /**

@@ -48,6 +48,6 @@ export type TableAccess =
   | 'keys:read'
   /**
    * Keys table: UpdateItem on the usage counter items only (keyHash `usage#...`, an IAM condition on
-   * the partition key): the rate limiter's counts (src/keys/usage.ts); no key item can be changed.
+   * the partition key): the rate limiter's counts (src/keys/limits/usage.ts); no key item can be changed.
    */
   | 'keys:count';

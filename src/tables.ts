@@ -64,7 +64,7 @@ export const KEYS_TABLE = {
 export const KEYS_BY_ID_INDEX = KEYS_TABLE.indexes[0];
 
 /**
- * The keys table also holds the per-key usage counters (src/keys/usage.ts), one item per key and
+ * The keys table also holds the per-key usage counters (src/keys/limits/usage.ts), one item per key and
  * UTC day whose keyHash starts with this prefix (and the keys version, `~version`).
  */
 export const USAGE_KEY_PREFIX = 'usage#';

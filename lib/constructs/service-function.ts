@@ -301,7 +301,7 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The authorizer's access to the usage counters (src/keys/usage.ts): UpdateItem on the keys table,
+   * The authorizer's access to the usage counters (src/keys/limits/usage.ts): UpdateItem on the keys table,
    * only on items whose partition key starts with `usage#` (dynamodb:LeadingKeys), so the function
    * that counts cannot change a key.
    */

@@ -5,7 +5,7 @@ import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { generateKey } from '../../src/keys/format.js';
 import { runScript, type CommandRun } from '../support/commands.js';
 import { callApi, ContractViolation, contractViolations } from '../support/contract.js';
-import { DEFAULT_FAILED_AUTH_LIMIT } from '../../src/keys/address-limit.js';
+import { DEFAULT_FAILED_AUTH_LIMIT } from '../../src/keys/limits/address-limit.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
@@ -249,7 +249,7 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     try {
       const items = (await client.send(new ScanCommand({ TableName: service.keysTableName }))).Items ?? [];
       // The start key and the 10 made here, beside the keys version (src/keys/version.ts) and the
-      // usage counters (src/keys/usage.ts).
+      // usage counters (src/keys/limits/usage.ts).
       expect(items.filter((i) => i.keyHash !== '~version' && !String(i.keyHash).startsWith('usage#')).length).toBe(11);
       expect(items.some((i) => String(i.keyHash).startsWith('usage#'))).toBe(true);
       const dump = JSON.stringify(items, (_k, v: unknown) => (v instanceof Set ? Array.from(v as ReadonlySet<unknown>) : v));

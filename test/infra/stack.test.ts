@@ -16,7 +16,7 @@ import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, type TableDefinition } from '../../src/tables.js';
-import { DEFAULT_RATE_LIMIT } from '../../src/keys/rate-limit.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/keys/limits/rate-limit.js';
 import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
 import { DEFAULT_ROUTE, ROUTES, routeKeyOf } from '../../src/routes.js';
