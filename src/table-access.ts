@@ -50,4 +50,9 @@ export type TableAccess =
    * Keys table: UpdateItem on the usage counter items only (keyHash `usage#...`, an IAM condition on
    * the partition key): the rate limiter's counts (src/keys/limits/usage.ts); no key item can be changed.
    */
-  | 'keys:count';
+  | 'keys:count'
+  /**
+   * Keys table: GetItem, Query (`byKeyId`, `byClient`), PutItem and UpdateItem (in TransactWriteItems)
+   * on key, client and history items and the keys version, never on the usage counters. Key management.
+   */
+  | 'keys:manage';

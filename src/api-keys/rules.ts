@@ -8,7 +8,7 @@ export interface CreatedKey {
   record: KeyRecord;
 }
 
-export type KeyStoreRefusal = 'not_found' | 'already_rotated' | 'revoked';
+export type KeyStoreRefusal = 'not_found' | 'already_rotated' | 'revoked' | 'concurrent';
 
 /** A refused management operation (unknown key id, rotating a key twice, a revoked key). */
 export class KeyStoreError extends Error {
@@ -59,4 +59,22 @@ export function refusalToRotate(record: KeyRecord, now: number): KeyStoreError {
     keyState(record, now) === 'expired' ? 'its grace period has ended' : `it is in grace until ${record.graceUntil ?? '?'}`;
   const successor = record.successorKeyId ? `; rotate its successor ${record.successorKeyId} instead` : '';
   return new KeyStoreError('already_rotated', `Key ${record.keyId} was already rotated (${grace})${successor}`);
+}
+
+export const CLIENT_ID_PREFIX_LENGTH = 'cli_'.length;
+
+/** The scopes a client is approved for: the operator's list, or without one, those its keys (not revoked) hold. */
+export function approvedScopes(stored: readonly string[] | undefined, keys: readonly Pick<KeyRecord, 'scopes' | 'status'>[]): string[] {
+  if (stored !== undefined) return [...stored].sort();
+  return [...new Set(keys.filter((k) => k.status !== 'revoked').flatMap((k) => k.scopes))].sort();
+}
+
+/** Requested scopes the client is not approved for, in the order asked. */
+export function unapprovedScopes(requested: readonly string[], approved: readonly string[]): string[] {
+  return requested.filter((s) => !approved.includes(s));
+}
+
+/** Keys active at `now` that hold `scope`, other than `exceptKeyId`. */
+export function activeHolders(keys: readonly KeyRecord[], scope: string, now: number, exceptKeyId?: string): KeyRecord[] {
+  return keys.filter((k) => k.keyId !== exceptKeyId && keyState(k, now) === 'active' && k.scopes.includes(scope));
 }

@@ -1,7 +1,6 @@
 import { processClock } from '../clock.js';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
-  PutCommand,
   ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -24,21 +23,50 @@ import {
   type RateLimit,
 } from '../keys/index.js';
 import { KeyStoreError, newRecord, refusalToRotate, type CreatedKey, type NewKeyInput } from './rules.js';
+import { BY_COMMAND, clientRevision, historyEntry, historyPut, type Actor, type HistoryEntry } from './history.js';
 
 /** Key management's writes (the command, the /open/v1/api-keys routes): create, rotate, revoke, limit, list. */
 
+/** Who makes a change (its history entry) and, through the API, the client revision its checks read. */
+export interface ChangeOptions {
+  actor?: Actor;
+  seenRevision?: number;
+}
+
+/** A change's transaction: its own items, its history entry, the client's revision and the keys version. */
+async function writeChange(client: DynamoDBDocumentClient, tableName: string, items: object[], entry: HistoryEntry, options: ChangeOptions): Promise<void> {
+  try {
+    await client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...(items as never[]),
+          historyPut(tableName, entry),
+          clientRevision(tableName, entry.clientId, options.seenRevision),
+          // The keys version, in the same transaction: authorizers see the change within a second.
+          bumpKeysVersionItem(tableName),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (err instanceof TransactionCanceledException) {
+      throw new KeyStoreError('concurrent', `Key ${entry.keyId} or its client was changed by another request at the same time; try again`);
+    }
+    throw err;
+  }
+}
+
 /** Creates a key; returns the clear key (once) and what was stored (its hash only). */
-export async function createKey(client: DynamoDBDocumentClient, tableName: string, input: NewKeyInput): Promise<CreatedKey> {
+export async function createKey(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  input: NewKeyInput,
+  options: ChangeOptions = {},
+): Promise<CreatedKey> {
   if (input.scopes.length === 0) throw new Error('A key needs at least one scope');
   const created = newRecord(input, input.now ?? processClock());
-  await client.send(
-    new PutCommand({
-      TableName: tableName,
-      Item: created.record,
-      ConditionExpression: 'attribute_not_exists(keyHash)',
-    }),
-  );
-  await bumpKeysVersion(client, tableName);
+  const r = created.record;
+  const entry = historyEntry('create', { ...r, clientId: clientIdOf(r) }, options.actor ?? BY_COMMAND, r.createdAt);
+  await writeChange(client, tableName, [{ Put: { TableName: tableName, Item: r, ConditionExpression: 'attribute_not_exists(keyHash)' } }], entry, options);
   return created;
 }
 
@@ -49,7 +77,7 @@ async function requireKey(client: DynamoDBDocumentClient, tableName: string, key
 }
 
 
-export interface RotateOptions {
+export interface RotateOptions extends ChangeOptions {
   /** Grace of the old key in ms; default 7 days; 0 expires it at once. */
   graceMs?: number;
   now?: number;
@@ -83,48 +111,51 @@ export async function rotateKey(
   );
   const graceUntil = iso(now + graceMs);
   const ttl = epochSeconds(now + graceMs + RETENTION_AFTER_END_MS);
+  const entry = historyEntry('rotate', { ...old, clientId: clientIdOf(old) }, options.actor ?? BY_COMMAND, iso(now), {
+    successorKeyId: created.record.keyId,
+    graceUntil,
+  });
   try {
-    await client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName,
-              Item: created.record,
-              ConditionExpression: 'attribute_not_exists(keyHash)',
+    await writeChange(
+      client,
+      tableName,
+      [
+        {
+          Put: {
+            TableName: tableName,
+            Item: created.record,
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          },
+        },
+        {
+          Update: {
+            TableName: tableName,
+            Key: { keyHash: old.keyHash },
+            UpdateExpression:
+              'SET #status = :rotated, rotatedAt = :now, graceUntil = :graceUntil, successorKeyId = :successor, #ttl = :ttl',
+            ConditionExpression: '#status = :active',
+            ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+            ExpressionAttributeValues: {
+              ':rotated': 'rotated',
+              ':active': 'active',
+              ':now': iso(now),
+              ':graceUntil': graceUntil,
+              ':successor': created.record.keyId,
+              ':ttl': ttl,
             },
           },
-          {
-            Update: {
-              TableName: tableName,
-              Key: { keyHash: old.keyHash },
-              UpdateExpression:
-                'SET #status = :rotated, rotatedAt = :now, graceUntil = :graceUntil, successorKeyId = :successor, #ttl = :ttl',
-              ConditionExpression: '#status = :active',
-              ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
-              ExpressionAttributeValues: {
-                ':rotated': 'rotated',
-                ':active': 'active',
-                ':now': iso(now),
-                ':graceUntil': graceUntil,
-                ':successor': created.record.keyId,
-                ':ttl': ttl,
-              },
-            },
-          },
-          // The keys version, in the same transaction: authorizers see the rotation within a second.
-          bumpKeysVersionItem(tableName),
-        ],
-      }),
+        },
+      ],
+      entry,
+      options,
     );
   } catch (err) {
-    // The old key is no longer active (ConditionalCheckFailed) or another transaction on it is in
-    // flight (TransactionConflict): either way this rotation wrote nothing.
-    if (err instanceof TransactionCanceledException) {
+    // The old key is no longer active (ConditionalCheckFailed) or another change is in flight:
+    // either way this rotation wrote nothing.
+    if (err instanceof KeyStoreError) {
       const current = await getKeyByHash(client, tableName, old.keyHash);
       if (!current) throw new KeyStoreError('not_found', `No key with id ${keyId}`);
       if (current.status !== 'active') throw refusalToRotate(current, now);
-      throw new Error(`Key ${keyId} is being changed by another command at the same time; try again`, { cause: err });
     }
     throw err;
   }
@@ -146,29 +177,30 @@ export async function revokeKey(
   client: DynamoDBDocumentClient,
   tableName: string,
   keyId: string,
-  options: { now?: number } = {},
+  options: ChangeOptions & { now?: number } = {},
 ): Promise<KeyRecord> {
   const now = options.now ?? processClock();
   const record = await requireKey(client, tableName, keyId);
   const alreadyRevoked = () => new KeyStoreError('revoked', `Key ${keyId} is already revoked`);
   if (record.status === 'revoked') throw alreadyRevoked();
   const ttl = epochSeconds(now + RETENTION_AFTER_END_MS);
+  const entry = historyEntry('revoke', { ...record, clientId: clientIdOf(record) }, options.actor ?? BY_COMMAND, iso(now));
+  const update = {
+    Update: {
+      TableName: tableName,
+      Key: { keyHash: record.keyHash },
+      UpdateExpression: 'SET #status = :revoked, revokedAt = :now, #ttl = :ttl',
+      ConditionExpression: 'attribute_exists(keyHash) AND #status <> :revoked',
+      ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':revoked': 'revoked', ':now': iso(now), ':ttl': ttl },
+    },
+  };
   try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: { keyHash: record.keyHash },
-        UpdateExpression: 'SET #status = :revoked, revokedAt = :now, #ttl = :ttl',
-        ConditionExpression: 'attribute_exists(keyHash) AND #status <> :revoked',
-        ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':revoked': 'revoked', ':now': iso(now), ':ttl': ttl },
-      }),
-    );
+    await writeChange(client, tableName, [update], entry, options);
   } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) throw alreadyRevoked();
+    if (err instanceof KeyStoreError && (await getKeyByHash(client, tableName, record.keyHash))?.status === 'revoked') throw alreadyRevoked();
     throw err;
   }
-  await bumpKeysVersion(client, tableName);
   return { ...record, status: 'revoked', revokedAt: iso(now), ttl };
 }
 
