@@ -35,12 +35,21 @@ export function historyEntry(
   return { at, action, keyId: key.keyId, clientId: key.clientId, environment: key.environment, via: actor.via, actorKeyId: actor.via === 'api' ? actor.keyId : null, ...extra };
 }
 
+const withoutKeyId = ({ keyId: _keyId, ...rest }: HistoryEntry) => rest;
+
 /** The history item's Put, one item of the change's TransactWriteItems. */
 export function historyPut(tableName: string, entry: HistoryEntry) {
   return {
     Put: {
       TableName: tableName,
-      Item: { ...entry, keyHash: `${HISTORY_PREFIX}${entry.clientId}#${entry.at}#${randomBase62(8)}`, clientId: HISTORY_PREFIX + entry.clientId, createdAt: entry.at },
+      // `changedKeyId`, not `keyId`: a history item stays out of the `byKeyId` index.
+      Item: {
+        ...withoutKeyId(entry),
+        changedKeyId: entry.keyId,
+        keyHash: `${HISTORY_PREFIX}${entry.clientId}#${entry.at}#${randomBase62(8)}`,
+        clientId: HISTORY_PREFIX + entry.clientId,
+        createdAt: entry.at,
+      },
       ConditionExpression: 'attribute_not_exists(keyHash)',
     },
   };
@@ -81,8 +90,8 @@ export async function readHistory(client: DynamoDBDocumentClient, tableName: str
       }),
     );
     for (const item of out.Items ?? []) {
-      const { keyHash: _k, createdAt: _c, ...rest } = item as HistoryEntry & { keyHash: string; createdAt: string };
-      entries.push({ ...rest, clientId });
+      const { keyHash: _k, createdAt: _c, changedKeyId, ...rest } = item as Omit<HistoryEntry, 'keyId'> & { keyHash: string; createdAt: string; changedKeyId: string };
+      entries.push({ ...rest, keyId: changedKeyId, clientId });
     }
     startKey = out.LastEvaluatedKey;
   } while (startKey);

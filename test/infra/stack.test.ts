@@ -490,6 +490,26 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
+    it('the api-keys function reads keys by hash and both indexes, and writes only key, client and history items (never usage#)', () => {
+      const keysId = tableId(t(), KEYS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.apiKeys;
+      const statements = statementsOfRole(t(), roleIdOf(t(), id));
+      const text = JSON.stringify(statements);
+      expect(text).not.toMatch(/Scan|DeleteItem|BatchWrite|"dynamodb:\*"/);
+      expect(statements).toContainEqual(normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(keysId) }));
+      expect(statements).toContainEqual(
+        normalizeStatement({
+          Effect: 'Allow',
+          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+          Resource: arnOf(keysId),
+          Condition: { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['usage#*'] } },
+        }),
+      );
+      for (const index of KEYS_TABLE.indexes) expect(text).toContain(`/index/${index.indexName}`);
+      const env = (fn(t(), id).Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      expect(env.KEYS_TABLE_NAME).toEqual(ref(keysId));
+    });
+
     it('the not-found function may only write its own logs', () => {
       const id = FUNCTION_LOGICAL_IDS.notFound;
       expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual([logs(logGroupIdOf(t(), id))]);
@@ -529,8 +549,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 12 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(13);
+      // 13 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, api-keys, ingest, retire, snapshot, consumer, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(14);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -654,6 +674,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'FeedIngestFailed',
           'WatchesFunctionErrors',
           'WatchesFunctionThrottles',
+          'ApiKeysFunctionErrors',
+          'ApiKeysFunctionThrottles',
           'WatchesTableThrottles',
           'WatchDeliveriesTableThrottles',
           'DeliverWebhooksErrors',
@@ -802,6 +824,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
+          'ApiKeys/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',
           'Feeds/Ingest/Function AwsSolutions-L1',
