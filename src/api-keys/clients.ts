@@ -38,8 +38,9 @@ export async function setApprovedScopes(client: DynamoDBDocumentClient, tableNam
  * The client's keys, oldest first: those of the `byClient` index (an index read: a change of the
  * last second may be missing) and a key made before clients existed, whose client is derived from its id.
  */
-export async function clientKeys(client: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<KeyRecord[]> {
-  const keys: KeyRecord[] = [];
+/** Every item of the `byClient` index under `partition` (a client id, or its history's name), oldest first. */
+export async function queryByClient(client: DynamoDBDocumentClient, tableName: string, partition: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const out = await client.send(
@@ -47,13 +48,18 @@ export async function clientKeys(client: DynamoDBDocumentClient, tableName: stri
         TableName: tableName,
         IndexName: KEYS_BY_CLIENT_INDEX.indexName,
         KeyConditionExpression: 'clientId = :c',
-        ExpressionAttributeValues: { ':c': clientId },
+        ExpressionAttributeValues: { ':c': partition },
         ExclusiveStartKey: startKey,
       }),
     );
-    for (const item of out.Items ?? []) keys.push(toKeyRecord(item));
+    items.push(...(out.Items ?? []));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
+  return items;
+}
+
+export async function clientKeys(client: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<KeyRecord[]> {
+  const keys = (await queryByClient(client, tableName, clientId)).map(toKeyRecord);
   const legacy = await getKeyById(client, tableName, `key_${clientId.slice(CLIENT_ID_PREFIX_LENGTH)}`);
   if (legacy && legacy.clientId === undefined) keys.unshift(legacy);
   return keys;

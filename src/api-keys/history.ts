@@ -1,6 +1,7 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeyEnvironment } from '../auth/verdict.js';
-import { CLIENT_ITEM_PREFIX, HISTORY_PREFIX, KEYS_BY_CLIENT_INDEX } from '../tables.js';
+import { CLIENT_ITEM_PREFIX, HISTORY_PREFIX } from '../tables.js';
+import { queryByClient } from './clients.js';
 import { randomBase62 } from '../keys/index.js';
 
 /**
@@ -77,23 +78,8 @@ export function clientRevision(tableName: string, clientId: string, seen?: numbe
 
 /** The client's history, oldest first. */
 export async function readHistory(client: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<HistoryEntry[]> {
-  const entries: HistoryEntry[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        IndexName: KEYS_BY_CLIENT_INDEX.indexName,
-        KeyConditionExpression: 'clientId = :c',
-        ExpressionAttributeValues: { ':c': HISTORY_PREFIX + clientId },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const { keyHash: _k, createdAt: _c, changedKeyId, ...rest } = item as Omit<HistoryEntry, 'keyId'> & { keyHash: string; createdAt: string; changedKeyId: string };
-      entries.push({ ...rest, keyId: changedKeyId, clientId });
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return entries;
+  return (await queryByClient(client, tableName, HISTORY_PREFIX + clientId)).map((item) => {
+    const { keyHash: _k, createdAt: _c, changedKeyId, ...rest } = item as Omit<HistoryEntry, 'keyId'> & { keyHash: string; createdAt: string; changedKeyId: string };
+    return { ...rest, keyId: changedKeyId, clientId };
+  });
 }
