@@ -1,15 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mulberry32 } from '../local/demo/generator.js';
-import { createRateLimiter } from '../src/keys/limiter.js';
-import type { RateLimiter, UsageCounter, UsageReserver } from '../src/keys/limiter-ports.js';
-import { policyWindowSeconds, type RateLimit } from '../src/keys/rate-limit.js';
-import { addUsage, reserveUsage } from '../src/keys/usage.js';
+import { createRateLimiter } from '../src/keys/limits/limiter.js';
+import type { RateLimiter, UsageCounter, UsageReserver } from '../src/keys/limits/limiter-ports.js';
+import { policyWindowSeconds, type RateLimit } from '../src/keys/limits/rate-limit.js';
+import { addUsage, reserveUsage } from '../src/keys/limits/usage.js';
 
 /**
  * The rate-limit simulation (docs/performance.md, "Rate limits across containers"): many authorizer
- * containers, each with its own limiter (src/keys/limiter.ts), serve one key on a simulated clock
+ * containers, each with its own limiter (src/keys/limits/limiter.ts), serve one key on a simulated clock
  * (nothing waits), and write their counts and reservations to the usage items of a keys table on
- * DynamoDB Local with the authorizer's own UpdateItems (src/keys/usage.ts), or to any store of the
+ * DynamoDB Local with the authorizer's own UpdateItems (src/keys/limits/usage.ts), or to any store of the
  * same semantics (the unit tests' test/support/usage-memory.ts). Four scenarios, each on a key of its own:
  *
  * - steady: requests arrive at random (Poisson) at several times the key's limit, each to a random

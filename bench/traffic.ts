@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { successResponse } from '../src/http/envelope.js';
 import { createKeyAuthorizer } from '../src/keys/authorizer.js';
-import { createKey, getKeyByHash, revokeKey, rotateKey } from '../src/keys/store.js';
+import { getKeyByHash } from '../src/keys/store.js';
+import { createKey, revokeKey, rotateKey } from '../src/api-keys/store.js';
 import { readKeysVersion } from '../src/keys/version.js';
 import { withChangeAwareCache } from '../src/listing/change-aware-cache.js';
 import { addDays } from '../src/kernel/dates.js';

@@ -1,7 +1,9 @@
 import { clientIdOf } from '../src/keys/format.js';
-import type { CreatedKey, PublicKeyRecord } from '../src/keys/record.js';
-import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, type RateLimit } from '../src/keys/rate-limit.js';
-import { USAGE_DAYS, type DayUsage } from '../src/keys/usage.js';
+import type { PublicKeyRecord } from '../src/keys/record.js';
+import type { CreatedKey } from '../src/api-keys/rules.js';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, type RateLimit } from '../src/keys/limits/rate-limit.js';
+import { USAGE_DAYS, type DayUsage } from '../src/keys/limits/usage.js';
+import type { HistoryEntry } from '../src/api-keys/history.js';
 
 /** What `npm run keys` prints: the created key (once), the keys table, a key's usage, as text or JSON. */
 export function print(line = ''): void {
@@ -94,5 +96,23 @@ export function printUsage(keyId: string, days: readonly DayUsage[]): void {
     ['DAY', 'SERVED', 'RATE LIMITED'],
     ...days.map((d) => [d.day, String(d.served), String(d.refused)]),
     ['total', String(total.served), String(total.refused)],
+  ]);
+}
+
+export function printHistory(clientId: string, entries: readonly HistoryEntry[]): void {
+  if (entries.length === 0) {
+    print(`No changes recorded for client ${clientId}.`);
+    return;
+  }
+  printRows([
+    ['AT', 'ACTION', 'KEY ID', 'ENV', 'BY', 'NOTE'],
+    ...entries.map((e) => [
+      e.at,
+      e.action,
+      e.keyId,
+      e.environment,
+      e.via === 'api' ? `api, key ${e.actorKeyId ?? '?'}` : 'command',
+      e.action === 'rotate' ? `successor ${e.successorKeyId ?? '?'}, grace until ${e.graceUntil ?? '?'}` : '',
+    ]),
   ]);
 }

@@ -6,16 +6,20 @@ import { parseStage, readConfig, type Stage } from '../src/config.js';
 import { refuseShiftedClock } from './clock-flag.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import { environmentForStage, isClientId, isKeyId, KEY_PREFIXES } from '../src/keys/format.js';
-import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/keys/grace.js';
-import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/keys/scopes.js';
+import { DEFAULT_GRACE_MS, formatGrace, parseGrace } from '../src/api-keys/grace.js';
+import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../src/api-keys/scopes.js';
 import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
-import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/keys/store.js';
-import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/rate-limit.js';
-import { readUsage } from '../src/keys/usage.js';
-import { describeKey, jsonKey, jsonRecord, print, printSecret, printTable, printUsage } from './keys-output.js';
+import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/api-keys/store.js';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/limits/rate-limit.js';
+import { readUsage } from '../src/keys/limits/usage.js';
+import { clientKeys, readClient, setApprovedScopes } from '../src/api-keys/clients.js';
+import { unapprovedScopes } from '../src/api-keys/rules.js';
+import { readHistory } from '../src/api-keys/history.js';
+import { describeKey, jsonKey, jsonRecord, print, printHistory, printSecret, printTable, printUsage } from './keys-output.js';
 
 /**
- * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys.
+ * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys, approve a
+ * client's scopes, show a client's history.
  * By default on DynamoDB Local (DYNAMODB_ENDPOINT, else http://127.0.0.1:$DYNAMODB_PORT; the tables
  * are created when missing); with `--aws --stage S` on the tables of the deployed stage S.
  * A bad flag or setting: one line naming it, exit 2. A refusal (unknown key id, key already rotated
@@ -30,6 +34,8 @@ const USAGE = `Usage: npm run keys -- <command> [options]
   limit KEY_ID --rate R --burst B | --default                 set the key's rate limit (requests/s, burst), or back to the default
   usage KEY_ID [--json]                                       requests per day (served, rate limited), last 30 days
   list [--json]                                               list keys, without secrets, with their rate limits
+  approve CLIENT_ID --scopes S1,S2                            the scopes the client's keys may have (through the API too); replaces the list
+  history CLIENT_ID [--json]                                  every change to the client's keys (create, rotate, revoke), by the API or this command
 
   Rate limit: --rate is requests per second (0.1-1000), --burst whole requests (1-10000);
   without one a key has the default, ${describeRateLimit(DEFAULT_RATE_LIMIT)}.
@@ -53,17 +59,19 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-type CommandName = 'create' | 'rotate' | 'revoke' | 'limit' | 'usage' | 'list';
+type CommandName = 'create' | 'rotate' | 'revoke' | 'limit' | 'usage' | 'list' | 'approve' | 'history';
 
-const COMMANDS: Readonly<Record<CommandName, { options: readonly OptionName[]; keyId: boolean }>> = {
+const COMMANDS: Readonly<Record<CommandName, { options: readonly OptionName[]; keyId: boolean; clientId?: true }>> = {
   create: { options: ['env', 'scopes', 'name', 'client', 'rate', 'burst', 'json'], keyId: false },
   rotate: { options: ['grace', 'json'], keyId: true },
   revoke: { options: [], keyId: true },
   limit: { options: ['rate', 'burst', 'default'], keyId: true },
   usage: { options: ['json'], keyId: true },
   list: { options: ['json'], keyId: false },
+  approve: { options: ['scopes'], keyId: false, clientId: true },
+  history: { options: ['json'], keyId: false, clientId: true },
 };
-const COMMAND_LIST = 'create, rotate, revoke, limit, usage, list';
+const COMMAND_LIST = 'create, rotate, revoke, limit, usage, list, approve, history';
 const COMMON: readonly OptionName[] = ['aws', 'stage', 'help'];
 
 /** Never echo something that may be a key. */
@@ -138,6 +146,14 @@ function keyIdArgument(positionals: string[]): string {
   return keyId;
 }
 
+function clientIdArgument(positionals: string[]): string {
+  const [clientId, ...extra] = positionals;
+  if (clientId === undefined) throw CommandError.usage('CLIENT_ID', 'missing: give the client id (cli_...), see `npm run keys -- list`');
+  if (extra.length > 0) throw CommandError.usage('arguments', `unexpected argument ${shown(extra[0]!)}`);
+  if (!isClientId(clientId)) throw CommandError.usage('CLIENT_ID', `${shown(clientId)} is not a client id (cli_ followed by 20 letters and digits)`);
+  return clientId;
+}
+
 function parseName(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const name = raw.trim();
@@ -168,7 +184,8 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   const keyId = spec.keyId ? keyIdArgument(args) : undefined;
-  if (!spec.keyId && args.length > 0) throw CommandError.usage('arguments', `unexpected argument ${shown(args[0]!)}`);
+  const clientId = spec.clientId ? clientIdArgument(args) : undefined;
+  if (!spec.keyId && !spec.clientId && args.length > 0) throw CommandError.usage('arguments', `unexpected argument ${shown(args[0]!)}`);
 
   // Validate every flag before touching the database.
   let environment: KeyEnvironment | undefined;
@@ -187,6 +204,10 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   if (command === 'rotate' && values.grace !== undefined) graceMs = parseGrace(values.grace);
+  if (command === 'approve') {
+    if (values.scopes === undefined) throw CommandError.usage('--scopes', 'is required, e.g. --scopes empty_leg:read,api_key:read');
+    scopes = parseScopes(values.scopes);
+  }
   const rateLimit = parseLimitFlags(command, values);
 
   const target = await connect(values.aws === true, values.stage);
@@ -201,6 +222,11 @@ async function main(argv: string[]): Promise<void> {
         if (values.client !== undefined) {
           const known = (await listKeys(target.client, target.keysTableName)).some((k) => k.clientId === values.client);
           if (!known) throw CommandError.failure(`No client with id ${values.client}: no key belongs to it (see \`npm run keys -- list\`)`);
+          const approved = (await readClient(target.client, target.keysTableName, values.client)).approvedScopes;
+          const missing = approved === undefined ? [] : unapprovedScopes(scopes, approved);
+          if (missing.length > 0) {
+            throw CommandError.failure(`Client ${values.client} is not approved for ${missing.join(', ')}: approve it first (npm run keys -- approve ${values.client} --scopes ...)`);
+          }
         }
         const created = await createKey(target.client, target.keysTableName, {
           environment: environment!,
@@ -248,6 +274,23 @@ async function main(argv: string[]): Promise<void> {
         const days = await readUsage(target.client, target.keysTableName, keyId!, { now: target.clock() });
         if (values.json) print(JSON.stringify({ keyId, days }));
         else printUsage(keyId!, days);
+        return;
+      }
+      case 'approve': {
+        const keys = await clientKeys(target.client, target.keysTableName, clientId!);
+        if (keys.length === 0) throw CommandError.failure(`No client with id ${clientId!}: no key belongs to it (see \`npm run keys -- list\`)`);
+        const unknown = unknownScopes(scopes);
+        if (unknown.length > 0) warn(`no endpoint requires ${unknown.join(', ')} yet (known scopes: ${KNOWN_SCOPES.join(', ')})`);
+        await setApprovedScopes(target.client, target.keysTableName, clientId!, scopes, target.clock());
+        const beyond = [...new Set(keys.filter((k) => k.status !== 'revoked').flatMap((k) => unapprovedScopes(k.scopes, scopes)))];
+        print(`Client ${clientId!} is approved for ${scopes.join(',')}.`);
+        if (beyond.length > 0) warn(`keys of ${clientId!} already hold ${beyond.join(', ')}: they keep them until rotated away or revoked`);
+        return;
+      }
+      case 'history': {
+        const entries = await readHistory(target.client, target.keysTableName, clientId!);
+        if (values.json) print(JSON.stringify(entries));
+        else printHistory(clientId!, entries);
         return;
       }
       case 'list': {

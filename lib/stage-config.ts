@@ -59,7 +59,7 @@ export interface StageConfig {
   /**
    * FAILED_AUTH_PER_MINUTE and FAILED_AUTH_BURST of the authorizer: failed authentications per
    * source address and container before its requests are answered 429 without a read
-   * (src/keys/address-limit.ts).
+   * (src/keys/limits/address-limit.ts).
    */
   readonly failedAuth: { readonly perMinute: number; readonly burst: number };
   /** LISTING_CACHE_TTL_SECONDS of the list function: the ceiling of its change-aware cache (0 turns it off). */

@@ -4,7 +4,7 @@ import { parseIntegerSetting, parseStage, readConfig } from '../src/config.js';
 import { CommandError, parseCommandLine, runCommand } from '../cli/command.js';
 import { applyAtFlag } from '../cli/clock-flag.js';
 import { LIST_PATH, LOCAL_KEY_SCOPES, startLocalService, type LocalService } from './service.js';
-import { describeRateLimit, MAX_RATE_LIMIT } from '../src/keys/rate-limit.js';
+import { describeRateLimit, MAX_RATE_LIMIT } from '../src/keys/limits/rate-limit.js';
 import { isWildcardHost, LOOPBACK_HOST } from './dynamodb-local.js';
 
 /**

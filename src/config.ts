@@ -30,7 +30,7 @@ export interface Config {
    * request without it); unset (local runs, tests), every request is taken as it comes.
    */
   originSecret: string | undefined;
-  /** FAILED_AUTH_PER_MINUTE and FAILED_AUTH_BURST: failed authentications per source address (src/keys/address-limit.ts). */
+  /** FAILED_AUTH_PER_MINUTE and FAILED_AUTH_BURST: failed authentications per source address (src/keys/limits/address-limit.ts). */
   failedAuthLimit: { rate: number; burst: number };
 }
 

@@ -200,6 +200,17 @@ export const FUNCTIONS = {
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'WatchAdminFunction' },
   },
+  apiKeys: {
+    invokedBy: 'api',
+    entry: 'functions/api-keys/handler.ts',
+    logicalId: 'ApiKeysFunction',
+    description: '/open/v1/api-keys: a client reads, creates, rotates and revokes its own keys',
+    memorySize: 512,
+    timeoutSeconds: 10,
+    access: ['keys:manage'],
+    environment: [],
+    alarm: { name: 'ApiKeysFunction' },
+  },
   deliverWebhooks: {
     invokedBy: 'queue',
     entry: 'functions/deliver-webhooks/handler.ts',

@@ -12,10 +12,10 @@ interface RouteBase {
   readonly function: FunctionName;
 }
 
-/** A route behind the key authorizer: the function refuses a key without `scope`. */
+/** A route behind the key authorizer: the function refuses a key without `scope` (null: any verified key). */
 export interface KeyedRoute extends RouteBase {
   readonly authorizer: true;
-  readonly scope: string;
+  readonly scope: string | null;
 }
 
 /** A route served without a key: no authorizer runs; `publicReason` says why that is safe. */
@@ -111,6 +111,41 @@ export const ROUTES = {
     path: '/open/v1/watches/{id}/secret/rotate',
     scope: 'watch:write',
     function: 'watchAdmin',
+    authorizer: true,
+  },
+  readOwnApiKey: {
+    method: 'GET',
+    path: '/open/v1/api-keys/self',
+    scope: null,
+    function: 'apiKeys',
+    authorizer: true,
+  },
+  listApiKeys: {
+    method: 'GET',
+    path: '/open/v1/api-keys',
+    scope: 'api_key:read',
+    function: 'apiKeys',
+    authorizer: true,
+  },
+  createApiKey: {
+    method: 'POST',
+    path: '/open/v1/api-keys',
+    scope: 'api_key:write',
+    function: 'apiKeys',
+    authorizer: true,
+  },
+  rotateApiKey: {
+    method: 'POST',
+    path: '/open/v1/api-keys/{id}/rotate',
+    scope: 'api_key:write',
+    function: 'apiKeys',
+    authorizer: true,
+  },
+  revokeApiKey: {
+    method: 'DELETE',
+    path: '/open/v1/api-keys/{id}',
+    scope: 'api_key:write',
+    function: 'apiKeys',
     authorizer: true,
   },
   openApiDocument: {

@@ -64,6 +64,11 @@ export type TableAccess =
   | 'keys:read'
   /**
    * Keys table: UpdateItem on the usage counter items only (keyHash `usage#...`, an IAM condition on
-   * the partition key): the rate limiter's counts (src/keys/usage.ts); no key item can be changed.
+   * the partition key): the rate limiter's counts (src/keys/limits/usage.ts); no key item can be changed.
    */
-  | 'keys:count';
+  | 'keys:count'
+  /**
+   * Keys table: GetItem, Query (`byKeyId`, `byClient`), PutItem and UpdateItem (in TransactWriteItems)
+   * on key, client and history items and the keys version, never on the usage counters. Key management.
+   */
+  | 'keys:manage';

@@ -59,18 +59,26 @@ export const LISTED_LEGS_INDEX = LEGS_TABLE.indexes[2];
 /**
  * Keys table: one item per key, keyed by the SHA-256 (hex) of the whole key, never the key
  * itself. `byKeyId` finds a key by its public id (`key_...`) for the `keys` command. Expired and
- * revoked keys carry `ttl` (epoch seconds) so DynamoDB TTL removes them some time later.
+ * revoked keys carry `ttl` (epoch seconds) so DynamoDB TTL removes them some time later. `byClient`
+ * finds a client's keys, and under `history#<clientId>` its history (docs/api-keys.md, "Storage").
  */
 export const KEYS_TABLE = {
   partitionKey: 'keyHash',
-  indexes: [{ indexName: 'byKeyId', partitionKey: 'keyId' }],
+  indexes: [
+    { indexName: 'byKeyId', partitionKey: 'keyId' },
+    { indexName: 'byClient', partitionKey: 'clientId', sortKey: 'createdAt' },
+  ],
   timeToLiveAttribute: 'ttl',
 } as const satisfies TableDefinition;
 
 export const KEYS_BY_ID_INDEX = KEYS_TABLE.indexes[0];
+export const KEYS_BY_CLIENT_INDEX = KEYS_TABLE.indexes[1];
+/** A client's approved scopes and change counter (`client#<clientId>`), and its history items (`history#...`). */
+export const CLIENT_ITEM_PREFIX = 'client#';
+export const HISTORY_PREFIX = 'history#';
 
 /**
- * The keys table also holds the per-key usage counters (src/keys/usage.ts), one item per key and
+ * The keys table also holds the per-key usage counters (src/keys/limits/usage.ts), one item per key and
  * UTC day whose keyHash starts with this prefix (and the keys version, `~version`).
  */
 export const USAGE_KEY_PREFIX = 'usage#';

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../../src/config.js';
 import { checksumOf, environmentForStage, generateKey, KEY_PREFIXES, randomBase62, RANDOM_LENGTH } from '../../src/keys/format.js';
-import { createKey, revokeKey, rotateKey } from '../../src/keys/store.js';
-import { MAX_RATE_LIMIT } from '../../src/keys/rate-limit.js';
+import { createKey, revokeKey, rotateKey } from '../../src/api-keys/store.js';
+import { MAX_RATE_LIMIT } from '../../src/keys/limits/rate-limit.js';
 import type { LoadKeys } from './mix.js';
 
 /**

@@ -79,6 +79,48 @@ export async function rotateWatchSecret(
   return data.data;
 }
 
+export type ApiKey = components['schemas']['ApiKey'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+type Client = ReturnType<typeof emptyLegsClient>;
+const failure = (error: { code?: ErrorCode; message: string }, status: number): Failure => ({
+  error: error.code ?? 'GATEWAY',
+  message: error.message,
+  status,
+});
+
+/** The calling key itself (any scope): docs/api.md, "Managing keys". */
+export async function readOwnKey(client: Client): Promise<ApiKey | Failure> {
+  const { data, error, response } = await client.GET('/open/v1/api-keys/self');
+  return error ? failure(error, response.status) : data.data;
+}
+
+/** The client's keys in this environment, without secrets (`api_key:read`). */
+export async function listKeys(client: Client): Promise<ApiKey[] | Failure> {
+  const { data, error, response } = await client.GET('/open/v1/api-keys');
+  return error ? failure(error, response.status) : data.data.records;
+}
+
+/** A new key with approved scopes (`api_key:write`); its secret `key` is in this answer only. */
+export async function createKey(client: Client, body: components['schemas']['ApiKeyInput']): Promise<CreatedApiKey | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/api-keys', { body });
+  return error ? failure(error, response.status) : data.data;
+}
+
+/** Rotates a key (`api_key:write`): the new key at once, the old one deprecated for `graceHours` (default 168). */
+export async function rotateKey(client: Client, id: string, graceHours?: number): Promise<{ key: CreatedApiKey; previous: ApiKey } | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/api-keys/{id}/rotate', {
+    params: { path: { id } },
+    body: graceHours === undefined ? undefined : { graceHours },
+  });
+  return error ? failure(error, response.status) : data.data;
+}
+
+/** Revokes a key (`api_key:write`); the client's last active write key is refused (409 LAST_WRITE_KEY). */
+export async function revokeKey(client: Client, id: string): Promise<ApiKey | Failure> {
+  const { data, error, response } = await client.DELETE('/open/v1/api-keys/{id}', { params: { path: { id } } });
+  return error ? failure(error, response.status) : data.data;
+}
+
 export function emptyLegsClient(baseUrl: string, apiKey: string) {
   return createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
 }
@@ -208,6 +250,9 @@ async function main(): Promise<void> {
   const mirror = new Map<string, EmptyLeg>();
   const synced = await followChanges(client, mirror, undefined, 50);
   const again = 'cursor' in synced ? await followChanges(client, mirror, synced.cursor) : synced;
+  // The calling key itself; the start key has no api_key:read, so listing the client's keys is refused.
+  const self = await readOwnKey(client);
+  const keys = await listKeys(client);
   console.log(
     JSON.stringify({
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
@@ -220,6 +265,8 @@ async function main(): Promise<void> {
       missing,
       watch: watchOut,
       mirror: { size: mirror.size, applied: 'applied' in synced ? synced.applied : synced, again: 'applied' in again ? again.applied : again },
+      self: 'id' in self ? { id: self.id, state: self.state } : self,
+      keys: Array.isArray(keys) ? keys.length : keys,
     }),
   );
 }

@@ -166,6 +166,9 @@ export class ServiceFunction extends Construct {
         case 'keys:clients':
           this.readKeyClients(table(tables.keys, a));
           break;
+        case 'keys:manage':
+          this.manageKeys(table(tables.keys, a));
+          break;
         case 'watches:manage':
           this.manageWatches(table(tables.watches, a), table(tables.deliveries, a));
           break;
@@ -340,7 +343,7 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The authorizer's access to the usage counters (src/keys/usage.ts): UpdateItem on the keys table,
+   * The authorizer's access to the usage counters (src/keys/limits/usage.ts): UpdateItem on the keys table,
    * only on items whose partition key starts with `usage#` (dynamodb:LeadingKeys), so the function
    * that counts cannot change a key.
    */
@@ -377,6 +380,21 @@ export class ServiceFunction extends Construct {
    * the key, the table's partition key). `withKeyIdIndex` adds Query on the `byKeyId` index, for a
    * function that looks keys up by their public id.
    */
+  /**
+   * Key management (src/api-keys/): GetItem, Query on both indexes, PutItem and UpdateItem on items
+   * whose partition key is a key's hash, a client's item, a history item or the keys version
+   * (dynamodb:LeadingKeys), never on the usage counters.
+   */
+  manageKeys(table: ITable): this {
+    this.allow(['dynamodb:GetItem'], table.tableArn);
+    this.allow(['dynamodb:Query'], KEYS_TABLE.indexes.map((ix) => `${table.tableArn}/index/${ix.indexName}`));
+    this.allow(['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'], table.tableArn, {
+      'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': [`${USAGE_KEY_PREFIX}*`] },
+    });
+    this.function.addEnvironment(ENV.keysTableName, table.tableName);
+    return this;
+  }
+
   readKeys(table: ITable, options: { withKeyIdIndex?: boolean } = {}): this {
     this.allow(['dynamodb:GetItem'], table.tableArn);
     if (options.withKeyIdIndex) {

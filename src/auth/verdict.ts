@@ -96,7 +96,7 @@ function rateLimitHeaders(c: Partial<RateLimitFields>): Record<string, string> {
 
 const booleanish = v.union([v.boolean(), v.picklist(['true', 'false'])]);
 
-// Only values the authorizer writes (src/keys/rate-limit.ts) reach a header.
+// Only values the authorizer writes (src/keys/limits/rate-limit.ts) reach a header.
 const PolicyField = v.pipe(v.string(), v.regex(/^"[a-z-]+";q=\d+;w=\d+$/));
 const LimitField = v.pipe(v.string(), v.regex(/^"[a-z-]+";r=\d+;t=\d+$/));
 

@@ -81,7 +81,7 @@ export function httpEnvelope(): middy.MiddlewareObj<Event, Result> {
   };
 }
 
-export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result> {
+export function requireApiKey(scope: string | null): middy.MiddlewareObj<Event, Result> {
   return {
     before: (request) => {
       const verdict = readVerdict(request.event.requestContext?.authorizer?.lambda);
@@ -90,7 +90,7 @@ export function requireApiKey(scope: string): middy.MiddlewareObj<Event, Result>
       if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
       if (verdict.key.deprecated) internal(request)[DEPRECATED] = verdict.key;
       logger.appendKeys({ keyId: verdict.key.keyId });
-      if (!verdict.key.scopes.includes(scope)) {
+      if (scope !== null && !verdict.key.scopes.includes(scope)) {
         throw new AppError('PERMISSION_DENIED', `This API key lacks the scope '${scope}' that this endpoint requires`);
       }
     },

@@ -8,8 +8,8 @@ import { rejectedContext, type AuthorizerContext } from '../auth/verdict.js';
 import { emfLine, RATE_LIMIT_METRICS } from '../metrics.js';
 import { getKeyByHash } from './store.js';
 import { readKeysVersion } from './version.js';
-import { createRateLimiter } from './limiter.js';
-import { addUsage, reserveUsage } from './usage.js';
+import { createRateLimiter } from './limits/limiter.js';
+import { addUsage, reserveUsage } from './limits/usage.js';
 import { MESSAGES } from './messages.js';
 import { apiKeyHeader, requestSource, type RequestSource } from './request-source.js';
 import { createKeyAuthorizer, type KeyAuthorizer, type KeyAuthorizerOptions } from './authorizer.js';
@@ -26,7 +26,7 @@ export type AuthorizerHandler = (event: APIGatewayRequestAuthorizerEventV2, cont
 export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lookup'> {
   client: DynamoDBDocumentClient;
   tableName: string;
-  /** Least time between two writes of a key's usage counters by this container (src/keys/limiter.ts). */
+  /** Least time between two writes of a key's usage counters by this container (src/keys/limits/limiter.ts). */
   usageSyncIntervalMs?: number;
   /**
    * The secret CloudFront sends in `X-Origin-Verify` (docs/deploy.md, "The edge"): when given, a

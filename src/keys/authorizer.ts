@@ -14,9 +14,9 @@ import {
 } from '../auth/verdict.js';
 import { clientIdOf, environmentForStage, hashKey, hashPrefix, parseKey, stageForEnvironment } from './format.js';
 import { keyState, type KeyRecord } from './record.js';
-import type { RateLimiter } from './limiter-ports.js';
-import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField, type RateLimit } from './rate-limit.js';
-import { createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from './address-limit.js';
+import type { RateLimiter } from './limits/limiter-ports.js';
+import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField, type RateLimit } from './limits/rate-limit.js';
+import { createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from './limits/address-limit.js';
 import { addressLimitedMessage, expiredMessage, MESSAGES, rateLimitedMessage, wrongEnvironmentMessage } from './messages.js';
 import type { RequestSource } from './request-source.js';
 
@@ -59,7 +59,7 @@ export interface KeyAuthorizerOptions {
   revocationBoundMs?: number;
   /** Longest wait of a request for the keys-version read it started. Default 250 ms. */
   versionWaitMs?: number;
-  /** Failed authentications per source address (src/keys/address-limit.ts). */
+  /** Failed authentications per source address (src/keys/limits/address-limit.ts). */
   failedAuthLimit?: RateLimit;
   /** The per-key rate limiter; without it no key is limited and no RateLimit fields are given. */
   limiter?: RateLimiter;

@@ -1,7 +1,7 @@
 import type { Stage } from '../config.js';
 import type { KeyEnvironment } from '../auth/verdict.js';
 import { KEY_PREFIXES } from './format.js';
-import type { LimitDecision } from './limiter-ports.js';
+import type { LimitDecision } from './limits/limiter-ports.js';
 
 /** The messages of the authorizer's refusals (docs/api.md, "Errors"): what a client reads. */
 export const MESSAGES = {

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import type { KeyEnvironment } from '../auth/verdict.js';
-import { DAY_MS } from './grace.js';
-import { clientIdOf, generateClientId, generateKey, generateKeyId, hashKey } from './format.js';
-import type { RateLimit } from './rate-limit.js';
+import { DAY_MS } from '../kernel/leg-item.js';
+import { clientIdOf } from './format.js';
+import type { RateLimit } from './limits/rate-limit.js';
 
 /**
  * A key as the keys table holds it (one item per key, keyed by the SHA-256 hex of the whole key; the
@@ -34,25 +34,6 @@ export interface KeyRecord {
 
 /** A key as `list` shows it: no secret, no hash. */
 export type PublicKeyRecord = Omit<KeyRecord, 'keyHash' | 'ttl' | 'status' | 'clientId'> & { status: KeyState; clientId: string };
-
-export interface CreatedKey {
-  /** The clear key: shown once, stored nowhere. */
-  key: string;
-  record: KeyRecord;
-}
-
-export type KeyStoreRefusal = 'not_found' | 'already_rotated' | 'revoked';
-
-/** A refused management operation (unknown key id, rotating a key twice, a revoked key). */
-export class KeyStoreError extends Error {
-  readonly reason: KeyStoreRefusal;
-
-  constructor(reason: KeyStoreRefusal, message: string) {
-    super(message);
-    this.name = 'KeyStoreError';
-    this.reason = reason;
-  }
-}
 
 const Iso = v.pipe(v.string(), v.isoTimestamp());
 const RecordSchema = v.object({
@@ -104,43 +85,3 @@ export function toPublicRecord(record: KeyRecord, now: number): PublicKeyRecord 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 /** DynamoDB TTL's epoch seconds of an instant. */
 export const epochSeconds = (ms: number): number => Math.ceil(ms / 1000);
-
-export interface NewKeyInput {
-  environment: KeyEnvironment;
-  scopes: readonly string[];
-  name?: string | undefined;
-  /** The client the key belongs to (an existing one); undefined: a new client. */
-  clientId?: string | undefined;
-  /** The key's own rate limit; undefined: the default. */
-  rateLimit?: RateLimit | undefined;
-  /** Epoch ms; defaults to the system clock. */
-  now?: number;
-}
-
-export function newRecord(input: NewKeyInput, now: number, predecessorKeyId?: string): CreatedKey {
-  const key = generateKey(input.environment);
-  const record: KeyRecord = {
-    keyHash: hashKey(key),
-    keyId: generateKeyId(),
-    clientId: input.clientId ?? generateClientId(),
-    ...(input.name !== undefined && input.name !== '' ? { name: input.name } : {}),
-    environment: input.environment,
-    scopes: [...input.scopes],
-    status: 'active',
-    createdAt: iso(now),
-    ...(predecessorKeyId !== undefined ? { predecessorKeyId } : {}),
-    ...(input.rateLimit !== undefined ? { rateLimit: { rate: input.rateLimit.rate, burst: input.rateLimit.burst } } : {}),
-  };
-  return { key, record };
-}
-
-/** Why a key cannot be rotated: it is revoked, or was rotated already. */
-export function refusalToRotate(record: KeyRecord, now: number): KeyStoreError {
-  if (keyState(record, now) === 'revoked') {
-    return new KeyStoreError('revoked', `Key ${record.keyId} is revoked and cannot be rotated`);
-  }
-  const grace =
-    keyState(record, now) === 'expired' ? 'its grace period has ended' : `it is in grace until ${record.graceUntil ?? '?'}`;
-  const successor = record.successorKeyId ? `; rotate its successor ${record.successorKeyId} instead` : '';
-  return new KeyStoreError('already_rotated', `Key ${record.keyId} was already rotated (${grace})${successor}`);
-}

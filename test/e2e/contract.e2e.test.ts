@@ -181,6 +181,8 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       missing: { gone: boolean };
       watch: { id: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
       mirror: { size: number; applied: number; again: number };
+      self: { id: string; state: string };
+      keys: { error: string; status: number };
     };
     const direct = await callApi<{ data: { total: number; records: { id: string }[] } }>(
       `${service.baseUrl}/open/v1/empty-legs?size=3&depCityName=sao%20paulo`,
@@ -224,6 +226,9 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       expect(refused.body.message).toContain(`'${bad.split('=')[0]!}'`);
     }
     expect(out.openapi).toBe(loadOpenApi().openapi);
+    // The key helpers: the start key reads itself, and lacks api_key:read to list the client's keys.
+    expect(out.self).toEqual({ id: expect.stringMatching(/^key_[0-9A-Za-z]{20}$/), state: 'active' });
+    expect(out.keys).toMatchObject({ error: 'PERMISSION_DENIED', status: 403 });
     // The first leg by id, then polled with its ETag: unchanged (304); an unknown id: gone (404).
     expect(out.leg.id).toBe(out.page.ids[0]);
     expect(out.leg.etag).toMatch(/^W\/"/);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createDocumentClient } from '../../src/aws/dynamodb.js';
-import { createKey } from '../../src/keys/store.js';
+import { createKey } from '../../src/api-keys/store.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 

@@ -5,7 +5,7 @@ import { createDocumentClient } from '../../src/aws/dynamodb.js';
 import { generateKey } from '../../src/keys/format.js';
 import { runScript, type CommandRun } from '../support/commands.js';
 import { callApi, ContractViolation, contractViolations } from '../support/contract.js';
-import { DEFAULT_FAILED_AUTH_LIMIT } from '../../src/keys/address-limit.js';
+import { DEFAULT_FAILED_AUTH_LIMIT } from '../../src/keys/limits/address-limit.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import type { Envelope as ApiEnvelope } from '../../src/http/envelope.js';
 
@@ -21,6 +21,7 @@ const PATH = '/open/v1/empty-legs';
 type Envelope = ApiEnvelope<unknown>;
 interface JsonKey {
   keyId: string;
+  clientId: string;
   key: string;
   environment: string;
   scopes: string[];
@@ -87,7 +88,7 @@ function typo(key: string, at: number): string {
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
-  service = await startLocalServer({ stage: 'sandbox' });
+  service = await startLocalServer({ stage: 'sandbox', fewLegs: true });
   secrets.push(service.apiKey);
 }, 120_000);
 
@@ -248,13 +249,134 @@ describe('API keys over HTTP (local server, sandbox)', () => {
     const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
     try {
       const items = (await client.send(new ScanCommand({ TableName: service.keysTableName }))).Items ?? [];
-      // The start key and the 10 made here, beside the keys version (src/keys/version.ts) and the
-      // usage counters (src/keys/usage.ts).
-      expect(items.filter((i) => i.keyHash !== '~version' && !String(i.keyHash).startsWith('usage#')).length).toBe(11);
+      // The start key and the 10 made here, beside the keys version (src/keys/version.ts), the
+      // usage counters (src/keys/limits/usage.ts), the clients' items and history (src/api-keys/).
+      // Key items only: the client items and the history (src/api-keys/) share the table too.
+      expect(items.filter((i) => /^[0-9a-f]{64}$/.test(String(i.keyHash))).length).toBe(11);
       expect(items.some((i) => String(i.keyHash).startsWith('usage#'))).toBe(true);
       const dump = JSON.stringify(items, (_k, v: unknown) => (v instanceof Set ? Array.from(v as ReadonlySet<unknown>) : v));
       for (const key of sent) {
         expect(dump).not.toContain(key);
+        expect(dump).not.toContain(key.slice(9, 41));
+      }
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+describe('a client manages its own keys over HTTP (/open/v1/api-keys)', () => {
+  const BASE = '/open/v1/api-keys';
+  const call = (key: string, path: string, init: { method?: string; body?: unknown } = {}) =>
+    callApi<Envelope>(`${service.baseUrl}${BASE}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { 'X-API-Key': key, ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+  type View = { id: string; state: string; scopes: string[]; clientId: string; sunsetAt: string | null; key?: string };
+  const data = <T>(body: Envelope) => body.data as T;
+
+  /** Polls `probe` until it holds, at most the revocation bound and a second (10 s + 1 s). */
+  async function within(ms: number, probe: () => Promise<boolean>): Promise<number> {
+    const started = performance.now();
+    for (;;) {
+      if (await probe()) return performance.now() - started;
+      if (performance.now() - started > ms) throw new Error(`not within ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  let writer: JsonKey;
+  let other: JsonKey;
+  const apiSecrets: string[] = [];
+
+  beforeAll(async () => {
+    writer = await keysJson(['create', '--env', 'test', '--scopes', 'api_key:read,api_key:write,empty_leg:read', '--name', 'manager']);
+    other = await keysJson(['create', '--env', 'test', '--scopes', 'empty_leg:read']);
+  }, 60_000);
+
+  it('GET self answers the calling key, whatever its scopes, counted against its rate limit', async () => {
+    const { res, body } = await call(other.key, '/self');
+    expect(res.status).toBe(200);
+    expect(data<View>(body)).toMatchObject({ id: other.keyId, state: 'active', scopes: ['empty_leg:read'], sunsetAt: null });
+    expect(res.headers.get('ratelimit')).toMatch(/^"per-key";r=\d+;t=\d+$/);
+    expect(JSON.stringify(body)).not.toContain(other.key);
+  });
+
+  it('refuses a scope the client is not approved for (403 naming it), and keys without api_key:read', async () => {
+    const denied = await call(writer.key, '', { method: 'POST', body: { name: 'watcher', scopes: ['empty_leg:read', 'watch:write'] } });
+    expect(denied.res.status).toBe(403);
+    expect(denied.body).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(denied.body.message).toContain("'watch:write'");
+    expect((await call(other.key, '')).body).toMatchObject({ code: 'PERMISSION_DENIED' });
+  });
+
+  it('creates, rotates with a grace (deprecated headers), revokes within the bound, refuses the last write key (409), and records it all', async () => {
+    const created = await call(writer.key, '', { method: 'POST', body: { name: 'reader', scopes: ['empty_leg:read'] } });
+    expect(created.res.status).toBe(201);
+    const reader = data<View>(created.body);
+    apiSecrets.push(reader.key!);
+    expect(reader).toMatchObject({ clientId: writer.clientId, state: 'active', scopes: ['empty_leg:read'] });
+    expect((await get(reader.key!)).res.status).toBe(200);
+
+    const listed = await call(writer.key, '');
+    const records = data<{ records: View[] }>(listed.body).records;
+    expect(records.map((r) => r.id).sort()).toEqual([writer.keyId, reader.id].sort());
+    expect(JSON.stringify(listed.body)).not.toMatch(/elk_test_/);
+
+    // Another client's key: 404 for every change.
+    expect((await call(writer.key, `/${other.keyId}/rotate`, { method: 'POST' })).res.status).toBe(404);
+    expect((await call(writer.key, `/${other.keyId}`, { method: 'DELETE' })).res.status).toBe(404);
+
+    const rotated = await call(writer.key, `/${writer.keyId}/rotate`, { method: 'POST', body: { graceHours: 1 } });
+    expect(rotated.res.status).toBe(201);
+    const { key: next, previous } = data<{ key: View; previous: View }>(rotated.body);
+    apiSecrets.push(next.key!);
+    expect(previous).toMatchObject({ id: writer.keyId, state: 'in_grace', successorId: next.id });
+    expect(Date.parse(previous.sunsetAt!) - Date.parse(data<{ key: { createdAt: string } }>(rotated.body).key.createdAt)).toBe(3_600_000);
+    // The old key works on, marked deprecated (once the authorizers follow the rotation).
+    await within(11_000, async () => (await call(writer.key, '/self')).res.headers.get('x-api-key-deprecated') === 'true');
+    const old = await call(writer.key, '/self');
+    expect(old.res.status).toBe(200);
+    expect(old.res.headers.get('sunset')).toBe(new Date(previous.sunsetAt!).toUTCString());
+    expect((await call(next.key!, '/self')).res.headers.get('x-api-key-deprecated')).toBeNull();
+
+    const revoked = await call(next.key!, `/${reader.id}`, { method: 'DELETE' });
+    expect(revoked.res.status).toBe(200);
+    expect(data<View>(revoked.body).state).toBe('revoked');
+    await within(11_000, async () => (await get(reader.key!)).res.status === 401);
+
+    // The new key is the client's only active key with api_key:write (the old one is in grace).
+    const last = await call(next.key!, `/${next.id}`, { method: 'DELETE' });
+    expect(last.res.status).toBe(409);
+    expect(last.body).toMatchObject({ code: 'LAST_WRITE_KEY' });
+    expect((await call(next.key!, `/${writer.keyId}/rotate`, { method: 'POST' })).body).toMatchObject({ code: 'KEY_NOT_ACTIVE' });
+
+    const history = await keys(['history', reader.clientId, '--json']);
+    expect(history.code).toBe(0);
+    const entries = JSON.parse(history.stdout) as { action: string; keyId: string; via: string; actorKeyId: string | null; at: string }[];
+    expect(entries.map((e) => [e.action, e.keyId, e.via, e.actorKeyId])).toEqual([
+      ['create', writer.keyId, 'command', null],
+      ['create', reader.id, 'api', writer.keyId],
+      ['rotate', writer.keyId, 'api', writer.keyId],
+      ['revoke', reader.id, 'api', next.id],
+    ]);
+    expect(entries.every((e) => !Number.isNaN(Date.parse(e.at)))).toBe(true);
+    const text = await keys(['history', reader.clientId]);
+    expect(text.stdout).toContain(`api, key ${next.id}`);
+    for (const secret of [...apiSecrets, writer.key]) expect(history.stdout + text.stdout).not.toContain(secret);
+  });
+
+  it('keeps no secret made through the API in the server log or the keys table', async () => {
+    await new Promise((r) => setTimeout(r, 200));
+    const log = service.output();
+    const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
+    try {
+      const items = (await client.send(new ScanCommand({ TableName: service.keysTableName }))).Items ?? [];
+      const dump = JSON.stringify(items, (_k, v: unknown) => (v instanceof Set ? Array.from(v as ReadonlySet<unknown>) : v));
+      expect(apiSecrets.length).toBe(2);
+      for (const key of apiSecrets) {
+        expect(log).not.toContain(key.slice(9, 41));
         expect(dump).not.toContain(key.slice(9, 41));
       }
     } finally {

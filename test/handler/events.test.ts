@@ -138,7 +138,7 @@ describe('events/authorizer.json → authorizer handler', () => {
             }
           : undefined,
     }));
-    // The usage item (src/keys/usage.ts): the first request of the day, reserved from the key's
+    // The usage item (src/keys/limits/usage.ts): the first request of the day, reserved from the key's
     // shared bucket as DynamoDB answers it (ALL_NEW: the bucket's time after this request).
     // An item with no bucket yet refuses the draw form (`tat BETWEEN ...`) and takes the starting one.
     ddb.on(UpdateCommand).callsFake((input: { ExpressionAttributeValues: Record<string, number> }) => {

@@ -16,7 +16,7 @@ import { STAGE_CONFIGS } from '../../lib/stage-config.js';
 import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
-import { DEFAULT_RATE_LIMIT } from '../../src/keys/rate-limit.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/keys/limits/rate-limit.js';
 import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
 import { DEFAULT_ROUTE, ROUTES, routeKeyOf } from '../../src/routes.js';
@@ -560,6 +560,26 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(envOf(t(), id)).toMatchObject({ WATCHES_TABLE_NAME: ref(idOf(WATCHES_TABLE)), WATCH_DELIVERIES_TABLE_NAME: ref(idOf(WATCH_DELIVERIES_TABLE)) });
     });
 
+    it('the api-keys function reads keys by hash and both indexes, and writes only key, client and history items (never usage#)', () => {
+      const keysId = tableId(t(), KEYS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.apiKeys;
+      const statements = statementsOfRole(t(), roleIdOf(t(), id));
+      const text = JSON.stringify(statements);
+      expect(text).not.toMatch(/Scan|DeleteItem|BatchWrite|"dynamodb:\*"/);
+      expect(statements).toContainEqual(normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(keysId) }));
+      expect(statements).toContainEqual(
+        normalizeStatement({
+          Effect: 'Allow',
+          Action: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+          Resource: arnOf(keysId),
+          Condition: { 'ForAllValues:StringNotLike': { 'dynamodb:LeadingKeys': ['usage#*'] } },
+        }),
+      );
+      for (const index of KEYS_TABLE.indexes) expect(text).toContain(`/index/${index.indexName}`);
+      const env = (fn(t(), id).Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+      expect(env.KEYS_TABLE_NAME).toEqual(ref(keysId));
+    });
+
     it('the not-found function may only write its own logs', () => {
       const id = FUNCTION_LOGICAL_IDS.notFound;
       expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual([logs(logGroupIdOf(t(), id))]);
@@ -599,8 +619,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 15 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(16);
+      // 16 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(17);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -732,6 +752,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'WatchesFunctionThrottles',
           'WatchAdminFunctionErrors',
           'WatchAdminFunctionThrottles',
+          'ApiKeysFunctionErrors',
+          'ApiKeysFunctionThrottles',
           'WatchesTableThrottles',
           'WatchDeliveriesTableThrottles',
           'DeliverWebhooksErrors',
@@ -882,6 +904,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/FetchRates/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
           'WatchAdmin/Function AwsSolutions-L1',
+          'ApiKeys/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',
           'Feeds/Ingest/Function AwsSolutions-L1',

@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 import { copyBundledFiles, entryPath, esbuildOptions } from '../../lib/bundling.js';
 import type { FunctionName } from '../../src/function-table.js';
 import { verifiedContext } from '../../src/auth/verdict.js';
-import { createKey } from '../../src/keys/store.js';
+import { createKey } from '../../src/api-keys/store.js';
 import { writeLegs } from '../../src/loading/loader.js';
 import { addDays } from '../../src/kernel/dates.js';
 import { createTestTables, type TestTables } from '../support/dynamodb.js';

@@ -1,7 +1,7 @@
-import type { PoolAnswer, PoolRequest, UsageCounter, UsageReserver, UsageTotals } from '../../src/keys/limiter-ports.js';
+import type { PoolAnswer, PoolRequest, UsageCounter, UsageReserver, UsageTotals } from '../../src/keys/limits/limiter-ports.js';
 
 /**
- * The usage counter items of one keys table, in memory, with the semantics of src/keys/usage.ts
+ * The usage counter items of one keys table, in memory, with the semantics of src/keys/limits/usage.ts
  * (addUsage, reserveUsage): what every container's writes add up to, and the shared bucket.
  */
 export interface MemoryUsage {

@@ -10,7 +10,7 @@ import { parseChangesQuery } from '../../src/changes/feed.js';
 import { readWatchesConfig } from '../../src/config.js';
 import { readVerdict } from '../../src/auth/verdict.js';
 import { parseIfNoneMatch, weakTag } from '../../src/http/conditional.js';
-import { BURST_BOUNDS, MAX_RATE_LIMIT, RATE_BOUNDS, policyWindowSeconds, rateLimitField, rateLimitPolicyField } from '../../src/keys/rate-limit.js';
+import { BURST_BOUNDS, MAX_RATE_LIMIT, RATE_BOUNDS, policyWindowSeconds, rateLimitField, rateLimitPolicyField } from '../../src/keys/limits/rate-limit.js';
 import { parseListQuery } from '../../src/listing/query.js';
 import { deliveryIdOf, retryDelaySeconds } from '../../src/watches/delivery.js';
 import { answeredFilters, INTEGER_FILTERS, parseWatchFilters, WATCH_FILTER_FIELDS } from '../../src/watches/filters.js';

@@ -14,6 +14,7 @@ function sources(dir: string): string[] {
 }
 
 const FILES = sources('src');
+const MAX_FILES_PER_FOLDER = 12;
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*'(\.[^']+)'/g;
 
 function importsOf(file: string): string[] {
@@ -109,6 +110,15 @@ describe('the layers of src/', () => {
   it('imports no handler factory from src/: the entry files of functions/ compose them', () => {
     const wrong = [...GRAPH].flatMap(([file, targets]) => targets.filter(isHandlerFactory).map((t) => `${file} -> ${t}`));
     expect(wrong).toEqual([]);
+  });
+
+  it('keeps every folder of src/ within 12 files (the two over it before the rule may not grow)', () => {
+    const over: Readonly<Record<string, number>> = { src: 13, [path.join('src', 'loading', 'import')]: 14 };
+    const counts = new Map<string, number>();
+    for (const file of FILES) counts.set(path.dirname(file), (counts.get(path.dirname(file)) ?? 0) + 1);
+    expect(counts.get(path.join('src', 'keys'))).toBeGreaterThan(0);
+    const crowded = [...counts].filter(([dir, n]) => n > (over[dir] ?? MAX_FILES_PER_FOLDER));
+    expect(crowded).toEqual([]);
   });
 
   it('keeps every runtime file within 300 lines', () => {

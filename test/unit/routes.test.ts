@@ -23,9 +23,13 @@ describe('src/routes.ts', () => {
   it('a route with a scope runs the authorizer; a route without one explains why it needs no key', () => {
     for (const route of Object.values(ROUTES)) {
       if (route.scope !== null) expect(route.authorizer).toBe(true);
-      else expect(route.authorizer).toBe(false);
       if (!route.authorizer) expect(route.publicReason.length).toBeGreaterThan(40);
     }
+  });
+
+  it('a keyed route without a scope takes any verified key: GET /open/v1/api-keys/self only', () => {
+    const anyKey = Object.values(ROUTES).filter((r) => r.authorizer && r.scope === null);
+    expect(anyKey.map(routeKeyOf)).toEqual(['GET /open/v1/api-keys/self']);
   });
 
   it('paths are API Gateway path templates: absolute, no trailing slash, `{name}` parameters as whole segments', () => {

@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import { mockClient } from 'aws-sdk-client-mock';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { createDocumentClient } from '../../../src/aws/dynamodb.js';
-import { DEFAULT_FAILED_AUTH_LIMIT } from '../../../src/keys/address-limit.js';
+import { DEFAULT_FAILED_AUTH_LIMIT } from '../../../src/keys/limits/address-limit.js';
 import { createAuthorizerHandler } from '../../../src/keys/authorizer-handler.js';
 import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../../src/auth/edge.js';
 import { generateKey } from '../../../src/keys/format.js';

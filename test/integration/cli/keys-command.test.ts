@@ -6,8 +6,8 @@ import { runScript, type CommandRun } from '../../support/commands.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { freePort } from '../../../local/dynamodb-local.js';
 import { getKeyByHash, getKeyById } from '../../../src/keys/store.js';
-import { addUsage } from '../../../src/keys/usage.js';
-import { utcDay } from '../../../src/keys/bucket.js';
+import { addUsage } from '../../../src/keys/limits/usage.js';
+import { utcDay } from '../../../src/keys/limits/bucket.js';
 import { testNow } from '../../support/clock.js';
 
 /** `npm run keys` as a child process (tsx cli/keys.ts), on this file's own tables. */

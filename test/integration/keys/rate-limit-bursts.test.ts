@@ -3,13 +3,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { DEFAULT_RATE_LIMIT_SIM, runRateLimitSim, type ScenarioFigures } from '../../../bench/rate-limit.js';
 import { RATE_LIMIT_MAX_DEVIATION, RATE_LIMIT_MAX_WINDOW_DEVIATION } from '../../../bench/targets.js';
-import { poolCostMs } from '../../../src/keys/bucket.js';
-import { addUsage, reserveUsage, usageItemKey } from '../../../src/keys/usage.js';
+import { poolCostMs } from '../../../src/keys/limits/bucket.js';
+import { addUsage, reserveUsage, usageItemKey } from '../../../src/keys/limits/usage.js';
 
 /**
  * Limits that hold in bursts (docs/api.md, "Rate limits"): the benchmark's simulation
  * (bench/rate-limit.ts, simulated time) with the limiters writing to DynamoDB Local, and the shared
- * bucket's conditional writes themselves (src/keys/usage.ts).
+ * bucket's conditional writes themselves (src/keys/limits/usage.ts).
  */
 const limit = DEFAULT_RATE_LIMIT_SIM.limit;
 

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
-import { createRateLimiter } from '../../../src/keys/limiter.js';
-import type { PoolRequest } from '../../../src/keys/limiter-ports.js';
-import { createKey, getKeyById, listKeys, rotateKey, setKeyRateLimit } from '../../../src/keys/store.js';
-import { addUsage, readUsage, reserveUsage, usageItemKey } from '../../../src/keys/usage.js';
+import { createRateLimiter } from '../../../src/keys/limits/limiter.js';
+import type { PoolRequest } from '../../../src/keys/limits/limiter-ports.js';
+import { getKeyById } from '../../../src/keys/store.js';
+import { createKey, listKeys, rotateKey, setKeyRateLimit } from '../../../src/api-keys/store.js';
+import { addUsage, readUsage, reserveUsage, usageItemKey } from '../../../src/keys/limits/usage.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
-/** The rate limiter's counters and the per-key limits on DynamoDB Local (src/keys/usage.ts, store.ts). */
+/** The rate limiter's counters and the per-key limits on DynamoDB Local (src/keys/limits/usage.ts, store.ts). */
 const T0 = Date.parse('2026-03-10T12:00:00.000Z');
 const DAY = 86_400_000;
 

@@ -1,9 +1,9 @@
 // @dateIndependent: times the cache on the tests' clock; its legs are days from today.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { MAX_RATE_LIMIT } from '../../../src/keys/rate-limit.js';
+import { MAX_RATE_LIMIT } from '../../../src/keys/limits/rate-limit.js';
 import { createAuthorizerHandler } from '../../../src/keys/authorizer-handler.js';
-import { createKey, revokeKey, rotateKey } from '../../../src/keys/store.js';
+import { createKey, revokeKey, rotateKey } from '../../../src/api-keys/store.js';
 import { withChangeAwareCache } from '../../../src/listing/change-aware-cache.js';
 import { addDays } from '../../../src/kernel/dates.js';
 import { createChangeSource } from '../../../src/changes/follow.js';

@@ -7,7 +7,7 @@ import { AirportIndex } from '../../../src/airports/reference.js';
 import type { ListingTransition } from '../../../src/changes/index.js';
 import { batchPut } from '../../../src/aws/batch-write.js';
 import { fixedClock } from '../../../src/clock.js';
-import { createKey, revokeKey } from '../../../src/keys/store.js';
+import { createKey, revokeKey } from '../../../src/api-keys/store.js';
 import { logger } from '../../../src/logger.js';
 import { processDelivery, type DeliveryMessage } from '../../../src/watches/delivery.js';
 import { createActiveClients } from '../../../src/watches/match/active-clients.js';

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
-import { createKey, getKeyByHash, getKeyById, listKeys, revokeKey, rotateKey } from '../../../src/keys/store.js';
-import { KeyStoreError } from '../../../src/keys/record.js';
+import { getKeyByHash, getKeyById } from '../../../src/keys/store.js';
+import { createKey, listKeys, revokeKey, rotateKey } from '../../../src/api-keys/store.js';
+import { KeyStoreError } from '../../../src/api-keys/rules.js';
 import { createKeyAuthorizer } from '../../../src/keys/authorizer.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { createRateLimiter } from '../../../src/keys/limiter.js';
-import { MIN_SHARE, shareOf, utcDay } from '../../../src/keys/bucket.js';
-import { memoryUsage } from '../../support/usage-memory.js';
-import { mulberry32 } from '../../../local/demo/generator.js';
-import { DEFAULT_RATE_LIMIT_SIM, referenceBucket, runRateLimitSim, worstWindow } from '../../../bench/rate-limit.js';
-import { parseBurst, parseRate, policyWindowSeconds, rateLimitField, rateLimitPolicyField, type RateLimit } from '../../../src/keys/rate-limit.js';
-import { fcParams } from '../../support/fast-check.js';
+import { createRateLimiter } from '../../../../src/keys/limits/limiter.js';
+import { MIN_SHARE, shareOf, utcDay } from '../../../../src/keys/limits/bucket.js';
+import { memoryUsage } from '../../../support/usage-memory.js';
+import { mulberry32 } from '../../../../local/demo/generator.js';
+import { DEFAULT_RATE_LIMIT_SIM, referenceBucket, runRateLimitSim, worstWindow } from '../../../../bench/rate-limit.js';
+import { parseBurst, parseRate, policyWindowSeconds, rateLimitField, rateLimitPolicyField, type RateLimit } from '../../../../src/keys/limits/rate-limit.js';
+import { fcParams } from '../../../support/fast-check.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00.000Z');
 const limitArb = fc.record({ rate: fc.integer({ min: 1, max: 50 }), burst: fc.integer({ min: 1, max: 60 }) });

@@ -1,6 +1,6 @@
 import type { RateLimit } from './rate-limit.js';
 
-/** What the rate limiter needs (the usage store, src/keys/usage.ts) and what it answers (the authorizer). */
+/** What the rate limiter needs (the usage store, src/keys/limits/usage.ts) and what it answers (the authorizer). */
 export interface UsageTotals {
   served: number;
   refused: number;

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../../errors.js';
 
 /**
  * A key's rate limit (docs/api.md, "Rate limits"): a token bucket of `burst` requests that refills at

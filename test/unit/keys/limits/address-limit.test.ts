@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { addressKey, createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from '../../../src/keys/address-limit.js';
-import { readConfig } from '../../../src/config.js';
-import { ConfigError } from '../../../src/errors.js';
+import { addressKey, createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from '../../../../src/keys/limits/address-limit.js';
+import { readConfig } from '../../../../src/config.js';
+import { ConfigError } from '../../../../src/errors.js';
 
 describe('addressKey: what the limit counts', () => {
   it('an IPv4 address whole, an IPv4-mapped IPv6 address as its IPv4', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '../../../src/errors.js';
-import { formatGrace, parseGrace } from '../../../src/keys/grace.js';
+import { formatGrace, parseGrace } from '../../../src/api-keys/grace.js';
 
 const MINUTE = 60 * 1000;
 const HOUR = 60 * MINUTE;

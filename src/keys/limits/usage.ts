@@ -1,11 +1,11 @@
-import { processClock } from '../clock.js';
+import { processClock } from '../../clock.js';
 import { BatchGetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { DAY_MS } from './grace.js';
+import { DAY_MS } from '../../kernel/leg-item.js';
 import { TAT_SLACK_MS, utcDay } from './bucket.js';
 import type { PoolAnswer, PoolRequest, UsageTotals, UsageWrite } from './limiter-ports.js';
-import { USAGE_KEY_PREFIX } from '../tables.js';
+import { USAGE_KEY_PREFIX } from '../../tables.js';
 
 /**
  * Per-key usage counters: one item of the keys table per key and UTC day, keyHash

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../../clock.js';
 import { refilled, secondsUntil } from './bucket.js';
 import type { RateLimit } from './rate-limit.js';
 

@@ -1,4 +1,4 @@
-import { processClock } from '../clock.js';
+import { processClock } from '../../clock.js';
 import { policyWindowSeconds, type RateLimit } from './rate-limit.js';
 import { MIN_SHARE, poolAvailable, poolCostMs, refilled, secondsUntil, SHARE_INTERVALS, shareOf, utcDay } from './bucket.js';
 import type { LimitDecision, PoolAnswer, RateLimiter, RateLimiterOptions, UsageTotals } from './limiter-ports.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '../../../src/errors.js';
-import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../../../src/keys/scopes.js';
+import { KNOWN_SCOPES, parseScopes, unknownScopes } from '../../../src/api-keys/scopes.js';
 
 describe('parseScopes', () => {
   it('reads one scope', () => {

@@ -1,0 +1,66 @@
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CLIENT_ITEM_PREFIX, KEYS_BY_CLIENT_INDEX } from '../tables.js';
+import { getKeyById, iso, toKeyRecord, type KeyRecord } from '../keys/index.js';
+import { CLIENT_ID_PREFIX_LENGTH } from './rules.js';
+
+/**
+ * A client's item (`client#<clientId>`): the scopes the operator approved for it (absent: those its
+ * keys hold, docs/api-keys.md "Approved scopes") and `rev`, its change counter (src/api-keys/history.ts).
+ */
+export interface ClientState {
+  approvedScopes: string[] | undefined;
+  revision: number;
+}
+
+export async function readClient(client: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<ClientState> {
+  const out = await client.send(new GetCommand({ TableName: tableName, Key: { keyHash: CLIENT_ITEM_PREFIX + clientId }, ConsistentRead: true }));
+  const scopes: unknown = out.Item?.approvedScopes;
+  const rev: unknown = out.Item?.rev;
+  return {
+    approvedScopes: Array.isArray(scopes) || scopes instanceof Set ? [...(scopes as Iterable<string>)].sort() : undefined,
+    revision: typeof rev === 'number' ? rev : 0,
+  };
+}
+
+/** Sets the client's approved scopes (the command's `approve`). */
+export async function setApprovedScopes(client: DynamoDBDocumentClient, tableName: string, clientId: string, scopes: readonly string[], now: number): Promise<void> {
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: { keyHash: CLIENT_ITEM_PREFIX + clientId },
+      UpdateExpression: 'SET approvedScopes = :scopes, approvedAt = :at',
+      ExpressionAttributeValues: { ':scopes': [...scopes], ':at': iso(now) },
+    }),
+  );
+}
+
+/**
+ * The client's keys, oldest first: those of the `byClient` index (an index read: a change of the
+ * last second may be missing) and a key made before clients existed, whose client is derived from its id.
+ */
+/** Every item of the `byClient` index under `partition` (a client id, or its history's name), oldest first. */
+export async function queryByClient(client: DynamoDBDocumentClient, tableName: string, partition: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: KEYS_BY_CLIENT_INDEX.indexName,
+        KeyConditionExpression: 'clientId = :c',
+        ExpressionAttributeValues: { ':c': partition },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+export async function clientKeys(client: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<KeyRecord[]> {
+  const keys = (await queryByClient(client, tableName, clientId)).map(toKeyRecord);
+  const legacy = await getKeyById(client, tableName, `key_${clientId.slice(CLIENT_ID_PREFIX_LENGTH)}`);
+  if (legacy && legacy.clientId === undefined) keys.unshift(legacy);
+  return keys;
+}
