@@ -2,7 +2,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { unpackRecord } from './record-pack.js';
+import { unpackRecord } from '../kernel/record-pack.js';
 import { STATE_PREFIX } from './store.js';
 import type { ListingTransition } from './transition.js';
 

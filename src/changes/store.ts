@@ -8,7 +8,7 @@ import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { SORT_ATTR } from '../kernel/leg-item.js';
 import { LISTED_LEGS_INDEX } from '../tables.js';
 import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
-import { packRecord } from './record-pack.js';
+import { packRecord } from '../kernel/record-pack.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './reindex.js';

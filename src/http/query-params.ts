@@ -34,3 +34,25 @@ export const clampedInteger = (min: number, max: number, fallback: number) =>
     v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
     v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
   );
+
+/** `minPrice`, `maxPrice` (docs/api.md, "Prices"): decimals from 0, at most 2 decimals, below this. */
+export const MAX_PRICE = 1_000_000_000_000;
+
+const DECIMAL = /^\d{1,13}(\.\d{1,2})?$/;
+export const priceBound = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || (DECIMAL.test(s) && Number(s) <= MAX_PRICE), `must be a decimal from 0 to ${MAX_PRICE} with at most 2 decimals`),
+  v.transform((s) => (s === undefined ? undefined : Number(s))),
+);
+
+// ISO 4217's shape; whether the rates in force know it is checked when the query is compiled.
+export const currencyCode = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || /^[A-Z]{3}$/.test(s), 'must be an ISO 4217 code of 3 capital letters, such as EUR'),
+);
+
+export const flag = v.pipe(
+  optionalRaw,
+  v.check((s) => s === undefined || s === 'true' || s === 'false', 'must be true or false'),
+  v.transform((s) => (s === undefined ? undefined : s === 'true')),
+);

@@ -4,7 +4,7 @@ import { CATEGORY_LIST, categoryBit, categoryNamed } from '../kernel/aircraft-ca
 import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
-import { clampedInteger, INTEGER, optionalRaw } from '../http/query-params.js';
+import { clampedInteger, currencyCode, flag, INTEGER, optionalRaw, priceBound } from '../http/query-params.js';
 import { cityIncludes, codeOf, countryCodeOf, countryKey, countryOf, hasCode, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { COUNTRY_CODES } from '../kernel/countries.js';
 import { airportContinentBit, continentBit, continentOfCountry, CONTINENTS, type AirportIndex, type Continent } from '../airports/index.js';
@@ -157,28 +157,6 @@ export interface FilterContext {
   airports: () => AirportIndex;
   converted?: ((entry: IndexEntry) => number | null) | undefined;
 }
-
-/** `minPrice`, `maxPrice` (docs/api.md, "Prices"): decimals from 0, at most 2 decimals, below this. */
-export const MAX_PRICE = 1_000_000_000_000;
-
-const DECIMAL = /^\d{1,13}(\.\d{1,2})?$/;
-const priceBound = v.pipe(
-  optionalRaw,
-  v.check((s) => s === undefined || (DECIMAL.test(s) && Number(s) <= MAX_PRICE), `must be a decimal from 0 to ${MAX_PRICE} with at most 2 decimals`),
-  v.transform((s) => (s === undefined ? undefined : Number(s))),
-);
-
-// ISO 4217's shape; whether the rates in force know it is checked when the query is compiled.
-const currencyCode = v.pipe(
-  optionalRaw,
-  v.check((s) => s === undefined || /^[A-Z]{3}$/.test(s), 'must be an ISO 4217 code of 3 capital letters, such as EUR'),
-);
-
-const flag = v.pipe(
-  optionalRaw,
-  v.check((s) => s === undefined || s === 'true' || s === 'false', 'must be true or false'),
-  v.transform((s) => (s === undefined ? undefined : s === 'true')),
-);
 
 /** A price bound's test: the converted price within it; a leg without one never passes. */
 const bound = (within: (amount: number, limit: number) => boolean) => (limit: number, context: FilterContext): EntryTest => {

@@ -1,3 +1,4 @@
+// @dateIndependent: the rates' dates are the file's own; the fetch and the age it reports read the tests' clock, the same the test compares with
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

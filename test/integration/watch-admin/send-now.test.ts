@@ -1,3 +1,4 @@
+// @dateIndependent: signs and verifies at the tests' clock (atClockInstant); its instants are offsets from it
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';

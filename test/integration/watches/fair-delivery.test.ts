@@ -1,3 +1,4 @@
+// @dateIndependent: its deliveries are due at the tests' clock and timed with performance.now(); no dates
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';

@@ -1,3 +1,4 @@
+// @dateIndependent: signs at instants it fixes and verifies at the same
 import { describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { attemptDelivery, type AttemptPorts } from '../../../src/watches/attempt.js';

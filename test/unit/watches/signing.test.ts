@@ -1,3 +1,4 @@
+// @dateIndependent: signs and verifies at instants it fixes (a rotation's overlap is offsets from them)
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';

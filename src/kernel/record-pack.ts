@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import type { EmptyLeg } from '../kernel/model.js';
+import type { EmptyLeg } from './model.js';
 
 /** A leg's record as a state item keeps it (`r`): its JSON, deflated (binary). */
 export function packRecord(leg: EmptyLeg | null): Uint8Array {
