@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.js';
 import {
-  attemptDelivery,
-  secretsInEffect,
+  attemptWatch,
   type PostOptions,
   type Resolver,
   type TargetPolicy,
@@ -54,17 +53,7 @@ function describe(result: AttemptResult, status: number | undefined, error: stri
 
 export async function attemptNow(watch: WatchRecord, webhookId: string, body: string, deps: AttemptDependencies): Promise<AttemptReport> {
   const attemptedAt = new Date(deps.clock()).toISOString();
-  const outcome = await attemptDelivery(
-    { url: watch.url, secrets: secretsInEffect(watch, deps.clock()), id: webhookId, payload: body },
-    {
-      targets: deps.targets,
-      resolver: deps.resolver,
-      clock: deps.clock,
-      post: deps.post,
-      budgetMs: deps.postOptions?.timeoutMs,
-      maxResponseBytes: deps.postOptions?.maxResponseBytes,
-    },
-  );
+  const outcome = await attemptWatch(watch, webhookId, body, deps);
   const result = resultOf(outcome);
   return {
     webhookId,

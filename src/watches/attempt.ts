@@ -66,6 +66,20 @@ export function secretsInEffect(watch: SigningSecrets, at: number): string[] {
   return previousValid ? [watch.secret, previousSecret] : [watch.secret];
 }
 
+/** A watch's attempt now, with the dependencies its callers hold: signed with the secrets in effect. */
+export function attemptWatch(
+  watch: SigningSecrets & { url: string },
+  id: string,
+  payload: string,
+  deps: Pick<AttemptPorts, 'targets' | 'resolver' | 'clock' | 'post' | 'slowAfterMs'> & { postOptions?: { timeoutMs?: number; maxResponseBytes?: number } | undefined },
+): Promise<AttemptOutcome> {
+  const { postOptions, ...ports } = deps;
+  return attemptDelivery(
+    { url: watch.url, secrets: secretsInEffect(watch, deps.clock()), id, payload },
+    { ...ports, budgetMs: postOptions?.timeoutMs, maxResponseBytes: postOptions?.maxResponseBytes },
+  );
+}
+
 /** The headers of one attempt of `watch` at `at`, signed with the secrets in effect then. */
 export function webhookHeaders(watch: SigningSecrets, webhookId: string, at: number, body: string): Record<string, string> {
   return signedHeaders({ secrets: secretsInEffect(watch, at), id: webhookId, payload: body }, at);

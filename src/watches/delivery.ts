@@ -4,10 +4,9 @@ import * as v from 'valibot';
 import type { Clock } from '../clock.js';
 import { logger } from '../logger.js';
 import type { WatchEventType } from './matching.js';
-import { attemptDelivery } from './attempt.js';
+import { attemptWatch } from './attempt.js';
 import type { PostOptions, WebhookPoster } from './post.js';
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
-import { secretsInEffect } from './attempt.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
 import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
@@ -101,18 +100,7 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
   if (current !== undefined && current.status !== 'pending') return current.status === 'delivered' ? 'delivered' : 'dropped';
   const attempts = Math.max(m.attempts, current?.attempts ?? 0) + 1;
 
-  const outcome = await attemptDelivery(
-    { url: watch.url, secrets: secretsInEffect(watch, deps.clock()), id: m.deliveryId, payload: m.payload },
-    {
-      targets: deps.targets,
-      resolver: deps.resolver,
-      clock: deps.clock,
-      post: deps.post,
-      budgetMs: deps.postOptions?.timeoutMs,
-      maxResponseBytes: deps.postOptions?.maxResponseBytes,
-      slowAfterMs: deps.slowAfterMs,
-    },
-  );
+  const outcome = await attemptWatch(watch, m.deliveryId, m.payload, deps);
   const { status, error } = outcome;
   const at = deps.clock();
   if (outcome.delivered) {
