@@ -12,6 +12,7 @@ import { createTableQueue } from '../../../src/watches/queue.js';
 import { generateSecret } from '../../../src/watches/resource.js';
 import { getDelivery, recentDeliveries, type WatchTables } from '../../../src/watches/store.js';
 import { putWatch } from '../../../src/watches/counted-writes.js';
+import { createKey } from '../../../src/api-keys/store.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { storedLeg } from '../../support/legs.js';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver.js';
@@ -40,6 +41,7 @@ function startWorker(): Promise<ChildProcess> {
       DYNAMODB_ENDPOINT: t.endpoint,
       AWS_REGION: 'us-east-1',
       WATCHES_TABLE_NAME: names.watchesTableName,
+      KEYS_TABLE_NAME: t.keysTableName,
       WATCH_DELIVERIES_TABLE_NAME: names.deliveriesTableName,
       WEBHOOK_LOCAL_QUEUE_TABLE_NAME: names.localQueueTableName,
       WEBHOOK_TARGETS: 'local',
@@ -79,6 +81,8 @@ describe('a delivery worker stopped mid-way', () => {
   it('loses no delivery: another worker sends it, with the same webhook-id', async () => {
     const secret = generateSecret();
     receiver.secrets.set('stop', secret);
+    // A client gets pushes while it has a key (docs/watches.md, "A client without a key").
+    await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['watch:write'], clientId: 'cli_AAAAAAAAAAAAAAAAAAAA', now: processClock() });
     await putWatch(
       tables,
       {
