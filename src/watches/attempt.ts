@@ -104,7 +104,8 @@ export async function attemptDelivery(request: AttemptRequest, ports: AttemptPor
       timeoutMs: rest,
       maxResponseBytes: ports.maxResponseBytes ?? DEFAULT_POST_OPTIONS.maxResponseBytes,
     });
-    return outcome({ ...answer, sentAt });
+    const timedOut = answer.error?.startsWith('no answer within') === true;
+    return outcome({ ...answer, ...(timedOut ? { error: `no answer within ${budgetMs} ms` } : {}), sentAt });
   } catch (err) {
     if (err instanceof TargetRefused) return outcome({ error: `target refused: ${err.message}`, refused: true });
     if (err instanceof LookupTimeout) return outcome({ error: err.message });

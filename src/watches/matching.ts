@@ -72,17 +72,27 @@ function placeKey(prefix: string, icao: string | null, iata: string | null): Key
   return undefined;
 }
 
+/** A watch in the index, with the marks of one lookup and its date window of the day. */
+interface Slot<W> {
+  readonly watch: W;
+  seen: number;
+  before: number;
+  windowDay: number;
+  window: DateWindow | null;
+}
+
 export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
-  private readonly byKey = new Map<Key, W[]>();
-  private windowDay = Number.NaN;
-  private windows = new Map<W, DateWindow | null>();
+  private readonly byKey = new Map<Key, Slot<W>[]>();
+  private lookup = 0;
+  private transitionMark = 0;
 
   constructor(readonly watches: readonly W[]) {
-    for (const w of watches) {
-      for (const key of new Set(keysOf(w.filters))) {
+    for (const watch of watches) {
+      const slot: Slot<W> = { watch, seen: 0, before: 0, windowDay: Number.NaN, window: null };
+      for (const key of new Set(keysOf(watch.filters))) {
         let list = this.byKey.get(key);
         if (list === undefined) this.byKey.set(key, (list = []));
-        list.push(w);
+        list.push(slot);
       }
     }
   }
@@ -93,10 +103,21 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
 
   /** The watches that can list `leg` (a superset of those that do). */
   candidates(leg: EmptyLeg, todayEpochDay: number, out: Set<W>): void {
+    for (const slot of this.candidateSlots(leg, todayEpochDay)) out.add(slot.watch);
+  }
+
+  private candidateSlots(leg: EmptyLeg, todayEpochDay: number): Slot<W>[] {
+    const mark = ++this.lookup;
+    const out: Slot<W>[] = [];
     const add = (key: Key | undefined) => {
       if (key === undefined) return;
       const list = this.byKey.get(key);
-      if (list !== undefined) for (const w of list) out.add(w);
+      if (list === undefined) return;
+      for (const slot of list) {
+        if (slot.seen === mark) continue;
+        slot.seen = mark;
+        out.push(slot);
+      }
     };
     add(ANY);
     if (leg.depAirportIcao) add(`d:icao:${fold(leg.depAirportIcao)}`);
@@ -113,28 +134,29 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
       const last = monthIndexOf(Math.min(toEpochDay(leg.endDate), todayEpochDay + HORIZON_DAYS));
       for (let m = first; m <= last; m++) add(`m:${monthName(m)}`);
     }
+    return out;
+  }
+
+  private matchingSlots(leg: EmptyLeg | null, nowMs: number): Slot<W>[] {
+    if (leg === null) return [];
+    const entry = entryOfLeg(leg);
+    if (entry === undefined) return [];
+    const today = utcEpochDay(nowMs);
+    let todayUtc: string | undefined;
+    const found: Slot<W>[] = [];
+    for (const slot of this.candidateSlots(leg, today)) {
+      if (slot.windowDay !== today) {
+        slot.windowDay = today;
+        slot.window = slot.watch.filters.compiled.window((todayUtc ??= fromEpochDay(today)));
+      }
+      if (slot.window !== null && slot.watch.filters.compiled.matches(entry, slot.window, nowMs)) found.push(slot);
+    }
+    return found;
   }
 
   /** The watches whose results list `leg` at `nowMs`. */
   matching(leg: EmptyLeg | null, nowMs: number): Set<W> {
-    const found = new Set<W>();
-    if (leg === null) return found;
-    const entry = entryOfLeg(leg);
-    if (entry === undefined) return found;
-    const today = utcEpochDay(nowMs);
-    if (today !== this.windowDay) {
-      this.windowDay = today;
-      this.windows = new Map();
-    }
-    const candidates = new Set<W>();
-    this.candidates(leg, today, candidates);
-    const todayUtc = fromEpochDay(today);
-    for (const w of candidates) {
-      let window = this.windows.get(w);
-      if (window === undefined) this.windows.set(w, (window = w.filters.compiled.window(todayUtc)));
-      if (window !== null && w.filters.compiled.matches(entry, window, nowMs)) found.add(w);
-    }
-    return found;
+    return new Set(this.matchingSlots(leg, nowMs).map((slot) => slot.watch));
   }
 
   /**
@@ -142,17 +164,22 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
    * it with a changed record `updated`, one that loses it `withdrawn`.
    */
   eventsOf(transition: ListingTransition, nowMs: number): WatchEvent<W>[] {
-    const before = this.matching(transition.before, nowMs);
-    const after = this.matching(transition.after, nowMs);
+    const before = this.matchingSlots(transition.before, nowMs);
+    const mark = ++this.transitionMark;
+    for (const slot of before) slot.before = mark;
+    const after = this.matchingSlots(transition.after, nowMs);
     const events: WatchEvent<W>[] = [];
     let changed: boolean | undefined;
-    for (const w of after) {
-      if (!before.has(w)) events.push({ watch: w, type: 'empty_leg.listed', transition });
-      else if ((changed ??= JSON.stringify(transition.before) !== JSON.stringify(transition.after))) {
-        events.push({ watch: w, type: 'empty_leg.updated', transition });
+    for (const slot of after) {
+      if (slot.before !== mark) events.push({ watch: slot.watch, type: 'empty_leg.listed', transition });
+      else {
+        slot.before = 0;
+        if ((changed ??= JSON.stringify(transition.before) !== JSON.stringify(transition.after))) {
+          events.push({ watch: slot.watch, type: 'empty_leg.updated', transition });
+        }
       }
     }
-    for (const w of before) if (!after.has(w)) events.push({ watch: w, type: 'empty_leg.withdrawn', transition });
+    for (const slot of before) if (slot.before === mark) events.push({ watch: slot.watch, type: 'empty_leg.withdrawn', transition });
     return events;
   }
 }
