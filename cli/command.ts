@@ -40,13 +40,21 @@ export class CommandError extends Error {
   static from(err: unknown): CommandError {
     if (err instanceof CommandError) return err;
     if (err instanceof ConfigError) return new CommandError(EXIT.usage, err.message, { cause: err });
-    return new CommandError(EXIT.failure, err instanceof Error ? err.message || err.name : String(err), { cause: err });
+    return new CommandError(EXIT.failure, messageOf(err), { cause: err });
   }
+}
+
+/** The message of an error from any realm (a vm context's errors are not `instanceof Error`). */
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message || err.name;
+  const e = err as { message?: unknown; name?: unknown } | null;
+  if (typeof e === 'object' && e !== null && typeof e.message === 'string') return e.message || String(e.name);
+  return String(err);
 }
 
 /** One line, whatever the SDK put in its message. */
 export function oneLine(err: unknown): string {
-  const text = err instanceof Error ? err.message || err.name : String(err);
+  const text = messageOf(err);
   return text.replace(/\s+/g, ' ').trim();
 }
 
@@ -69,15 +77,26 @@ export function parseCommandLine<T extends NonNullable<ParseArgsConfig['options'
 }
 
 /**
+ * Runs a command's main function to its exit status: 0, or the status of what it threw
+ * (CommandError.from), whose message goes to stderr.
+ */
+export async function commandStatus(main: () => Promise<void> | void): Promise<number> {
+  try {
+    await main();
+    return 0;
+  } catch (err) {
+    const failure = CommandError.from(err);
+    process.stderr.write(`${failure.message}\n`);
+    return failure.status;
+  }
+}
+
+/**
  * Runs a command's main function. When it fails, the error's message goes to stderr and the
  * process exits with the error's status (CommandError.from), ending whatever it started.
  */
 export function runCommand(main: () => Promise<void> | void): void {
-  Promise.resolve()
-    .then(main)
-    .catch((err: unknown) => {
-      const failure = CommandError.from(err);
-      process.stderr.write(`${failure.message}\n`);
-      process.exit(failure.status);
-    });
+  void commandStatus(main).then((status) => {
+    if (status !== 0) process.exit(status);
+  });
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { commandStatus } from '../../cli/command.js';
 import { clockEnv } from './clock.js';
 
 /** Runs one of the project's npm scripts (`keys`, `legs:load`, `load`) as a user would, and collects its output. */
@@ -45,4 +46,57 @@ export function runScript(
     child.on('error', fail);
     child.on('close', (code) => done({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/**
+ * Runs a command's main function in this process, as `runScript` runs its entry file: the same
+ * environment (as `runScript` builds it) in place of this process's for the run, its stdout and
+ * stderr collected, the exit status of `runCommand`. Runs started together run one after another.
+ */
+export async function runInProcess(
+  main: (argv: string[]) => Promise<void>,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  options: { inherit?: boolean } = {},
+): Promise<CommandRun> {
+  const turn = inProcessQueue.then(() => runAlone(main, args, env, options));
+  inProcessQueue = turn.then(
+    () => undefined,
+    () => undefined,
+  );
+  return turn;
+}
+
+let inProcessQueue: Promise<void> = Promise.resolve();
+
+async function runAlone(
+  main: (argv: string[]) => Promise<void>,
+  args: string[],
+  env: Record<string, string | undefined>,
+  options: { inherit?: boolean },
+): Promise<CommandRun> {
+  const saved = process.env;
+  const out = { stdout: '', stderr: '' };
+  const write = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  const childEnv: NodeJS.ProcessEnv = {};
+  const base = options.inherit ? { ...process.env, NODE_OPTIONS: undefined } : { PATH: process.env.PATH, HOME: process.env.HOME, ...clockEnv() };
+  for (const [k, v] of Object.entries({ AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...base, ...env })) {
+    if (v !== undefined) childEnv[k] = v;
+  }
+  const collect = (stream: 'stdout' | 'stderr') => ((chunk: string | Uint8Array) => {
+    out[stream] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    return true;
+  }) as typeof process.stdout.write;
+  process.env = childEnv;
+  process.stdout.write = collect('stdout');
+  process.stderr.write = collect('stderr');
+  try {
+    const code = await commandStatus(() => main(args));
+    return { code, ...out };
+  } finally {
+    process.env = saved;
+    process.stdout.write = write;
+    process.stderr.write = writeErr;
+  }
 }

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { runScript, type CommandRun } from '../../support/commands.js';
+import { runInProcess, runScript, type CommandRun } from '../../support/commands.js';
+import { keysCommand } from '../../../cli/keys-command.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { freePort } from '../../../local/dynamodb-local.js';
 import { getKeyByHash, getKeyById } from '../../../src/keys/store.js';
@@ -10,7 +11,10 @@ import { addUsage } from '../../../src/keys/limits/usage.js';
 import { utcDay } from '../../../src/keys/limits/bucket.js';
 import { testNow } from '../../support/clock.js';
 
-/** `npm run keys` as a child process (tsx cli/keys.ts), on this file's own tables. */
+/**
+ * `npm run keys` on this file's own tables: its command in this process (runInProcess: the same
+ * environment, output and exit status), and as a child process (tsx cli/keys.ts) where the process is the point.
+ */
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const KEY = /^elk_(test|live)_[0-9A-Za-z]{38}$/;
 const DAY = 86_400_000;
@@ -20,14 +24,10 @@ type Run = CommandRun;
 let t: TestTables;
 const clearKeys: string[] = [];
 
+const tablesEnv = () => ({ AWS_REGION: 'us-east-1', DYNAMODB_ENDPOINT: t.endpoint, KEYS_TABLE_NAME: t.keysTableName, LEGS_TABLE_NAME: t.legsTableName });
+
 async function run(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const r = await runScript('keys', args, {
-    AWS_REGION: 'us-east-1',
-    DYNAMODB_ENDPOINT: t.endpoint,
-    KEYS_TABLE_NAME: t.keysTableName,
-    LEGS_TABLE_NAME: t.legsTableName,
-    ...env,
-  });
+  const r = await runInProcess(keysCommand, args, { ...tablesEnv(), ...env });
   for (const m of r.stdout.matchAll(/elk_(?:test|live)_[0-9A-Za-z]{38}/g)) clearKeys.push(m[0]);
   return r;
 }
@@ -49,7 +49,7 @@ function parseJsonKey(r: Run): JsonKey {
   return JSON.parse(r.stdout) as JsonKey;
 }
 
-// Each test starts one or more child processes (about 1-2 s each on this machine).
+// A child process takes about 1-2 s on this machine.
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
@@ -57,7 +57,18 @@ beforeAll(async () => {
 });
 afterAll(async () => t.drop());
 
-describe('npm run keys (child process on DynamoDB Local)', () => {
+describe('npm run keys (on DynamoDB Local)', () => {
+  it('runs as a process: its output and exit status, 0 and 2', async () => {
+    const created = await runScript('keys', ['create', '--env', 'test', '--scopes', 'empty_leg:read', '--json'], tablesEnv());
+    for (const m of created.stdout.matchAll(/elk_(?:test|live)_[0-9A-Za-z]{38}/g)) clearKeys.push(m[0]);
+    const key = parseJsonKey(created);
+    expect(await getKeyById(t.client, t.keysTableName, key.keyId)).toMatchObject({ keyId: key.keyId, status: 'active' });
+    const bad = await runScript('keys', ['list', '--bogus'], tablesEnv());
+    expect(bad.code).toBe(2);
+    expect(lines(bad.stderr)).toEqual([expect.stringContaining('--bogus')]);
+    expect(bad.stdout).toBe('');
+  });
+
   it('create prints the key once in text, stores only its hash', async () => {
     const r = await run(['create', '--env', 'test', '--scopes', 'empty_leg:read', '--name', 'Partner A']);
     expect(r.code).toBe(0);

@@ -6,17 +6,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { freePort } from '../../../local/dynamodb-local.js';
-import { ROOT, runScript, type CommandRun } from '../../support/commands.js';
+import { ROOT, runInProcess, runScript, type CommandRun } from '../../support/commands.js';
+import { legsLoadCommand } from '../../../cli/legs-load-command.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 
-/** `npm run legs:load` as a child process against the test DynamoDB Local. */
+/**
+ * `npm run legs:load` against the test DynamoDB Local: as a child process for a first load, then its
+ * command in this process (runInProcess: the same environment, output and exit status).
+ */
 const fixture = (name: string) => join(ROOT, 'test', 'fixtures', name);
 const TIMEOUT = 60_000;
 
 type Run = CommandRun;
 
 function run(args: string[], env: Record<string, string | undefined>): Promise<Run> {
-  return runScript('legs:load', args, env, { inherit: true });
+  return runInProcess(legsLoadCommand, args, env, { inherit: true });
 }
 
 /** The non-blank lines of an output. */
@@ -72,9 +76,9 @@ describe('npm run legs:load', () => {
   });
 
   it(
-    'loads a valid file: exit 0 and one line naming the count and the table',
+    'loads a valid file: exit 0 and one line naming the count and the table (a child process)',
     async () => {
-      const r = await run([fixture('legs-valid.json')], envFor(t));
+      const r = await runScript('legs:load', [fixture('legs-valid.json')], envFor(t), { inherit: true });
       expect(lines(r.stderr)).toEqual(fillNote(valid));
       expect(r.stdout).toBe(`Loaded ${valid.length} legs into ${t.legsTableName}\n`);
       expect(r.code).toBe(0);

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { syncStateId } from '../../../src/feeds/sync-order.js';
 import { scanLegItems } from '../../../src/loading/table-scan.js';
-import { runScript, type CommandRun } from '../../support/commands.js';
+import { runInProcess, type CommandRun } from '../../support/commands.js';
+import { legsLoadCommand } from '../../../cli/legs-load-command.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { testNow } from '../../support/clock.js';
 
-/** `npm run legs:load -- FILE --sync ...` as a child process against the test DynamoDB Local. */
+/** `npm run legs:load -- FILE --sync ...` against the test DynamoDB Local, its command in this process (runInProcess). */
 const TIMEOUT = 90_000;
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
 const day = (n: number) => new Date(testNow() + n * 86_400_000).toISOString().slice(0, 10);
@@ -24,7 +25,7 @@ describe('npm run legs:load -- FILE --sync', () => {
   let t: TestTables;
   let dir: string;
   const env = () => ({ DYNAMODB_ENDPOINT: t.endpoint, LEGS_TABLE_NAME: t.legsTableName, KEYS_TABLE_NAME: t.keysTableName });
-  const run = (args: string[]): Promise<CommandRun> => runScript('legs:load', args, env(), { inherit: true, timeoutMs: 60_000 });
+  const run = (args: string[]): Promise<CommandRun> => runInProcess(legsLoadCommand, args, env(), { inherit: true });
   const file = (name: string, records: readonly Record<string, unknown>[]) => {
     const path = join(dir, name);
     writeFileSync(path, ndjson(records));
