@@ -1,4 +1,4 @@
-// @dateSensitive: runs again at each of the fixed instants of `npm test` (jest.config.js, TEST_INSTANTS).
+// @dateIndependent: its legs start 2 to 13 days after the clock's UTC date and every date it asks for is one of theirs, so no instant brings one near the edge of a day in any zone (listing.test.ts and at-the-clock.test.ts hold the edges).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { addDays, utcDate } from '../../../src/kernel/dates.js';
