@@ -6,6 +6,7 @@ import { getKeyByHash, getKeyById } from '../../../src/keys/store.js';
 import { createKey, listKeys, revokeKey, rotateKey } from '../../../src/api-keys/store.js';
 import { KeyStoreError } from '../../../src/api-keys/rules.js';
 import { createKeyAuthorizer } from '../../../src/keys/authorizer.js';
+import { rotateOwnKey } from '../../../src/api-keys/manage.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const DAY = 86_400_000;
@@ -104,6 +105,20 @@ describe('key store on DynamoDB Local', () => {
     });
     expect(await authorizer.authorize(old.key)).toMatchObject({ verdict: 'error', errorCode: 'API_KEY_EXPIRED' });
     expect(await authorizer.authorize(rotated.key)).toMatchObject({ verdict: 'ok', deprecated: false });
+  });
+
+  it('a rotation through the API with graceHours: the old key works, deprecated, until the grace ends on the clock, then is refused', async () => {
+    const HOUR = 3_600_000;
+    const old = remember(await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read', 'api_key:write'], now: T0 }));
+    const caller = { keyId: old.record.keyId, clientId: old.record.clientId, environment: 'test' as const };
+    const rotated = await rotateOwnKey(caller, old.record.keyId, { graceHours: 2 }, { client: t.client, tableName: t.keysTableName, clock: () => T0 });
+    remember(rotated.key);
+    expect(rotated.previous).toMatchObject({ state: 'in_grace', sunsetAt: new Date(T0 + 2 * HOUR).toISOString() });
+    // A fresh authorizer at each instant: no cache carries a verdict from one to the next.
+    const at = (ms: number) => createKeyAuthorizer({ stage: 'sandbox', now: () => ms, lookup: (h) => getKeyByHash(t.client, t.keysTableName, h) });
+    expect(await at(T0 + 2 * HOUR - 1_000).authorize(old.key)).toMatchObject({ verdict: 'ok', deprecated: true });
+    expect(await at(T0 + 2 * HOUR + 1_000).authorize(old.key)).toMatchObject({ verdict: 'error', errorCode: 'API_KEY_EXPIRED' });
+    expect(await at(T0 + 2 * HOUR + 1_000).authorize(rotated.key.key)).toMatchObject({ verdict: 'ok', deprecated: false });
   });
 
   it('refuses to rotate a key twice, and an unknown key', async () => {
