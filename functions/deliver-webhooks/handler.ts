@@ -15,6 +15,7 @@ export const handler = createDeliveryHandler({
   targets: config.webhookTargets,
   resolver: systemResolver,
   clock: config.clock,
+  stage: config.stage,
   retryScheduleSeconds: config.retryScheduleSeconds,
   disableAfterSeconds: config.disableAfterSeconds,
   // The keys version is read at most every second: a revoked client's deliveries stop within a second or two.

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import type { Clock } from '../clock.js';
+import type { Stage } from '../config.js';
 import { logger } from '../logger.js';
+import { emfLine, MATCH_METRICS, toStdout } from '../metrics.js';
 import type { WatchEventType } from './matching.js';
 import { attemptWatch } from './attempt.js';
 import type { PostOptions, WebhookPoster } from './post.js';
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
-import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchTables } from './store.js';
+import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchRecord, type WatchTables } from './store.js';
 import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
 import type { ActiveClients } from './match/active-clients.js';
@@ -73,9 +75,12 @@ export interface DeliveryDependencies {
   /** An answer slower than this counts as a failing endpoint (default SLOW_ANSWER_MS). */
   slowAfterMs?: number;
   random?: () => number;
+  /** The stage of the batch's metric line (MalformedWatchItems, when a batch met any), and where it goes (default stdout). */
+  stage?: Stage;
+  emit?: (line: string) => void;
 }
 
-export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'dropped' | 'waiting';
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'dropped' | 'waiting' | 'malformed';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -91,7 +96,16 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
     return 'waiting';
   }
   const keyed = deps.activeClients === undefined || (await deps.activeClients()).has(m.clientId, now);
-  const watch = keyed ? await getWatch(deps.tables, m.clientId, m.watchId) : undefined;
+  let watch: WatchRecord | undefined;
+  try {
+    watch = keyed ? await getWatch(deps.tables, m.clientId, m.watchId) : undefined;
+  } catch (err) {
+    if (!(err instanceof v.ValiError)) throw err;
+    const issue = (err as v.ValiError<v.GenericSchema>).issues[0];
+    logger.error('malformed watch item: its delivery dropped', { clientId: m.clientId, watchId: m.watchId, field: v.getDotPath(issue) ?? 'item', problem: issue.message });
+    await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'dropped', nextAttemptAt: null });
+    return 'malformed';
+  }
   if (watch === undefined || watch.status !== 'active') {
     await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'dropped', nextAttemptAt: null });
     return 'dropped';
@@ -138,7 +152,7 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
  * limit it goes to the dead-letter queue, which alarms.
  */
 export function createDeliveryHandler(deps: DeliveryDependencies): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  const one = async (record: SQSRecord): Promise<string | undefined> => {
+  const one = async (record: SQSRecord, seen: { malformed: number }): Promise<string | undefined> => {
     let parsed: DeliveryMessage;
     try {
       parsed = v.parse(MessageSchema, JSON.parse(record.body));
@@ -147,7 +161,7 @@ export function createDeliveryHandler(deps: DeliveryDependencies): (event: SQSEv
       return undefined;
     }
     try {
-      await processDelivery(parsed, deps);
+      if ((await processDelivery(parsed, deps)) === 'malformed') seen.malformed++;
       return undefined;
     } catch (err) {
       logger.error('webhook message failed; it comes back', { messageId: record.messageId, deliveryId: parsed.deliveryId, error: err as Error });
@@ -155,7 +169,12 @@ export function createDeliveryHandler(deps: DeliveryDependencies): (event: SQSEv
     }
   };
   return async (event) => {
-    const failed = await Promise.all(event.Records.map(one));
+    const seen = { malformed: 0 };
+    const failed = await Promise.all(event.Records.map((record) => one(record, seen)));
+    if (seen.malformed > 0) {
+      const m = MATCH_METRICS;
+      (deps.emit ?? toStdout)(emfLine(m.namespace, { [m.dimension]: deps.stage ?? 'sandbox' }, { [m.malformed]: seen.malformed }, new Date(deps.clock())));
+    }
     return { batchItemFailures: failed.filter((id): id is string => id !== undefined).map((itemIdentifier) => ({ itemIdentifier })) };
   };
 }

@@ -79,4 +79,37 @@ describe('createDeliveryHandler', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm3' }]);
     expect(most).toBe(9);
   });
+
+  it('drops the delivery of a malformed watch item, logs it with its key, counts it, and delivers the others', async () => {
+    ddb.on(GetCommand).callsFake((input: { TableName: string; Key: { watchId: string } }) => {
+      if (input.TableName !== 'watches') return {};
+      const i = Number(input.Key.watchId.slice(4));
+      return { Item: i === 2 ? { ...watchOf(i), status: 'paused' } : watchOf(i) };
+    });
+    const delivered: string[] = [];
+    const lines: string[] = [];
+    const handler = createDeliveryHandler({
+      tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
+      queue: { send: () => Promise.resolve() },
+      targets: 'public',
+      resolver: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
+      clock: fixedClock('2026-11-21T12:00:00Z'),
+      retryScheduleSeconds: [1],
+      disableAfterSeconds: 86_400,
+      post: (_url, _address, headers) => {
+        delivered.push(headers['webhook-id']!);
+        return Promise.resolve({ status: 204 });
+      },
+      stage: 'prod',
+      emit: (line) => lines.push(line),
+    });
+    const result = await handler(event(4));
+    expect(result.batchItemFailures).toEqual([]);
+    expect(delivered.sort()).toEqual(['msg_0', 'msg_1', 'msg_3']);
+    const dropped = ddb.commandCalls(UpdateCommand).filter((c) => c.args[0].input.Key?.watchId === watchOf(2).watchId);
+    expect(dropped.map((c) => c.args[0].input.ExpressionAttributeValues)).toEqual([{ ':v0': 'dropped', ':v1': null }]);
+    expect(lines).toHaveLength(1);
+    const metric = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(metric).toMatchObject({ Stage: 'prod', MalformedWatchItems: 1 });
+  });
 });
