@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { fixedClock } from '../../../src/clock.js';
-import { createDeliveryHandler, type DeliveryMessage } from '../../../src/watches/delivery.js';
+import { createDeliveryHandler, type DeliveryDependencies, type DeliveryMessage } from '../../../src/watches/delivery.js';
 import type { WebhookPoster } from '../../../src/watches/post.js';
 
 /**
@@ -55,6 +55,19 @@ beforeEach(() => {
   });
 });
 
+/** The handler over the mocked table, a public target and a fixed clock, with `over`'s ports. */
+const handlerWith = (over: Partial<DeliveryDependencies>) =>
+  createDeliveryHandler({
+    tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
+    queue: { send: () => Promise.resolve() },
+    targets: 'public',
+    resolver: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
+    clock: fixedClock('2026-11-21T12:00:00Z'),
+    retryScheduleSeconds: [1],
+    disableAfterSeconds: 86_400,
+    ...over,
+  });
+
 describe('createDeliveryHandler', () => {
   it("runs a batch's attempts at once, and reports only the message whose processing threw", async () => {
     let inFlight = 0;
@@ -65,16 +78,7 @@ describe('createDeliveryHandler', () => {
       inFlight--;
       return { status: 204 };
     };
-    const handler = createDeliveryHandler({
-      tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
-      queue: { send: () => Promise.resolve() },
-      targets: 'public',
-      resolver: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
-      clock: fixedClock('2026-11-21T12:00:00Z'),
-      retryScheduleSeconds: [1],
-      disableAfterSeconds: 86_400,
-      post,
-    });
+    const handler = handlerWith({ post });
     const result = await handler(event(10));
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm3' }]);
     expect(most).toBe(9);
@@ -88,14 +92,7 @@ describe('createDeliveryHandler', () => {
     });
     const delivered: string[] = [];
     const lines: string[] = [];
-    const handler = createDeliveryHandler({
-      tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
-      queue: { send: () => Promise.resolve() },
-      targets: 'public',
-      resolver: () => Promise.resolve([{ address: '93.184.216.34', family: 4 }]),
-      clock: fixedClock('2026-11-21T12:00:00Z'),
-      retryScheduleSeconds: [1],
-      disableAfterSeconds: 86_400,
+    const handler = handlerWith({
       post: (_url, _address, headers) => {
         delivered.push(headers['webhook-id']!);
         return Promise.resolve({ status: 204 });
