@@ -8,8 +8,10 @@ export {
   parseWatchId,
   publicDelivery,
   publicWatch,
+  ratesFor,
   requireWatch,
   type Delivery,
+  type FilterDependencies,
   type Watch,
   type WatchDependencies,
 } from './resource.js';
