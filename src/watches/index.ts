@@ -15,6 +15,7 @@ export {
   type Watch,
   type WatchDependencies,
 } from './resource.js';
+export { parseStoredFilters } from './filters.js';
 export { bumpVersion, recordWatchSuccess, type DeliveryRecord, type WatchRecord, type WatchTables } from './store.js';
 export { attemptDelivery, attemptWatch, webhookHeaders, secretsInEffect } from './attempt.js';
 export { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';

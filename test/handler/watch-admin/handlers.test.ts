@@ -122,5 +122,11 @@ describe('the owner\'s operations', () => {
       expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
     }
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    // Filters not given are kept as they are, a currency the rates no longer know included: the rates are not read.
+    ddb.on(GetCommand, { TableName: 'watches' }).resolves({ Item: { ...STORED, filters: { currency: 'XAU', maxPrice: '5' } } });
+    ddb.resetHistory();
+    const kept = await call(event(ROUTES.updateWatch, { body: '{"description":"kept"}' }));
+    expect([kept.status, kept.body.data?.filters, kept.body.data?.description]).toEqual([200, { currency: 'XAU', maxPrice: 5 }, 'kept']);
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual(['watches']);
   });
 });
