@@ -152,7 +152,8 @@ describe('a watch with a price cap (docs/watches.md, "Prices")', () => {
       airports: () => new AirportIndex([]),
       clock: processClock,
       rates: cachedRates(store, { clock: processClock, fresh: true }),
-      activeClients: () => Promise.resolve({ has: () => true }),
+      // Only this client has a key: the other tests' watches (no filters) get nothing.
+      activeClients: () => Promise.resolve({ has: (c) => c === clientId }),
     });
     const tomorrow = addDays(utcDate(new Date(processClock())), 1);
     const leg = (id: string, price: number) =>
