@@ -180,7 +180,7 @@ export const FUNCTIONS = {
     description: '/open/v1/watches: create, list, read and delete watches, list their deliveries',
     memorySize: 512,
     timeoutSeconds: 10,
-    access: ['watches:manage'],
+    access: ['watches:manage', 'legs:rates'],
     environment: [],
     // Read when a watch names depNear or arrNear (src/listing/nearby.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
@@ -194,7 +194,7 @@ export const FUNCTIONS = {
     memorySize: 512,
     // One attempt of at most 10 s (DNS, connection, answer) and its reads and writes.
     timeoutSeconds: 20,
-    access: ['watches:admin'],
+    access: ['watches:admin', 'legs:rates'],
     environment: [],
     // Read when a change names depNear or arrNear (src/listing/nearby.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
@@ -241,7 +241,7 @@ export const FUNCTIONS = {
     memorySize: 1024,
     // A batch of 100 transitions can make thousands of deliveries, written and queued in batches.
     timeoutSeconds: 300,
-    access: ['watches:match', 'keys:clients'],
+    access: ['watches:match', 'keys:clients', 'legs:rates'],
     // The webhook queue the matcher sends deliveries to.
     environment: ['WEBHOOK_QUEUE_URL'],
     // Read when a watch names depNear or arrNear (src/listing/nearby.ts).

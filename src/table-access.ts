@@ -56,7 +56,7 @@ export type TableAccess =
    * no Query, no other write to a leg.
    */
   | 'legs:consume'
-  /** Legs table: GetItem on the rates in force only (id `~rates`, src/rates/store.ts): the watches' matcher. */
+  /** Legs table: GetItem on the rates in force only (id `~rates`, src/rates/store.ts): the watches' functions (a filter's currency) and matcher. */
   | 'legs:rates'
   /** Legs table: GetItem and PutItem on the rates in force only (id `~rates`): the scheduled rates fetch. */
   | 'legs:rates-write'

@@ -221,8 +221,8 @@ async function main(): Promise<void> {
   const first = firstId === undefined ? undefined : await pollLeg(client, firstId);
   const second = firstId !== undefined && first && 'leg' in first ? await pollLeg(client, firstId, first.etag) : undefined;
   const missing = await pollLeg(client, 'no-such-leg');
-  // A watch (port 9 on this machine: nothing listens), a delivery signed as the service signs it, verified, then deleted.
-  const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'LFPB', minSeats: 4 } });
+  // A watch (port 9 on this machine: nothing listens) of legs under 15,000 GBP, a delivery signed as the service signs it, verified, then deleted.
+  const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true } });
   let watchOut: unknown = watch;
   if ('id' in watch) {
     const body = JSON.stringify({ type: 'empty_leg.listed', timestamp: new Date().toISOString(), data: { watchId: watch.id, id: 'EL-1', leg: null } });

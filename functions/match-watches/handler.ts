@@ -1,6 +1,7 @@
 import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
+import { cachedRates, createRatesStore } from '../../src/rates/index.js';
 import { createActiveClients } from '../../src/watches/match/active-clients.js';
 import { createMatchHandler } from '../../src/watches/match/handler.js';
 import { createTransitionMatcher } from '../../src/watches/match/transitions.js';
@@ -9,12 +10,14 @@ import { createWebhookQueue } from '../../src/watches/queue.js';
 /** The change log's stream, apart from its consumer (src/function-table.ts); built by src/watches/match/handler.ts. */
 const config = watchesFunctionConfig();
 const client = createFunctionClient(config);
+const rates = cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock, fresh: true });
 export const handler = createMatchHandler({
   match: createTransitionMatcher({
     tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
     queue: createWebhookQueue(config, client),
     airports: airportReference,
     clock: config.clock,
+    rates,
     activeClients: createActiveClients({ client, keysTableName: config.keysTableName, clock: config.clock, intervalMs: 0 }),
   }),
   clock: config.clock,

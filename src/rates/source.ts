@@ -12,8 +12,9 @@ export const RATES_CACHE_MS = 60_000;
 /**
  * A container's rates: read at the first request, then again at most every `intervalMs`, the
  * requests in between answering from memory. A failed read after a good one keeps the good one.
+ * `fresh` (the watches' matcher): a call that starts a read waits for it rather than answering the old rates.
  */
-export function cachedRates(store: Pick<RatesStore, 'read'>, options: { clock: Clock; intervalMs?: number }): RatesSource {
+export function cachedRates(store: Pick<RatesStore, 'read'>, options: { clock: Clock; intervalMs?: number; fresh?: boolean }): RatesSource {
   const follower = createVersionFollower<RateSet | undefined>({
     clock: options.clock,
     intervalMs: options.intervalMs ?? RATES_CACHE_MS,
@@ -22,6 +23,7 @@ export function cachedRates(store: Pick<RatesStore, 'read'>, options: { clock: C
   return async () => {
     const read = follower.poll();
     if (follower.confirmed() === undefined) await (read ?? follower.inFlight());
+    else if (options.fresh === true) await read?.catch(() => undefined);
     else read?.catch(() => undefined);
     return follower.confirmed()?.value;
   };

@@ -9,7 +9,7 @@ import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../htt
 import { byRouteKey } from '../http/not-found.js';
 import { clientIdOf } from '../keys/index.js';
 import { routeKeyOf, ROUTES } from '../routes.js';
-import { MAX_BODY_BYTES, parseWatchId } from '../watches/index.js';
+import { MAX_BODY_BYTES, parseWatchId, type WatchDependencies } from '../watches/index.js';
 import { rotateWatchSecret } from './rotate-secret.js';
 import { parseDeliveryId, replayDelivery, sendTestEvent, type SendDependencies } from './send-now.js';
 import { changeWatch } from './update-watch.js';
@@ -19,7 +19,7 @@ import { changeWatch } from './update-watch.js';
  * it, send a test event, send a delivery again, rotate its signing secret. Each route is a middy
  * chain with its scope (`watch:write`); another client's watch is NOT_FOUND.
  */
-export type WatchAdminDependencies = SendDependencies & { airports: () => AirportIndex };
+export type WatchAdminDependencies = SendDependencies & { airports: () => AirportIndex } & Pick<WatchDependencies, 'rates'>;
 
 type Event = APIGatewayProxyEventV2;
 

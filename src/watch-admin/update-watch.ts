@@ -1,5 +1,5 @@
 import { AppError, invalidParameter } from '../errors.js';
-import { checkResolvedTarget, parseWatchBody, publicWatch, requireWatch, type Watch, type WatchDependencies, type WatchRecord } from '../watches/index.js';
+import { checkResolvedTarget, parseStoredFilters, parseWatchBody, publicWatch, ratesFor, requireWatch, type FilterDependencies, type Watch, type WatchDependencies, type WatchRecord } from '../watches/index.js';
 import { updateWatch, type WatchChange } from './store.js';
 
 /**
@@ -9,10 +9,10 @@ import { updateWatch, type WatchChange } from './store.js';
  */
 export const PATCH_FIELDS = ['url', 'filters', 'description', 'enabled'] as const;
 
-export type UpdateDependencies = Pick<WatchDependencies, 'tables' | 'airports' | 'targets' | 'resolver' | 'clock'>;
+export type UpdateDependencies = Pick<WatchDependencies, 'tables' | 'airports' | 'targets' | 'resolver' | 'clock' | 'rates'>;
 
-/** The change a PATCH body makes to `current`: pure (the URL check and the airports aside). */
-export function changeOf(body: unknown, current: WatchRecord, deps: Pick<WatchDependencies, 'airports' | 'targets'>, now: number): WatchChange {
+/** The change a PATCH body makes to `current`: pure (the URL check, the airports and the rates read before aside). */
+export function changeOf(body: unknown, current: WatchRecord, deps: FilterDependencies, now: number): WatchChange {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).find((k) => !(PATCH_FIELDS as readonly string[]).includes(k));
@@ -22,10 +22,12 @@ export function changeOf(body: unknown, current: WatchRecord, deps: Pick<WatchDe
   if (enabled !== undefined && typeof enabled !== 'boolean') throw invalidParameter('enabled', 'must be true or false');
   const merged = {
     url: 'url' in fields ? fields.url : current.url,
-    filters: 'filters' in fields ? fields.filters : current.filters,
+    filters: 'filters' in fields ? fields.filters : undefined,
     description: 'description' in fields ? fields.description : current.description,
   };
   const parsed = parseWatchBody(merged, deps);
+  // Filters kept must still parse, as the matcher parses them (a currency the rates dropped is kept).
+  if (!('filters' in fields)) parseStoredFilters(current.filters, deps.airports);
   const change: WatchChange = {};
   if ('url' in fields) change.url = parsed.url;
   if ('filters' in fields) change.filters = parsed.filters;
@@ -37,7 +39,8 @@ export function changeOf(body: unknown, current: WatchRecord, deps: Pick<WatchDe
 
 export async function changeWatch(clientId: string, watchId: string, body: unknown, deps: UpdateDependencies): Promise<Watch> {
   const current = await requireWatch(clientId, watchId, deps);
-  const change = changeOf(body, current, deps, deps.clock());
+  const given = typeof body === 'object' && body !== null && 'filters' in body ? body.filters : undefined;
+  const change = changeOf(body, current, { ...deps, ratesInForce: await ratesFor(given, deps) }, deps.clock());
   if (change.url !== undefined) await checkResolvedTarget(change.url, deps);
   if (!(await updateWatch(deps.tables, current, change))) throw new AppError('NOT_FOUND', 'No watch with this id');
   return publicWatch({ ...current, ...change });

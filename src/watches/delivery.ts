@@ -12,6 +12,7 @@ import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchRecord, type WatchTables } from './store.js';
 import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
+import { withConvertedPrice, type RateSet } from '../rates/index.js';
 import type { ActiveClients } from './match/active-clients.js';
 
 /**
@@ -45,8 +46,17 @@ export function deliveryIdOf(watchId: string, transition: ListingTransition, typ
   return `msg_${digest.slice(0, 27)}`;
 }
 
-export function payloadOf(watchId: string, transition: ListingTransition, type: WatchEventType): WebhookPayload {
-  return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg: type === 'empty_leg.withdrawn' ? null : transition.after } };
+/** The price a watch with `currency` converts into, with the rates it was matched with (docs/watches.md, "Prices"). */
+export interface PayloadPrice {
+  currency: string;
+  rates: RateSet | undefined;
+}
+
+/** An event's body: the leg as listed, with `convertedPrice` when the watch names a currency; null for withdrawn. */
+export function payloadOf(watchId: string, transition: ListingTransition, type: WatchEventType, price?: PayloadPrice): WebhookPayload {
+  const after = type === 'empty_leg.withdrawn' ? null : transition.after;
+  const leg = after === null || price === undefined ? after : withConvertedPrice(after, price.currency, price.rates);
+  return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg } };
 }
 
 /**

@@ -8,11 +8,14 @@ export {
   parseWatchId,
   publicDelivery,
   publicWatch,
+  ratesFor,
   requireWatch,
   type Delivery,
+  type FilterDependencies,
   type Watch,
   type WatchDependencies,
 } from './resource.js';
+export { parseStoredFilters } from './filters.js';
 export { bumpVersion, recordWatchSuccess, type DeliveryRecord, type WatchRecord, type WatchTables } from './store.js';
 export { attemptDelivery, attemptWatch, webhookHeaders, secretsInEffect } from './attempt.js';
 export { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';

@@ -3,7 +3,8 @@ import type { AirportIndex } from '../airports/index.js';
 import type { Clock } from '../clock.js';
 import { AppError, invalidParameter } from '../errors.js';
 import { randomBase62 } from '../keys/index.js';
-import { answeredFilters, parseWatchFilters, type WatchFilters } from './filters.js';
+import type { RateSet, RatesSource } from '../rates/index.js';
+import { answeredFilters, currencyOf, parseWatchFilters, type WatchFilters } from './filters.js';
 import {
   getWatch,
   listWatches,
@@ -66,6 +67,16 @@ export interface WatchDependencies {
   /** Resolves a watch's host at creation (the system resolver in the functions). */
   resolver: Resolver;
   clock: Clock;
+  /** The rates in force, read when the filters give a `currency` (default: none loaded). */
+  rates?: RatesSource;
+}
+
+/** What parsing a body's filters consults: the airports, and the rates in force when they give a `currency`. */
+export type FilterDependencies = Pick<WatchDependencies, 'airports' | 'targets'> & { ratesInForce?: RateSet | undefined };
+
+/** The rates in force for `filters`: read only when they give a `currency` (the listing's rule). */
+export async function ratesFor(filters: unknown, deps: Pick<WatchDependencies, 'rates'>): Promise<RateSet | undefined> {
+  return currencyOf(filters) === undefined ? undefined : deps.rates?.();
 }
 
 /** How long a creation waits for its URL's host to resolve. */
@@ -96,7 +107,7 @@ export function generateSecret(): string {
 }
 
 /** A POST body, parsed: `{url, filters, description?}`, nothing else. */
-export function parseWatchBody(body: unknown, deps: Pick<WatchDependencies, 'airports' | 'targets'>): Pick<WatchRecord, 'url' | 'filters' | 'description'> {
+export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description'].includes(k));
@@ -113,7 +124,7 @@ export function parseWatchBody(body: unknown, deps: Pick<WatchDependencies, 'air
   if (description !== null && (typeof description !== 'string' || [...description].length > MAX_DESCRIPTION_LENGTH)) {
     throw invalidParameter('description', `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
-  const { stored } = parseWatchFilters(fields.filters, deps.airports);
+  const { stored } = parseWatchFilters(fields.filters, deps.airports, deps.ratesInForce);
   return { url: url.href, filters: { ...stored }, description: description === '' ? null : description };
 }
 
@@ -132,7 +143,8 @@ export async function checkResolvedTarget(url: string, deps: Pick<WatchDependenc
 }
 
 export async function createWatch(clientId: string, body: unknown, deps: WatchDependencies): Promise<CreatedWatch> {
-  const fields = parseWatchBody(body, deps);
+  const ratesInForce = await ratesFor((body as { filters?: unknown } | null)?.filters, deps);
+  const fields = parseWatchBody(body, { ...deps, ratesInForce });
   await checkResolvedTarget(fields.url, deps);
   const record: WatchRecord = {
     clientId,

@@ -237,7 +237,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     // A watch made, a delivery verified with the client's helper, the owner's operations, the watch deleted.
     expect(out.watch).toEqual({
       id: expect.stringMatching(/^wat_/),
-      filters: { depAirportCode: 'LFPB', minSeats: 4 },
+      filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true },
       verified: 'empty_leg.listed',
       test: 'refused',
       retry: 'NOT_FOUND',

@@ -121,7 +121,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(consumer.flatMap(actions).filter((a) => a.startsWith('sqs:')).length).toBeGreaterThan(0);
   });
 
-  it('least privilege: the matcher scans and reads the watches, batch-reads and batch-writes deliveries, scans only four key attributes, sends to the webhook queue only', () => {
+  it('least privilege: the matcher scans and reads the watches, batch-reads and batch-writes deliveries, scans only four key attributes, gets the rates item only, sends to the webhook queue only', () => {
     const all = statementsOf(t, FUNCTIONS.matchWatches.logicalId);
     const watches = onTable(all, tableIdOf(t, WATCHES_TABLE));
     expect(watches.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem,dynamodb:Scan']);
@@ -134,7 +134,8 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
       StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] },
     });
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
-    expect(onTable(all, legsId)).toEqual([]);
+    // The legs table: the rates in force only (a watch's currency), by their key.
+    expect(onTable(all, legsId).map((s) => [actions(s).join(), s.Condition])).toEqual([['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } }]]);
     const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_r, id) => id.startsWith('WebhooksQueue'));
     const [failuresId] = onlyResource(t, 'AWS::SQS::Queue', isMatcherFailureQueue);
     // SQS: the webhook queue (the matcher's messages) and the on-failure destination (the mapping's), sending only.
@@ -148,5 +149,6 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(env.WEBHOOK_QUEUE_URL).toEqual({ Ref: queueId });
     expect(env.WATCHES_TABLE_NAME).toEqual({ Ref: tableIdOf(t, WATCHES_TABLE) });
     expect(env.WATCH_DELIVERIES_TABLE_NAME).toEqual({ Ref: tableIdOf(t, WATCH_DELIVERIES_TABLE) });
+    expect(env.LEGS_TABLE_NAME).toEqual({ Ref: legsId });
   });
 });

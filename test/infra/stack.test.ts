@@ -106,6 +106,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   const config = STAGE_CONFIGS[stage];
   const t = () => synth.templates[stage];
   const stack = () => synth.stacks[stage];
+  /** GetItem on the rates in force only (src/table-access.ts `legs:rates`). */
+  const ratesRead = () =>
+    normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(tableId(t(), LEGS_TABLE)), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } } });
 
   it('is the stack EmptyLegs-<stage>, environment-agnostic (synthesizes offline)', () => {
     expect(stack().stackName).toBe(`EmptyLegs-${stage}`);
@@ -546,7 +549,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
-    it("the watch-admin function may only GetItem/UpdateItem watches and Query/UpdateItem deliveries (no Scan, Put or Delete)", () => {
+    it("the watch-admin function may only GetItem/UpdateItem watches, Query/UpdateItem deliveries and GetItem the rates item (no Scan, Put or Delete)", () => {
       const idOf = (def: TableDefinition) =>
         onlyResource(t(), 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema) === JSON.stringify([{ AttributeName: def.partitionKey, KeyType: 'HASH' }, { AttributeName: def.sortKey, KeyType: 'RANGE' }]))[0];
       const id = FUNCTION_LOGICAL_IDS.watchAdmin;
@@ -555,9 +558,18 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           logs(logGroupIdOf(t(), id)),
           normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCHES_TABLE)) }),
           normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:Query', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCH_DELIVERIES_TABLE)) }),
+          ratesRead(),
         ]),
       );
-      expect(envOf(t(), id)).toMatchObject({ WATCHES_TABLE_NAME: ref(idOf(WATCHES_TABLE)), WATCH_DELIVERIES_TABLE_NAME: ref(idOf(WATCH_DELIVERIES_TABLE)) });
+      expect(envOf(t(), id)).toMatchObject({ WATCHES_TABLE_NAME: ref(idOf(WATCHES_TABLE)), WATCH_DELIVERIES_TABLE_NAME: ref(idOf(WATCH_DELIVERIES_TABLE)), LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
+    });
+
+    it('the watches and watch-admin functions and the matcher may read the rates in force (a currency checked, prices converted): GetItem on the rates item only', () => {
+      for (const id of [FUNCTION_LOGICAL_IDS.watches, FUNCTION_LOGICAL_IDS.watchAdmin, FUNCTION_LOGICAL_IDS.matchWatches]) {
+        const onLegs = statementsOfRole(t(), roleIdOf(t(), id)).filter((s) => JSON.stringify(s.Resource).includes(JSON.stringify(arnOf(tableId(t(), LEGS_TABLE)))));
+        expect(onLegs).toEqual([ratesRead()]);
+        expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
+      }
     });
 
     it('the api-keys function reads keys by hash and both indexes, and writes only key, client and history items (never usage#)', () => {

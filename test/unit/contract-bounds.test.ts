@@ -226,6 +226,7 @@ describe('watches: the bounds are the body parser\'s', () => {
   const textValue = fc.oneof(
     fc.constantFrom('', ' ', 'LFPB', 'lbg', 'EGL', 'EGLLX', ' LFPB', 'Light Jet', 'light jet,heavy-jet', 'Light Jet,', ',x', 'Glider'),
     fc.constantFrom('2026-11-21', '2026-02-30', '+02026-11-21', '2026-1-21', ' Paris ', 'x', 'São Paulo', `  ${'Zürich'}  `),
+    fc.constantFrom('EUR', 'eur', '15000', '15000.5', '0.125', 'true', 'false'),
     fc.string({ maxLength: 12 }),
   );
   const filtersArb = fc.dictionary(

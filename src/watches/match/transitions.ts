@@ -5,6 +5,7 @@ import { batchGet } from '../../aws/batch-get.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../../aws/batch-limits.js';
 import { batchPut, forEachBounded } from '../../aws/batch-write.js';
 import { logger } from '../../logger.js';
+import type { RateSet, RatesSource } from '../../rates/index.js';
 import { deliveryIdOf, payloadOf, type DeliveryMessage } from '../delivery.js';
 import type { WatchIndex } from '../matching.js';
 import type { DeliveryQueue } from '../queue.js';
@@ -26,6 +27,8 @@ export interface MatcherDependencies {
   clock: Clock;
   /** Which clients have a key (src/watches/match/active-clients.ts). */
   activeClients: () => Promise<ActiveClients>;
+  /** The rates in force, which price filters and `convertedPrice` use (src/rates/source.ts: read at most once a minute). */
+  rates?: RatesSource;
   /** The watch index (default: createWatchSource over `tables`). */
   watches?: () => Promise<IndexedWatches>;
 }
@@ -49,15 +52,16 @@ export interface MadeDelivery {
   message: DeliveryMessage;
 }
 
-/** The deliveries of a batch, matched at `now`. */
-export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number): MadeDelivery[] {
+/** The deliveries of a batch, matched at `now` with the rates the index was compiled with. */
+export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number, rates?: RateSet): MadeDelivery[] {
   const out: MadeDelivery[] = [];
   for (const t of transitions) {
     for (const e of index.eventsOf(t, now)) {
       const id = deliveryIdOf(e.watch.id, t, e.type);
       const deliveryKey = `${t.changedAt}#${id}`;
       const createdAt = new Date(now).toISOString();
-      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type));
+      const currency = e.watch.filters.query.currency;
+      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates }));
       out.push({
         record: {
           watchId: e.watch.id,
@@ -123,8 +127,8 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
   const watches = deps.watches ?? createWatchSource(deps);
   return async (transitions) => {
     const now = deps.clock();
-    const [{ index, malformed: badWatches }, clients] = await Promise.all([watches(), deps.activeClients()]);
-    const all = deliveriesOf(index, transitions, now);
+    const [{ index, malformed: badWatches, rates }, clients] = await Promise.all([watches(), deps.activeClients()]);
+    const all = deliveriesOf(index, transitions, now, rates);
     const made = all.filter((d) => clients.has(d.record.clientId, now));
     const { stored, malformed } = await storedBefore(deps.tables, made);
     const fresh = made.filter((d) => !stored.has(`${d.record.watchId}#${d.record.deliveryKey}`));

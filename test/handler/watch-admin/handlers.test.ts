@@ -6,6 +6,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { AirportIndex } from '../../../src/airports/reference.js';
 import { verifiedContext, type VerifiedKey } from '../../../src/auth/verdict.js';
 import { fixedClock } from '../../../src/clock.js';
+import { cachedRates, createRatesStore, RATES_ID } from '../../../src/rates/index.js';
 import { routeKeyOf, ROUTES } from '../../../src/routes.js';
 import { createWatchAdminHandler } from '../../../src/watch-admin/handlers.js';
 import { lambdaContext, listEvent } from '../../support/events.js';
@@ -23,6 +24,7 @@ const handler = createWatchAdminHandler({
   targets: 'public',
   resolver: () => Promise.reject(new Error('no DNS in this test')),
   clock: fixedClock('2026-11-21T12:00:00Z'),
+  rates: cachedRates(createRatesStore(client, 'legs'), { clock: fixedClock('2026-11-21T12:00:00Z') }),
 });
 const KEY: VerifiedKey = { keyId: 'key_test0000000000000001', clientId: 'cli_AAAAAAAAAAAAAAAAAAAA', scopes: ['watch:read', 'watch:write'], environment: 'test', deprecated: false };
 const ID = 'wat_BBBBBBBBBBBBBBBBBBBB';
@@ -99,5 +101,32 @@ describe('the owner\'s operations', () => {
     const update = ddb.commandCalls(UpdateCommand)[0]!.args[0].input;
     expect(update.ConditionExpression).toBe('attribute_exists(watchId) AND secret = :old');
     expect(update.ExpressionAttributeValues).toEqual({ ':new': r.body.data!.secret, ':old': 'whsec_old', ':until': '2026-11-22T12:00:00.000Z' });
+  });
+
+  it('PATCH filters with prices: validated as the listing validates them, the currency against the rates in force', async () => {
+    ddb.on(GetCommand, { TableName: 'legs' }).resolves({ Item: { id: RATES_ID, rateDate: '2026-11-20', rates: { USD: '1.05', GBP: '0.84' } } });
+    const patch = (filters: unknown) => call(event(ROUTES.updateWatch, { body: JSON.stringify({ filters }) }));
+    const ok = await patch({ currency: 'USD', maxPrice: '9000.50', pricedOnly: true });
+    expect([ok.status, ok.body.data?.filters]).toEqual([200, { currency: 'USD', maxPrice: 9000.5, pricedOnly: true }]);
+    expect(Object.values(ddb.commandCalls(UpdateCommand)[0]!.args[0].input.ExpressionAttributeValues!)).toContainEqual({ currency: 'USD', maxPrice: '9000.50', pricedOnly: 'true' });
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.Key)).toContainEqual({ id: RATES_ID });
+    ddb.resetHistory();
+    for (const [filters, message] of [
+      [{ currency: 'XAU' }, "Invalid parameter 'currency': must be EUR or a currency of the reference rates in force (2026-11-20)"],
+      [{ maxPrice: 100 }, "Invalid parameter 'maxPrice': requires currency"],
+      [{ currency: 'EUR', minPrice: 10, maxPrice: 5 }, "Invalid parameter 'minPrice': must not be above maxPrice"],
+      [{ currency: 'EUR', pricedOnly: 'yes' }, "Invalid parameter 'pricedOnly': must be true or false"],
+      [{ currency: 'EUR', sort: 'price' }, "Invalid parameter 'filters.sort': an order does not apply to a watch"],
+    ] as const) {
+      const r = await patch(filters);
+      expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
+    }
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    // Filters not given are kept as they are, a currency the rates no longer know included: the rates are not read.
+    ddb.on(GetCommand, { TableName: 'watches' }).resolves({ Item: { ...STORED, filters: { currency: 'XAU', maxPrice: '5' } } });
+    ddb.resetHistory();
+    const kept = await call(event(ROUTES.updateWatch, { body: '{"description":"kept"}' }));
+    expect([kept.status, kept.body.data?.filters, kept.body.data?.description]).toEqual([200, { currency: 'XAU', maxPrice: 5 }, 'kept']);
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual(['watches']);
   });
 });

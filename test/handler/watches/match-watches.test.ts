@@ -8,6 +8,9 @@ import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
 import { createChangeLogStore, HEAD_ID } from '../../../src/changes/store.js';
 import { fixedClock } from '../../../src/clock.js';
 import { toStorageItem } from '../../../src/kernel/leg-item.js';
+import type { ListingTransition } from '../../../src/changes/index.js';
+import { listedRecord } from '../../../src/kernel/listed.js';
+import { cachedRates, createRatesStore, RATES_ID } from '../../../src/rates/index.js';
 import type { DeliveryMessage } from '../../../src/watches/delivery.js';
 import { createMatchHandler } from '../../../src/watches/match/handler.js';
 import { createTransitionMatcher } from '../../../src/watches/match/transitions.js';
@@ -176,5 +179,45 @@ describe('the watches matcher, a consumer of the change log of its own', () => {
     expect(delivered.map((d) => [d.type, d.data.id])).toEqual([['empty_leg.listed', 'EL-SERVES']]);
     // The event's leg is the leg as the listing shows it, without a trip search's detour.
     expect(delivered[0]!.data.leg).not.toHaveProperty('detour');
+  });
+
+  it('matches prices with the rates in force, read once a minute at most (not per batch), the index compiled again when they change', async () => {
+    ddb.on(ScanCommand, { TableName: 'watches' }).resolves({ Items: [{ ...WATCH, filters: { currency: 'USD', maxPrice: '1000' } }, { ...WATCH, watchId: 'wch_plain' }] });
+    let rates = { id: RATES_ID, rateDate: '2026-11-24', rates: { USD: '1.0000' } };
+    ddb.on(GetCommand, { TableName: 'legs', Key: { id: RATES_ID } }).callsFake(() => Promise.resolve({ Item: rates }));
+    let now = FIRST;
+    const client = testDocumentClient();
+    const sent: QueuedMessage[] = [];
+    const match = createTransitionMatcher({
+      tables: { client, watchesTableName: 'watches', deliveriesTableName: 'deliveries' },
+      queue: { send: (messages) => Promise.resolve(void sent.push(...messages)) },
+      airports: () => new AirportIndex([]),
+      clock: () => now,
+      rates: cachedRates(createRatesStore(client, 'legs'), { clock: () => now, fresh: true }),
+      activeClients: () => Promise.resolve({ has: () => true }),
+    });
+    // 950 EUR: 950 USD at 1.00, 1,045 USD at 1.10.
+    const leg = listedRecord(toStorageItem(storedLeg({ id: 'EL-P', startDate: '2026-12-01', endDate: '2026-12-03', price: 950, currency: 'EUR' })), new Date(FIRST))!;
+    let n = 0;
+    const change = (after: typeof leg | null, before: typeof leg | null): ListingTransition => ({ id: 'EL-P', changedAt: new Date(now).toISOString(), changeId: String(++n), before, after });
+    const bodies = () => sent.splice(0).map((m) => JSON.parse((JSON.parse(m.body) as DeliveryMessage).payload) as { type: string; data: { watchId: string; leg: { convertedPrice?: unknown } | null } });
+
+    await match([change(leg, null)]);
+    expect(bodies().map((b) => [b.data.watchId, b.type, b.data.leg?.convertedPrice])).toEqual([
+      ['wch_1', 'empty_leg.listed', { amount: 950, currency: 'USD', rateDate: '2026-11-24' }],
+      ['wch_plain', 'empty_leg.listed', undefined],
+    ]);
+    // New rates: a batch within the minute still matches with the old ones, and reads nothing.
+    rates = { id: RATES_ID, rateDate: '2026-11-25', rates: { USD: '1.1000' } };
+    now += 30_000;
+    await match([change({ ...leg, seatNum: 7 }, leg)]);
+    expect(bodies().map((b) => [b.data.watchId, b.type])).toEqual([['wch_1', 'empty_leg.updated'], ['wch_plain', 'empty_leg.updated']]);
+    const ratesReads = () => ddb.commandCalls(GetCommand).filter((c) => (c.args[0].input.Key as { id?: string }).id === RATES_ID).length;
+    expect(ratesReads()).toBe(1);
+    // After the minute, the new rates: a change from 900 EUR (990 USD) to 950 EUR (1,045 USD) crosses the cap.
+    now += 31_000;
+    await match([change({ ...leg, price: 950 }, { ...leg, price: 900 })]);
+    expect(ratesReads()).toBe(2);
+    expect(bodies().map((b) => [b.data.watchId, b.type])).toEqual([['wch_plain', 'empty_leg.updated'], ['wch_1', 'empty_leg.withdrawn']]);
   });
 });

@@ -7,6 +7,7 @@ import { verifiedContext, type VerifiedKey } from '../../../src/auth/verdict.js'
 import { fixedClock } from '../../../src/clock.js';
 import { createWatchesHandler } from '../../../src/watches/handlers.js';
 import { MAX_WATCHES_PER_CLIENT } from '../../../src/watches/resource.js';
+import { cachedRates, createRatesStore, RATES_ID } from '../../../src/rates/index.js';
 import { lambdaContext, listEvent } from '../../support/events.js';
 
 /**
@@ -22,6 +23,7 @@ const handler = createWatchesHandler({
   targets: 'public',
   resolver: (host) => Promise.resolve(host.endsWith('.internal.example') ? [{ address: '10.0.0.7', family: 4 }] : [{ address: '93.184.216.34', family: 4 }]),
   clock: fixedClock('2026-11-21T12:00:00Z'),
+  rates: cachedRates(createRatesStore(client, 'legs'), { clock: fixedClock('2026-11-21T12:00:00Z') }),
 });
 const KEY: VerifiedKey = {
   keyId: 'key_test0000000000000001',
@@ -115,6 +117,32 @@ describe('POST /open/v1/watches', () => {
     ddb.on(QueryCommand).resolves({ Count: MAX_WATCHES_PER_CLIENT });
     const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x' })));
     expect([r.status, r.body.code]).toEqual([409, 'WATCH_LIMIT_REACHED']);
+    expect(watchPuts()).toHaveLength(0);
+  });
+
+  it('price filters: a currency the rates in force know, bounds and pricedOnly as the listing takes them, answered as numbers and a boolean', async () => {
+    ddb.on(GetCommand, { TableName: 'legs' }).resolves({ Item: { id: RATES_ID, rateDate: '2026-11-20', rates: { USD: '1.05' } } });
+    const create = (filters: unknown) => call(post(JSON.stringify({ url: 'https://hooks.example.com/x', filters })));
+    const plain = await create({ minSeats: 2 });
+    expect(plain.status).toBe(201);
+    // No currency: the rates are not read.
+    expect(ddb.commandCalls(GetCommand).filter((c) => c.args[0].input.TableName === 'legs')).toHaveLength(0);
+    const r = await create({ currency: 'USD', minPrice: 1000, maxPrice: '15000.5', pricedOnly: 'true' });
+    expect([r.status, r.body.data?.filters]).toEqual([201, { currency: 'USD', minPrice: 1000, maxPrice: 15000.5, pricedOnly: true }]);
+    expect(watchPuts()[1]!.Item).toMatchObject({ filters: { currency: 'USD', minPrice: '1000', maxPrice: '15000.5', pricedOnly: 'true' } });
+    expect(ddb.commandCalls(GetCommand).filter((c) => c.args[0].input.TableName === 'legs').map((c) => c.args[0].input.Key)).toEqual([{ id: RATES_ID }]);
+    ddb.resetHistory();
+    for (const [filters, message] of [
+      [{ currency: 'JPY' }, "Invalid parameter 'currency': must be EUR or a currency of the reference rates in force (2026-11-20)"],
+      [{ currency: 'usd' }, "Invalid parameter 'currency': must be an ISO 4217 code of 3 capital letters, such as EUR"],
+      [{ minPrice: 5 }, "Invalid parameter 'minPrice': requires currency"],
+      [{ currency: 'USD', maxPrice: -1 }, "Invalid parameter 'maxPrice': must be a decimal from 0 to 1000000000000 with at most 2 decimals"],
+      [{ currency: 'USD', minPrice: '20', maxPrice: '10' }, "Invalid parameter 'minPrice': must not be above maxPrice"],
+      [{ pricedOnly: 1 }, "Invalid parameter 'pricedOnly': must be true or false"],
+    ] as const) {
+      const refused = await create(filters);
+      expect([refused.status, refused.body.code, refused.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
+    }
     expect(watchPuts()).toHaveLength(0);
   });
 });

@@ -1,10 +1,17 @@
-// @dateIndependent: its deliveries are due at the tests' clock and timed with performance.now(); no dates
+// @dateIndependent: its deliveries are due at the tests' clock and timed with performance.now(); the price test's legs fly from tomorrow at that clock
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTables } from '../../../local/dynamodb-local.js';
 import { startQueueWorker, type QueueWorker } from '../../../local/watches/queue-worker.js';
 import { processClock } from '../../../src/clock.js';
+import { AirportIndex } from '../../../src/airports/reference.js';
+import { addDays, utcDate } from '../../../src/kernel/dates.js';
+import { listedRecord } from '../../../src/kernel/listed.js';
+import { toStorageItem } from '../../../src/kernel/leg-item.js';
+import { cachedRates, createRatesStore, DEMO_RATES_FILE, loadRatesText } from '../../../src/rates/index.js';
+import { createTransitionMatcher } from '../../../src/watches/match/transitions.js';
 import { createDeliveryHandler, type DeliveryMessage } from '../../../src/watches/delivery.js';
 import { createTableQueue, type DeliveryQueue, type QueuedMessage } from '../../../src/watches/queue.js';
 import { generateSecret } from '../../../src/watches/resource.js';
@@ -12,9 +19,11 @@ import { putDelivery, type WatchTables } from '../../../src/watches/store.js';
 import { putWatch } from '../../../src/watches/counted-writes.js';
 import { systemResolver } from '../../../src/watches/target.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import { storedLeg } from '../../support/legs.js';
 import { startReceiver, type Receiver } from '../../support/webhook-receiver.js';
 
 /**
+ * Delivery through the local queue worker, as under npm start, to real HTTP receivers on 127.0.0.1.
  * Fair delivery (docs/watches.md, "Fairness"): one client's 10 receivers hang, or answer 204 after
  * 9 s; another client's delivery, queued after theirs, still arrives within 5 s. Real HTTP receivers
  * on 127.0.0.1, the real delivery function fed by the local queue worker, as under npm start.
@@ -122,5 +131,39 @@ describe("one client's slow receivers and another client's delivery", () => {
 
   it('10 receivers answering 204 after 9 s delay it by less than 5 s', async () => {
     expect(await delayBehind(() => ({ status: 204, afterMs: 9_000 }), '10 receivers answering after 9 s')).toBeLessThan(5_000);
+  });
+});
+
+describe('a watch with a price cap (docs/watches.md, "Prices")', () => {
+  it('gets a delivery for a leg under the cap, with its convertedPrice, and none for one above it', async () => {
+    // The ECB's file of 2022-07-08 as the rates in force: 1.0163 USD and 0.84585 GBP per euro.
+    const store = createRatesStore(t.client, t.legsTableName);
+    await loadRatesText(await readFile(DEMO_RATES_FILE, 'utf8'), { store, clock: processClock });
+    const r = await receiver(() => 204);
+    const secret = generateSecret();
+    r.secrets.set('cap', secret);
+    const clientId = 'cli_CCCCCCCCCCCCCCCCCCCC';
+    const watchId = 'wat_CCCCCCCCCCCCCCCCCCCC';
+    const createdAt = new Date(processClock()).toISOString();
+    await putWatch(tables, { clientId, watchId, url: r.url('cap'), filters: { currency: 'GBP', maxPrice: '15000' }, description: null, status: 'active', createdAt, secret, failingSince: null, disabledAt: null }, 100);
+    const match = createTransitionMatcher({
+      tables,
+      queue,
+      airports: () => new AirportIndex([]),
+      clock: processClock,
+      rates: cachedRates(store, { clock: processClock, fresh: true }),
+      // Only this client has a key: the other tests' watches (no filters) get nothing.
+      activeClients: () => Promise.resolve({ has: (c) => c === clientId }),
+    });
+    const tomorrow = addDays(utcDate(new Date(processClock())), 1);
+    const leg = (id: string, price: number) =>
+      listedRecord(toStorageItem(storedLeg({ id, startDate: tomorrow, endDate: addDays(tomorrow, 1), price, currency: 'USD' })), new Date(processClock()))!;
+    // 17,000 USD / 1.0163 x 0.84585 = 14,148.82 GBP; 18,500 USD = 15,397.25 GBP, above the cap.
+    const result = await match(['CAP-UNDER', 'CAP-OVER'].map((id, i) => ({ id, changedAt: createdAt, changeId: `cap${i}`, before: null, after: leg(id, i === 0 ? 17_000 : 18_500) })));
+    expect(result).toMatchObject({ deliveries: 1, queued: 1 });
+    const got = await r.waitFor((x) => x.path === '/cap', 10_000);
+    expect(got?.verified).toBe(true);
+    expect(got?.body).toMatchObject({ type: 'empty_leg.listed', data: { watchId, id: 'CAP-UNDER', leg: { price: 17_000, currency: 'USD', convertedPrice: { amount: 14148.82, currency: 'GBP', rateDate: '2022-07-08' } } } });
+    expect(r.received.map((x) => x.body.data.id)).toEqual(['CAP-UNDER']);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { AirportIndex } from '../../../src/airports/reference.js';
 import { deliveryIdOf, payloadOf, retryDelaySeconds } from '../../../src/watches/delivery.js';
+import type { RateSet } from '../../../src/rates/index.js';
 import { parseWatchFilters } from '../../../src/watches/filters.js';
 import { deliveriesOf } from '../../../src/watches/match/transitions.js';
 import { WatchIndex } from '../../../src/watches/matching.js';
@@ -36,6 +37,24 @@ describe('deliveriesOf', () => {
     expect(a).toBe(b);
     expect(c).not.toBe(a);
     expect(a).toMatch(/^msg_[A-Za-z0-9_-]{27}$/);
+  });
+
+  it("a watch with a currency gets the leg with convertedPrice in it, with the rates it was matched with; others get the leg as listed", () => {
+    const rates: RateSet = { date: '2026-11-20', rates: { USD: '1.0500', GBP: '0.8400' } };
+    const priced = { ...leg, price: 10_500, currency: 'USD' };
+    const index = new WatchIndex([
+      { id: 'W3', clientId: 'C3', filters: parseWatchFilters({ currency: 'GBP', maxPrice: 9000 }, () => airports, rates).parsed },
+      { id: 'W4', clientId: 'C4', filters: parseWatchFilters({ depAirportCode: 'LFPB' }, () => airports).parsed },
+    ]);
+    const t: ListingTransition = { id: 'L1', changedAt: '2026-11-21T12:00:00.000Z', before: null, after: priced };
+    const bodies = new Map(deliveriesOf(index, [t], NOW, rates).map((d) => [d.record.watchId, JSON.parse(d.message.payload) as { data: { leg: Record<string, unknown> } }]));
+    // 10,500 USD / 1.05 x 0.84 = 8,400 GBP, after the record's own fields.
+    expect(bodies.get('W3')!.data.leg).toEqual({ ...priced, convertedPrice: { amount: 8400, currency: 'GBP', rateDate: '2026-11-20' } });
+    expect(Object.keys(bodies.get('W3')!.data.leg).at(-1)).toBe('convertedPrice');
+    expect(bodies.get('W4')!.data.leg).toEqual(priced);
+    expect(payloadOf('W3', { ...t, before: priced, after: null }, 'empty_leg.withdrawn', { currency: 'GBP', rates }).data.leg).toBeNull();
+    // No rates loaded: a EUR watch's leg says it could not convert.
+    expect(payloadOf('W3', t, 'empty_leg.listed', { currency: 'EUR', rates: undefined }).data.leg).toMatchObject({ convertedPrice: null });
   });
 
   it('withdrawn carries leg null', () => {

@@ -7,7 +7,8 @@ import { listedRecord } from '../../../src/kernel/listed.js';
 import type { EmptyLeg } from '../../../src/kernel/model.js';
 import { parseIndexItem } from '../../../src/kernel/index-entry.js';
 import { toStorageItem, type StoredLeg } from '../../../src/kernel/leg-item.js';
-import { parseWatchFilters } from '../../../src/watches/filters.js';
+import { convertAmount, type RateSet } from '../../../src/rates/index.js';
+import { parseStoredFilters, parseWatchFilters } from '../../../src/watches/filters.js';
 import { WatchIndex, type MatchableWatch } from '../../../src/watches/matching.js';
 import { airportsArb } from '../../support/airports.js';
 import { fcParams } from '../../support/fast-check.js';
@@ -28,6 +29,10 @@ const TODAY = '2026-11-28';
 const dayArb = fc.oneof(fc.integer({ min: -3, max: 40 }), fc.constantFrom(-1, 0, 1, 2, 3, 4, 33, 34, 35, 365, 366));
 
 /** Now: any instant of a few days around TODAY (zones' dates differ from UTC's at some of them). */
+/** The rates in force (units per euro; CHF unknown to them). */
+const RATES: RateSet = { date: '2026-11-27', rates: { USD: '1.0432', GBP: '0.83215', JPY: '158.12' } };
+const currencyArb = fc.constantFrom('EUR', 'USD', 'GBP', 'JPY', 'CHF');
+
 const nowArb = fc.integer({ min: Date.parse(`${TODAY}T00:00:00Z`) - 86_400_000, max: Date.parse(`${TODAY}T00:00:00Z`) + 2 * 86_400_000 });
 
 interface Scenario {
@@ -53,6 +58,7 @@ function legArb(codes: [string | null, string | null][]): fc.Arbitrary<Omit<Stor
       seats: fc.option(fc.integer({ min: 1, max: 30 }), { nil: null }),
       category: fc.option(fc.constantFrom(...AIRCRAFT_CATEGORIES), { nil: null }),
       price: fc.option(fc.integer({ min: 1, max: 100_000 }), { nil: null }),
+      currency: fc.option(currencyArb, { nil: null }),
     })
     .map((r) => {
       const { id: _id, ...leg } = storedLeg({
@@ -71,6 +77,7 @@ function legArb(codes: [string | null, string | null][]): fc.Arbitrary<Omit<Stor
         seatNum: r.seats,
         aircraftType: r.category,
         price: r.price,
+        currency: r.currency,
       });
       return leg;
     });
@@ -92,6 +99,8 @@ function filtersArb(codes: string[]): fc.Arbitrary<Record<string, string | numbe
         arrNear: fc.constantFrom(...codes),
         minSeats: fc.integer({ min: 1, max: 30 }),
         aircraftType: fc.subarray([...AIRCRAFT_CATEGORIES], { minLength: 1, maxLength: 3 }).map((c) => c.join(',')),
+        maxPrice: fc.integer({ min: 0, max: 120_000 }),
+        pricedOnly: fc.constantFrom('true', 'false'),
       },
     )
     // Any few filters, or only those without a place (then dates, categories, cities and seats index or scan).
@@ -103,8 +112,14 @@ function filtersArb(codes: string[]): fc.Arbitrary<Record<string, string | numbe
         )
         .map((keys) => Object.fromEntries(keys.map((k) => [k, all[k as keyof typeof all]]))),
     )
+    // A currency (none: '') with any filters; a price bound needs one.
+    .chain((f) => fc.constantFrom('', 'EUR', 'USD', 'GBP', 'JPY').map((currency) => ({ ...f, currency })))
     .map((f) => {
       const out: Record<string, string | number> = { ...f };
+      if (out.currency === '') {
+        delete out.currency;
+        delete out.maxPrice;
+      }
       if (out.offsetDays !== undefined && out.depDate === undefined) delete out.offsetDays;
       if (out.depRadiusKm !== undefined && out.depNear === undefined) delete out.depRadiusKm;
       return out;
@@ -122,7 +137,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = airportsArb(12).chain((list) => {
   }).map(({ legs, filters, now }) => ({
     airports,
     legs: legs.map((l, i) => ({ ...l, id: `L${i}` })),
-    watches: filters.map((f, i) => ({ id: `W${i}`, clientId: 'C', filters: parseWatchFilters(f, () => airports).parsed })),
+    watches: filters.map((f, i) => ({ id: `W${i}`, clientId: 'C', filters: parseWatchFilters(f, () => airports, RATES).parsed })),
     now,
   }));
 });
@@ -186,5 +201,79 @@ describe('watch matching: the listing is the oracle', () => {
     expect(out.size).toBe(0);
     index.candidates({ ...leg, depAirportIcao: 'lfpb' }, 0, out);
     expect(out.size).toBe(1);
+  });
+});
+
+/** A leg's price in `currency` computed directly (null: no price, or a currency the rates do not know). */
+const priceIn = (leg: StoredLeg, currency: string, rates: RateSet | undefined): number | null =>
+  leg.price === null || leg.currency === null || rates === undefined ? null : convertAmount(leg.price, leg.currency, currency, rates);
+
+describe('watch matching with prices: converted with the rates in force, computed directly', () => {
+  const airports = new AirportIndex([]);
+  const now = Date.parse(`${TODAY}T12:00:00Z`);
+  const leg = (price: number | null, currency: string | null): StoredLeg => storedLeg({ id: 'P1', startDate: addDays(TODAY, 2), endDate: addDays(TODAY, 3), price, currency });
+  const watchOf = (filters: Record<string, string | number | boolean>, rates: RateSet | undefined = RATES): MatchableWatch => ({
+    id: JSON.stringify(filters),
+    clientId: 'C',
+    filters: parseStoredFilters(parseWatchFilters(filters, () => airports, rates).stored, () => airports, rates),
+  });
+  const boundsArb = fc.record(
+    { currency: fc.constantFrom('EUR', 'USD', 'GBP', 'JPY'), minPrice: fc.integer({ min: 0, max: 60_000 }), maxPrice: fc.integer({ min: 0, max: 120_000 }), pricedOnly: fc.constantFrom('true', 'false') },
+    { requiredKeys: ['currency'] },
+  );
+  const priceArb = fc.record({ price: fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: null }), currency: fc.option(currencyArb, { nil: null }) });
+
+  it('a price change gives listed, updated or withdrawn as the converted price enters, stays within or leaves the bounds', () => {
+    fc.assert(
+      fc.property(boundsArb, priceArb, priceArb, (filters, a, b) => {
+        fc.pre(filters.minPrice === undefined || filters.maxPrice === undefined || filters.minPrice <= filters.maxPrice);
+        const watch = watchOf(filters);
+        const within = (l: StoredLeg) => {
+          const amount = priceIn(l, filters.currency, RATES);
+          if (filters.minPrice === undefined && filters.maxPrice === undefined && filters.pricedOnly !== 'true') return true;
+          return amount !== null && amount >= (filters.minPrice ?? 0) && amount <= (filters.maxPrice ?? Infinity);
+        };
+        const before = leg(a.price, a.currency);
+        const after = leg(b.price, b.currency);
+        const t = { id: 'P1', changedAt: new Date(now).toISOString(), before: shown(before, now), after: shown(after, now) };
+        const [event] = new WatchIndex([watch]).eventsOf(t, now);
+        const changed = JSON.stringify(t.before) !== JSON.stringify(t.after);
+        const expected = within(after) && !within(before) ? 'empty_leg.listed' : within(before) && !within(after) ? 'empty_leg.withdrawn' : within(before) && changed ? 'empty_leg.updated' : undefined;
+        expect(event?.type).toBe(expected);
+      }),
+      fcParams(1000),
+    );
+  });
+
+  it('a leg above maxPrice makes no event; one under it does; an unpriced leg never passes a bound', () => {
+    const cap = watchOf({ currency: 'EUR', maxPrice: 15000 });
+    const floor = watchOf({ currency: 'EUR', minPrice: 0 });
+    const index = new WatchIndex([cap, floor]);
+    const listedNow = (l: StoredLeg) => index.eventsOf({ id: 'P1', changedAt: '', before: null, after: shown(l, now) }, now).map((e) => e.watch.id).sort();
+    // 16,000 USD at 1.0432 per euro: 15,337.42 EUR; 15,600 USD: 14,953.99 EUR.
+    expect(listedNow(leg(16000, 'USD'))).toEqual([floor.id]);
+    expect(listedNow(leg(15600, 'USD'))).toEqual([cap.id, floor.id].sort());
+    expect(listedNow(leg(null, null))).toEqual([]);
+    expect(listedNow(leg(100, 'CHF'))).toEqual([]);
+  });
+
+  it('pricedOnly keeps legs with a converted price (without currency: with a price)', () => {
+    const converted = watchOf({ currency: 'GBP', pricedOnly: true });
+    const priced = watchOf({ pricedOnly: 'true' });
+    const index = new WatchIndex([converted, priced]);
+    const listedNow = (l: StoredLeg) => index.eventsOf({ id: 'P1', changedAt: '', before: null, after: shown(l, now) }, now).map((e) => e.watch.id).sort();
+    expect(listedNow(leg(500, 'USD'))).toEqual([converted.id, priced.id].sort());
+    expect(listedNow(leg(500, 'CHF'))).toEqual([priced.id]);
+    expect(listedNow(leg(null, null))).toEqual([]);
+  });
+
+  it('a currency the rates in force no longer know converts nothing: its bounds pass no leg, its other filters still match', () => {
+    const stored = parseWatchFilters({ currency: 'JPY', maxPrice: 1e6 }, () => airports, RATES).stored;
+    const withoutJpy: RateSet = { date: '2026-11-30', rates: { USD: '1.04' } };
+    const bounded = { id: 'B', clientId: 'C', filters: parseStoredFilters(stored, () => airports, withoutJpy) };
+    const plain = { id: 'P', clientId: 'C', filters: parseStoredFilters({ currency: 'JPY' }, () => airports, withoutJpy) };
+    const events = new WatchIndex([bounded, plain]).eventsOf({ id: 'P1', changedAt: '', before: null, after: shown(leg(10, 'EUR'), now) }, now);
+    expect(events.map((e) => e.watch.id)).toEqual(['P']);
+    expect(() => parseWatchFilters(stored, () => airports, withoutJpy)).toThrow("Invalid parameter 'currency'");
   });
 });
