@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { writtenIf } from '../aws/dynamodb.js';
 import { bumpVersion, type DeliveryRecord, type WatchRecord, type WatchTables } from '../watches/index.js';
 
 /**
@@ -13,8 +14,8 @@ export type WatchChange = Partial<Pick<WatchRecord, 'url' | 'filters' | 'descrip
 export async function updateWatch(t: WatchTables, watch: WatchRecord, fields: WatchChange): Promise<boolean> {
   const entries = Object.entries(fields);
   if (entries.length === 0) return true;
-  try {
-    await t.client.send(
+  const written = await writtenIf(() =>
+    t.client.send(
       new UpdateCommand({
         TableName: t.watchesTableName,
         Key: { clientId: watch.clientId, watchId: watch.watchId },
@@ -23,11 +24,9 @@ export async function updateWatch(t: WatchTables, watch: WatchRecord, fields: Wa
         ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
         ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
       }),
-    );
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+    ),
+  );
+  if (!written) return false;
   await bumpVersion(t);
   return true;
 }
@@ -37,8 +36,8 @@ export async function updateWatch(t: WatchTables, watch: WatchRecord, fields: Wa
  * secret changed meanwhile (a rotation at the same instant).
  */
 export async function replaceSecret(t: WatchTables, watch: WatchRecord, secret: string, previousExpiresAt: string): Promise<boolean> {
-  try {
-    await t.client.send(
+  return writtenIf(() =>
+    t.client.send(
       new UpdateCommand({
         TableName: t.watchesTableName,
         Key: { clientId: watch.clientId, watchId: watch.watchId },
@@ -46,12 +45,8 @@ export async function replaceSecret(t: WatchTables, watch: WatchRecord, secret: 
         ConditionExpression: 'attribute_exists(watchId) AND secret = :old',
         ExpressionAttributeValues: { ':new': secret, ':old': watch.secret, ':until': previousExpiresAt },
       }),
-    );
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
 /** A delivery of the watch by its id (`webhook-id`), among the deliveries kept. */

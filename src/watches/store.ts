@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetCommand,
   paginateQuery,
@@ -9,6 +8,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
+import { writtenIf } from '../aws/dynamodb.js';
 
 /**
  * The watches and their deliveries in DynamoDB (src/tables.ts WATCHES_TABLE, WATCH_DELIVERIES_TABLE).
@@ -131,8 +131,8 @@ export async function recordWatchFailure(t: WatchTables, watch: WatchRecord, now
   const since = watch.failingSince ?? new Date(now).toISOString();
   const disable = watch.status === 'active' && now - Date.parse(since) >= disableAfterMs;
   if (!disable && watch.failingSince !== null) return watch.status;
-  try {
-    await t.client.send(
+  await writtenIf(() =>
+    t.client.send(
       new UpdateCommand({
         TableName: t.watchesTableName,
         Key: { clientId: watch.clientId, watchId: watch.watchId },
@@ -144,39 +144,29 @@ export async function recordWatchFailure(t: WatchTables, watch: WatchRecord, now
         ExpressionAttributeNames: disable ? { '#status': 'status' } : undefined,
         ExpressionAttributeValues: disable ? { ':since': since, ':disabled': 'disabled', ':now': new Date(now).toISOString() } : { ':since': since, ':null': 'NULL' },
       }),
-    );
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-  }
+    ),
+  );
   return disable ? 'disabled' : watch.status;
 }
 
 /** After a 2xx: the endpoint is not failing any more. */
 export async function recordWatchSuccess(t: WatchTables, watch: WatchRecord): Promise<void> {
   if (watch.failingSince === null) return;
-  try {
-    await t.client.send(
+  await writtenIf(() =>
+    t.client.send(
       new UpdateCommand({
         TableName: t.watchesTableName,
         Key: { clientId: watch.clientId, watchId: watch.watchId },
         UpdateExpression: 'REMOVE failingSince',
         ConditionExpression: 'attribute_exists(watchId)',
       }),
-    );
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-  }
+    ),
+  );
 }
 
 /** Stores a new delivery; false when one with this key exists already (a batch read twice). */
 export async function putDelivery(t: WatchTables, delivery: DeliveryRecord): Promise<boolean> {
-  try {
-    await t.client.send(new PutCommand({ TableName: t.deliveriesTableName, Item: delivery, ConditionExpression: 'attribute_not_exists(deliveryKey)' }));
-    return true;
-  } catch (err) {
-    if (err instanceof ConditionalCheckFailedException) return false;
-    throw err;
-  }
+  return writtenIf(() => t.client.send(new PutCommand({ TableName: t.deliveriesTableName, Item: delivery, ConditionExpression: 'attribute_not_exists(deliveryKey)' })));
 }
 
 export async function getDelivery(t: WatchTables, watchId: string, deliveryKey: string): Promise<DeliveryRecord | undefined> {
@@ -199,8 +189,8 @@ export async function updateDelivery(
     return `#f${i} = :v${i}`;
   });
   if (sets.length === 0) return;
-  try {
-    await t.client.send(
+  await writtenIf(() =>
+    t.client.send(
       new UpdateCommand({
         TableName: t.deliveriesTableName,
         Key: { watchId, deliveryKey },
@@ -209,10 +199,8 @@ export async function updateDelivery(
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
-    );
-  } catch (err) {
-    if (!(err instanceof ConditionalCheckFailedException)) throw err;
-  }
+    ),
+  );
 }
 
 /** A watch's most recent deliveries, newest first. */
