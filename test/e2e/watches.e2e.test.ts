@@ -59,7 +59,8 @@ const leg = (id: string, dep: string, over: Record<string, unknown> = {}) => ({
   arrAirportIcao: 'LFMN',
   listed: true,
   blocked: false,
-  depTimezone: 'UTC',
+  // The zone of the London airports the legs leave from: the import refuses another.
+  depTimezone: 'Europe/London',
   amenities: [],
   ...over,
 });
