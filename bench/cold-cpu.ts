@@ -26,6 +26,10 @@ export interface ColdCpuJob {
 export interface ColdCpuSamples {
   /** CPU time of each request (process.cpuUsage of its process, user + system), ms. */
   cpuMs: number[];
+  /** Over the measured requests: DynamoDB attempts that failed (a time-out, a dropped socket) and were retried or failed the request. */
+  failedAttempts: number;
+  /** Over the measured requests: Query calls, the index read where the snapshot could not serve (0 when it served every bucket). */
+  indexQueries: number;
   /**
    * process.memoryUsage().heapUsed after a full collection, in its process, before its first
    * request (code loaded, nothing cached) and after its last cold read, bytes.
@@ -38,6 +42,8 @@ type Message = { op: 'setup'; job: ColdCpuJob } | { op: 'request'; check: boolea
 interface Outcome {
   cpuMs: number;
   error?: string;
+  failedAttempts?: number;
+  indexQueries?: number;
   /** For `heap`: heapUsed after a full collection. */
   heapBytes?: number;
 }
@@ -73,46 +79,81 @@ const WARM_UP_REQUESTS = 4;
 
 /** Runs the measurement in a process of its own. */
 export async function measureColdCpu(job: ColdCpuJob): Promise<ColdCpuSamples> {
-  const fn = startFunction(job);
-  const cpuMs: number[] = [];
-  const errors = new Set<string>();
-  const heap = { emptyBytes: 0, filledBytes: 0 };
+  return (await measureColdCpuTogether([job]))[0]!;
+}
+
+/**
+ * Runs each job in a process of its own, their requests alternating round by round, so that every job
+ * meets the same load of the machine and of DynamoDB Local (a ratio of two of them is then fair).
+ */
+export async function measureColdCpuTogether(jobs: readonly ColdCpuJob[]): Promise<ColdCpuSamples[]> {
+  const fns = jobs.map((job) => startFunction(job));
+  const results = jobs.map(() => ({ cpuMs: [] as number[], errors: new Set<string>(), heap: { emptyBytes: 0, filledBytes: 0 }, failedAttempts: 0, indexQueries: 0 }));
   try {
-    heap.emptyBytes = await fn.heap();
+    for (const [i, fn] of fns.entries()) results[i]!.heap.emptyBytes = await fn.heap();
     // A new process compiles as it goes: its first full reads can outlast the functions' 1.5 s per
     // DynamoDB attempt and answer 503. Four requests first, neither measured nor checked.
-    for (let round = 0; round < WARM_UP_REQUESTS; round++) await fn.request(false);
-    for (let round = 0; round < job.rounds; round++) {
-      const outcome = await fn.request(true);
-      cpuMs.push(outcome.cpuMs);
-      if (outcome.error) errors.add(`cold CPU: ${outcome.error}`);
+    for (let round = 0; round < WARM_UP_REQUESTS; round++) for (const fn of fns) await fn.request(false);
+    const rounds = Math.max(...jobs.map((j) => j.rounds));
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, fn] of fns.entries()) {
+        if (round >= jobs[i]!.rounds) continue;
+        const outcome = await fn.request(true);
+        const r = results[i]!;
+        r.cpuMs.push(outcome.cpuMs);
+        r.failedAttempts += outcome.failedAttempts ?? 0;
+        r.indexQueries += outcome.indexQueries ?? 0;
+        if (outcome.error) r.errors.add(`cold CPU: ${outcome.error}`);
+      }
     }
-    heap.filledBytes = await fn.heap();
+    for (const [i, fn] of fns.entries()) results[i]!.heap.filledBytes = await fn.heap();
   } finally {
-    fn.stop();
+    for (const fn of fns) fn.stop();
   }
-  return { cpuMs, heap, errors: [...errors] };
+  return results.map((r) => ({ cpuMs: r.cpuMs, heap: r.heap, failedAttempts: r.failedAttempts, indexQueries: r.indexQueries, errors: [...r.errors] }));
 }
 
 function serveFunction(job: ColdCpuJob): (check: boolean) => Promise<Outcome> {
   const config = readConfig(job.settings);
-  const cache = createListRepository(createFunctionClient(config), config);
+  const client = createFunctionClient(config);
+  // Per request: the DynamoDB attempts that failed, and the Query calls (index reads), counted below the SDK's retries.
+  const counts = { failedAttempts: 0, indexQueries: 0 };
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const target = (args.request as { headers?: Record<string, string> }).headers?.['x-amz-target'] ?? '';
+      if (target.endsWith('.Query')) counts.indexQueries += 1;
+      try {
+        return await next(args);
+      } catch (err) {
+        counts.failedAttempts += 1;
+        throw err;
+      }
+    },
+    { step: 'deserialize', name: 'benchColdCpuCounts' },
+  );
+  const cache = createListRepository(client, config);
   const list = createListHandler({ repository: cache, config });
   // The functions log to stdout; this process's stdout goes nowhere, and writing is skipped as in
   // the benchmark's own phases.
   process.stdout.write = () => true;
   return async (check) => {
     cache.clear();
+    // A new container's first read starts on a clean heap: this one does not pay for the garbage of
+    // the rounds before it (a full collection, not measured; the bench script exposes gc).
+    (globalThis as { gc?: () => void }).gc?.();
+    counts.failedAttempts = 0;
+    counts.indexQueries = 0;
     const event = listEvent(job.params, job.authorizer);
     const c0 = process.cpuUsage();
     const res: APIGatewayProxyStructuredResultV2 = await list(event, lambdaContext('list-empty-legs'));
     const cpu = process.cpuUsage(c0);
     const cpuMs = (cpu.user + cpu.system) / 1000;
     const body = typeof res.body === 'string' ? res.body : '';
-    if (!check) return { cpuMs };
-    if (res.statusCode !== 200) return { cpuMs, error: `HTTP ${res.statusCode} ${body.slice(0, 200)}` };
+    const figures = { cpuMs, ...counts };
+    if (!check) return figures;
+    if (res.statusCode !== 200) return { ...figures, error: `HTTP ${res.statusCode} ${body.slice(0, 200)}` };
     const total = (JSON.parse(body) as { data: { total: number } }).data.total;
-    return total === job.expectedTotal ? { cpuMs } : { cpuMs, error: `total ${total}, expected ${job.expectedTotal}` };
+    return total === job.expectedTotal ? figures : { ...figures, error: `total ${total}, expected ${job.expectedTotal}` };
   };
 }
 

@@ -2,6 +2,7 @@ import { airportReference, type Airport } from '../src/airports/reference.js';
 import { continentOfCountry } from '../src/airports/continents.js';
 import { addDays, dateInZone } from '../src/kernel/dates.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
+import type { RateSet } from '../src/rates/index.js';
 import { windowOf, type Window } from './buckets.js';
 
 /**
@@ -37,6 +38,14 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'trip (tripFrom=LFPB, tripTo=LIRA), depDate offset 3', params: { tripFrom: 'LFPB', tripTo: 'LIRA', depDate, offsetDays: '3' } },
     { name: 'area (depCountryCode=US,CA)', params: { depCountryCode: 'US,ca' } },
     { name: 'area (depContinent=EU, arrContinent=NA)', params: { depContinent: 'EU', arrContinent: 'na' } },
+    // Names starting `price` are the searches of the price targets, each held against the mix's query
+    // with the same parameters but the price ones (bench/targets.ts).
+    { name: 'price (currency=USD), converted', params: { currency: 'USD' } },
+    { name: 'price (currency=EUR, maxPrice=15000)', params: { currency: 'EUR', maxPrice: '15000' } },
+    { name: 'price (currency=GBP, minPrice=5000, maxPrice=20000), depDate offset 3', params: { currency: 'GBP', minPrice: '5000', maxPrice: '20000', depDate, offsetDays: '3' } },
+    { name: 'price (pricedOnly=true)', params: { pricedOnly: 'true' } },
+    { name: 'price (currency=EUR, sort=price), whole horizon', params: { currency: 'EUR', sort: 'price' } },
+    { name: 'price (currency=CHF, pricedOnly=true, sort=-price)', params: { currency: 'CHF', pricedOnly: 'true', sort: '-price' } },
   ];
 }
 
@@ -54,6 +63,8 @@ export interface Expected {
   total: number;
   /** Ids of the requested page, in order. */
   pageIds: string[];
+  /** With `currency`: the page's converted amounts, in order (null: none). */
+  pageAmounts?: (number | null)[];
   /** Buckets holding a leg the request must return (any page). */
   requiredBuckets: Set<string>;
 }
@@ -144,8 +155,57 @@ function continentMatches(list: string | undefined, icao: string | null, iata: s
   return continent !== undefined && list.split(',').some((c) => c.trim().toUpperCase() === continent);
 }
 
-/** What the listing must answer to `params` at `now` over `data` (params as the mix writes them). */
-export function expectedListing(data: readonly DataLeg[], params: Readonly<Record<string, string>>, now: Date): Expected {
+/** A decimal text or number as an integer over a power of ten. */
+function decimalOf(value: string | number): { n: bigint; scale: number } {
+  const [whole, fraction = ''] = (typeof value === 'number' ? value.toFixed(6) : value).split('.');
+  return { n: BigInt(whole! + fraction), scale: fraction.length };
+}
+
+/**
+ * docs/api.md, "Prices": `price` in `from` converted to `to` through the euro, rounded half up to
+ * cents, in integers (written apart from src/rates/conversion.ts, as a reference); null when the leg
+ * has no price or the rates do not know a currency.
+ */
+function convertedAmount(price: number | null, from: string | null, to: string, rates: RateSet): number | null {
+  const rate = (c: string) => (c === 'EUR' ? '1' : Object.hasOwn(rates.rates, c) ? rates.rates[c] : undefined);
+  const fromRate = from === null ? undefined : rate(from);
+  const toRate = rate(to);
+  if (price === null || fromRate === undefined || toRate === undefined) return null;
+  const [a, f, t] = [decimalOf(price), decimalOf(fromRate), decimalOf(toRate)];
+  // (a / f) x t x 100 = a.n t.n 10^f.scale 100 / (f.n 10^(a.scale + t.scale)), rounded half up.
+  const numerator = a.n * t.n * 10n ** BigInt(f.scale) * 100n;
+  const denominator = f.n * 10n ** BigInt(a.scale + t.scale);
+  return Number((2n * numerator + denominator) / (2n * denominator)) / 100;
+}
+
+/**
+ * The converted amounts of each leg object, by rates and currency: the traffic simulation's oracle
+ * asks again for the same legs after every write.
+ */
+const converted = new WeakMap<StoredLeg, Map<string, number | null>>();
+
+function amountIn(leg: StoredLeg, currency: string, rates: RateSet): number | null {
+  let byCurrency = converted.get(leg);
+  if (byCurrency === undefined) converted.set(leg, (byCurrency = new Map<string, number | null>()));
+  const key = `${rates.date} ${currency}`;
+  let amount = byCurrency.get(key);
+  if (amount === undefined) byCurrency.set(key, (amount = convertedAmount(leg.price, leg.currency, currency, rates)));
+  return amount;
+}
+
+/** docs/api.md, "Prices": `pricedOnly`, `minPrice` and `maxPrice` on a leg's (converted) price. */
+function priceMatches(params: Readonly<Record<string, string>>, leg: StoredLeg, amount: number | null): boolean {
+  if (params.pricedOnly === 'true' && (params.currency === undefined ? leg.price === null : amount === null)) return false;
+  if (params.minPrice !== undefined && (amount === null || amount < Number(params.minPrice))) return false;
+  if (params.maxPrice !== undefined && (amount === null || amount > Number(params.maxPrice))) return false;
+  return true;
+}
+
+/**
+ * What the listing must answer to `params` at `now` over `data` (params as the mix writes them);
+ * `rates`: the rates in force, for the price searches.
+ */
+export function expectedListing(data: readonly DataLeg[], params: Readonly<Record<string, string>>, now: Date, rates?: RateSet): Expected {
   const today = now.toISOString().slice(0, 10);
   const window = windowOf(params.depDate, Number(params.offsetDays ?? 0), today);
   const page = Math.max(1, Number(params.page ?? 1));
@@ -153,6 +213,8 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
   const requiredBuckets = new Set<string>();
   if (window === null) return { window, total: 0, pageIds: [], requiredBuckets };
   const zones = new Map<string, string>();
+  const amountOf = (leg: StoredLeg): number | null =>
+    params.currency === undefined || rates === undefined ? null : amountIn(leg, params.currency, rates);
   const hits = data.filter(({ leg, bucket }) => {
     if (!leg.listed || leg.blocked || bucket === undefined) return false;
     if (leg.endDate < localToday(now, leg.depTimezone, zones)) return false;
@@ -167,7 +229,7 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!continentMatches(params.depContinent, leg.depAirportIcao, leg.depAirportIata, leg.depCountryCode)) return false;
     if (!continentMatches(params.arrContinent, leg.arrAirportIcao, leg.arrAirportIata, leg.arrCountryCode)) return false;
     if (params.tripFrom !== undefined && tripExtraKm(params, leg) === undefined) return false;
-    return true;
+    return priceMatches(params, leg, amountOf(leg));
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);
   const ordered = hits
@@ -178,6 +240,19 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     // A stable sort: ties stay in startDate, id order.
     ordered.sort((a, b) => extra.get(a)! - extra.get(b)!);
   }
+  if (params.sort === 'price' || params.sort === '-price') {
+    // Stable too: legs without an amount last, ties in startDate, id order.
+    const sign = params.sort === 'price' ? 1 : -1;
+    const keys = new Map(ordered.map((l) => [l, amountOf(l) === null ? Number.POSITIVE_INFINITY : sign * amountOf(l)!]));
+    ordered.sort((a, b) => (keys.get(a) === keys.get(b) ? 0 : keys.get(a)! < keys.get(b)! ? -1 : 1));
+  }
   const start = (page - 1) * size;
-  return { window, total: ordered.length, pageIds: ordered.slice(start, start + size).map((l) => l.id), requiredBuckets };
+  const pageLegs = ordered.slice(start, start + size);
+  return {
+    window,
+    total: ordered.length,
+    pageIds: pageLegs.map((l) => l.id),
+    requiredBuckets,
+    ...(params.currency === undefined ? {} : { pageAmounts: pageLegs.map(amountOf) }),
+  };
 }

@@ -36,6 +36,8 @@ export function warmP95LimitMs(legs: number): number {
 
 export interface QueryFigures {
   name: string;
+  /** Its parameters (the price targets find the same search without the price ones). */
+  params?: Readonly<Record<string, string>>;
   /** Measured read units of one request with an empty cache. */
   coldReadUnits: number;
   /** The same request when whole items are read. */
@@ -92,7 +94,7 @@ export function evaluateTargets(input: TargetInputs): Target[] {
     },
     { name: 'queries that read a bucket the window does not need', value: excess, limit: 0, unit: 'queries' },
   ];
-  return [readUnits, ...targets.map((t) => judge(t)), ...searchTargets(input)];
+  return [readUnits, ...targets.map((t) => judge(t)), ...searchTargets(input), ...priceTargets(input)];
 }
 
 /** Trip and area searches (docs/performance.md, "Trips and areas"): their read units within 10 % of the plain listing's. */
@@ -120,6 +122,57 @@ function searchTargets(input: TargetInputs): Target[] {
       name: 'warm-cache handler CPU time p95 of a trip search over the whole horizon / the plain listing\'s',
       value: round(cpuRatio, 3),
       limit: TRIP_MAX_WARM_CPU_RATIO,
+      unit: 'ratio',
+    }),
+  ];
+}
+
+/** A search of the price targets: the mix names them `price ...` (bench/mix.ts). */
+export const isPriceSearch = (q: { name: string }): boolean => q.name.startsWith('price');
+
+/** Price searches (docs/performance.md, "Prices"): read units within 10 % of the same search without its price parameters. */
+export const PRICE_MAX_READ_UNIT_RATIO = 1.1;
+/** Warm CPU of a price-sorted search over the whole horizon: at most 3 times the plain listing's. */
+export const PRICE_MAX_WARM_CPU_RATIO = 3;
+/** The parameters a price search adds (docs/api.md, "Prices"), `sort=price|-price` among them. */
+const PRICE_PARAMETERS = new Set(['currency', 'minPrice', 'maxPrice', 'pricedOnly']);
+
+/** `params` without the price parameters: the same search, unconverted, unfiltered by price, in the default order. */
+export function withoutPrice(params: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter(([k, v]) => !PRICE_PARAMETERS.has(k) && !(k === 'sort' && (v === 'price' || v === '-price'))));
+}
+
+const sameParams = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
+
+/**
+ * The price targets, over the mix's queries whose names start with `price`, each against the query of
+ * the mix with its parameters but the price ones (a price search without one is left out); none when
+ * the mix has no price search.
+ */
+function priceTargets(input: TargetInputs): Target[] {
+  const plain = input.queries.find((q) => q.name === PLAIN);
+  const others = input.queries.filter((q) => !isPriceSearch(q));
+  const pairs = input.queries
+    .filter((q) => isPriceSearch(q) && q.params !== undefined)
+    .flatMap((q) => {
+      const base = others.find((o) => o.params !== undefined && sameParams(o.params, withoutPrice(q.params!)));
+      return base === undefined ? [] : [{ q, base }];
+    });
+  const sorted = input.queries.find((q) => isPriceSearch(q) && q.params?.sort === 'price' && q.name.includes('whole horizon'));
+  if (plain === undefined || pairs.length === 0 || sorted === undefined) return [];
+  const worstUnits = Math.max(...pairs.map(({ q, base }) => q.coldReadUnits / (base.coldReadUnits || 1)));
+  return [
+    judge({
+      name: 'read units per request of a price search / the same search without its price parameters (worst search, empty cache)',
+      value: round(worstUnits, 3),
+      limit: PRICE_MAX_READ_UNIT_RATIO,
+      unit: 'ratio',
+    }),
+    judge({
+      name: "warm-cache handler CPU time p95 of a price-sorted search over the whole horizon / the plain listing's",
+      value: round(sorted.warmP95Ms / (plain.warmP95Ms || Number.MIN_VALUE), 3),
+      limit: PRICE_MAX_WARM_CPU_RATIO,
       unit: 'ratio',
     }),
   ];

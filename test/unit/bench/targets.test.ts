@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { evaluateTargets, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
+import { evaluateTargets, gzipTarget, withoutPrice, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
 
 const base: TargetInputs = {
   legs: 20_000,
@@ -67,6 +67,39 @@ describe('evaluateTargets', () => {
     );
     expect(t.value).toBe(1);
     expect(t.holds).toBe(false);
+  });
+});
+
+describe('the price targets', () => {
+  const q = (name: string, params: Record<string, string>, coldReadUnits: number, warmP95Ms = 0.2) => ({ name, params, coldReadUnits, wholeItemReadUnits: 2000, warmP95Ms, excessBuckets: [] });
+  const plain = q('no filter, page 1', {}, 50, 0.2);
+  const dated = q('depDate, offset 3', { depDate: '2026-12-11', offsetDays: '3' }, 24);
+  const sorted = q('price (currency=EUR, sort=price), whole horizon', { currency: 'EUR', sort: 'price' }, 50, 0.5);
+  const inputs = (...extra: ReturnType<typeof q>[]) => ({ ...base, queries: [plain, dated, sorted, ...extra] });
+  const units = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'price search / the same search');
+  const cpu = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'price-sorted');
+
+  it('drops the price parameters, sort=price and -price among them, and keeps every other', () => {
+    expect(withoutPrice({ currency: 'GBP', minPrice: '1', maxPrice: '2', pricedOnly: 'true', sort: '-price', depDate: 'd', offsetDays: '3' })).toEqual({ depDate: 'd', offsetDays: '3' });
+    expect(withoutPrice({ currency: 'EUR', sort: 'detour', tripFrom: 'LFPB' })).toEqual({ sort: 'detour', tripFrom: 'LFPB' });
+  });
+
+  it('holds each price search against the search of the mix with its parameters but the price ones', () => {
+    // 26.5 against the dated query's 24 (1.104), not against the plain listing's 50.
+    const t = units(evaluateTargets(inputs(q('price (currency=GBP, maxPrice=9), depDate offset 3', { currency: 'GBP', maxPrice: '9', depDate: '2026-12-11', offsetDays: '3' }, 26.5))));
+    expect(t).toMatchObject({ value: 1.104, limit: 1.1, holds: false });
+    expect(units(evaluateTargets(inputs(q('price (pricedOnly=true)', { pricedOnly: 'true' }, 54))))).toMatchObject({ value: 1.08, holds: true });
+  });
+
+  it('holds the warm CPU of the price-sorted search over the whole horizon to 3 times the plain listing', () => {
+    expect(cpu(evaluateTargets(inputs()))).toMatchObject({ value: 2.5, limit: 3, holds: true });
+    expect(cpu(evaluateTargets({ ...base, queries: [plain, dated, { ...sorted, warmP95Ms: 0.62 }] }))).toMatchObject({ value: 3.1, holds: false });
+  });
+
+  it('has no price target without a price search, or when none has a search to be held against', () => {
+    expect(evaluateTargets({ ...base, queries: [plain, dated] }).some((t) => t.name.includes('price'))).toBe(false);
+    const orphan = { ...sorted, params: { currency: 'EUR', sort: 'price', depCityName: 'Atlantis' } };
+    expect(evaluateTargets({ ...base, queries: [plain, orphan] }).some((t) => t.name.includes('price'))).toBe(false);
   });
 });
 
