@@ -8,7 +8,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { AppError } from '../src/errors.js';
-import { redactSecrets } from '../src/redact.js';
+import { redactSecrets } from '../src/auth/redact.js';
 import { gatewayHeaders, INVALID_TARGET_MESSAGE, requestTarget, writeEnvelope } from './edges.js';
 import { lambdaContext } from './lambda-context.js';
 

@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { redactingReplacer } from './redact.js';
+import { redactingReplacer } from './auth/redact.js';
 
 /**
  * The one structured JSON logger (level: POWERTOOLS_LOG_LEVEL, or Lambda's own setting); handlers add

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Stage } from '../config.js';
 import { processClock, type Clock } from '../clock.js';
 import { logger } from '../logger.js';
-import { ttlCache } from '../ttl-cache.js';
+import { ttlCache } from '../platform/ttl-cache.js';
 import { createVersionFollower } from '../kernel/version-follower.js';
 import {
   rejectedContext,

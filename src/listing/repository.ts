@@ -3,7 +3,7 @@ import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput, type
 import { batchGet } from '../aws/batch-get.js';
 import { AppError } from '../errors.js';
 import { LEGS_INDEX } from '../tables.js';
-import { ttlCache } from '../ttl-cache.js';
+import { ttlCache } from '../platform/ttl-cache.js';
 import { segmentsAfter } from './listing.js';
 import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { MAX_IDS_PER_REQUEST, MAX_QUERY_PAGES_PER_BUCKET } from './limits.js';

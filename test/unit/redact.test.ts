@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { BASE62, checksumOf, KEY_PREFIXES } from '../../src/keys/format.js';
 import { logger } from '../../src/logger.js';
-import { REDACTED, redactSecrets } from '../../src/redact.js';
+import { REDACTED, redactSecrets } from '../../src/auth/redact.js';
 
 /**
  * Redaction over generated strings: a key (valid, partial, mistyped, any case, percent-encoded,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ttlCache } from '../../src/ttl-cache.js';
+import { ttlCache } from '../../src/platform/ttl-cache.js';
 
 describe('ttlCache', () => {
   it('serves an entry until its expiry, exactly, on the injected clock (from 0)', () => {

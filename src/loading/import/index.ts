@@ -13,7 +13,7 @@ export {
   type FieldIssue,
   type RecordResult,
 } from './validate.js';
-export { findJsonSyntaxError, findTooDeep } from './json-syntax.js';
+export { findJsonSyntaxError, findTooDeep } from './text/json-syntax.js';
 export { FILE_LIMITS, MAX_ERRORS_KEPT, MAX_FILE_BYTES, MAX_FILE_RECORDS, MAX_JSON_DEPTH, type FileLimits } from './file-limits.js';
-export { MAX_LINE_CHARS, parseImportText, readImportStream, type StreamImportOptions } from './parse-text.js';
+export { MAX_LINE_CHARS, parseImportText, readImportStream, type StreamImportOptions } from './text/parse-text.js';
 export type { ImportError, ImportOptions, ImportResult, RecordPosition } from './types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { findJsonSyntaxError, parseImportText } from '../../../../src/loading/import/index.js';
-import { findTooDeep } from '../../../../src/loading/import/json-syntax.js';
+import { findTooDeep } from '../../../../src/loading/import/text/json-syntax.js';
 import { fcParams } from '../../../support/fast-check.js';
 import { TODAY, fixture, record } from '../../../support/import-records.js';
 

@@ -1,4 +1,4 @@
-import { CHECKSUM_LENGTH, checksumOf, KEY_PREFIXES, RANDOM_LENGTH } from './auth/key-shape.js';
+import { CHECKSUM_LENGTH, checksumOf, KEY_PREFIXES, RANDOM_LENGTH } from './key-shape.js';
 
 /**
  * Redaction of anything shaped like an API key from text bound for a log, wherever a caller put it;

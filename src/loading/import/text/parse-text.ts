@@ -1,7 +1,7 @@
-import { FILE_LIMITS, type FileLimits } from './file-limits.js';
+import { FILE_LIMITS, type FileLimits } from '../file-limits.js';
 import { findJsonSyntaxError, findTooDeep, lineColumn } from './json-syntax.js';
-import type { ImportError, ImportOptions, ImportResult } from './types.js';
-import { ImportCollector, importError, validateImportRecords } from './validate.js';
+import type { ImportError, ImportOptions, ImportResult } from '../types.js';
+import { ImportCollector, importError, validateImportRecords } from '../validate.js';
 
 /**
  * Reading the text of an import file: a JSON array or NDJSON, then validation of its records.
@@ -9,7 +9,7 @@ import { ImportCollector, importError, validateImportRecords } from './validate.
  * records, bytes and the errors kept are bounded (src/loading/import/file-limits.ts).
  */
 
-export { MAX_LINE_CHARS } from './file-limits.js';
+export { MAX_LINE_CHARS } from '../file-limits.js';
 
 const limitsOf = (options: ImportOptions): FileLimits => ({ ...FILE_LIMITS, ...options.limits });
 
