@@ -84,6 +84,18 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
 }
 
 export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: string): ChangeLogStore {
+  /** The index pages holding entries `seqs`, by id. */
+  async function readPages(seqs: readonly number[], consistent: boolean): Promise<Map<string, Record<string, unknown>>> {
+    const ids = [...new Set(seqs.map(pageId))];
+    const pages = new Map<string, Record<string, unknown>>();
+    for (let i = 0; i < ids.length; i += 100) {
+      const got = await batchGet(client, tableName, ids.slice(i, i + 100).map((id) => ({ id })), MAX_BATCH_GET_ATTEMPTS, { consistent });
+      if (got.unprocessed.length > 0) throw new Error('The change log pages could not be read (unprocessed keys)');
+      for (const item of got.items) pages.set(String(item.id), item);
+    }
+    return pages;
+  }
+
   async function readHead(consistent: boolean): Promise<ChangeHead> {
     const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: HEAD_ID }, ConsistentRead: consistent }));
     const q: unknown = out.Item?.q;
@@ -217,19 +229,16 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
 
     async indexChanges(from, to) {
       if (to < from) return [];
-      const ids = [...new Set(Array.from({ length: to - from + 1 }, (_, i) => pageId(from + i)))];
-      const pages = new Map<string, Record<string, unknown>>();
-      for (let i = 0; i < ids.length; i += 100) {
-        const got = await batchGet(client, tableName, ids.slice(i, i + 100).map((id) => ({ id })), MAX_BATCH_GET_ATTEMPTS, { consistent: true });
-        if (got.unprocessed.length > 0) throw new Error('The change log pages could not be read (unprocessed keys)');
-        for (const item of got.items) pages.set(String(item.id), item);
-      }
-      const result: (ChangeSet | undefined)[] = [];
-      for (let q = from; q <= to; q++) {
-        const code: unknown = pages.get(pageId(q))?.[`c${q}`];
-        result.push(Array.isArray(code) ? changeSetOf([q, ...(code as unknown[])]) : undefined);
-      }
-      return result;
+      const seqs = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+      const codeOf = (pages: ReadonlyMap<string, Record<string, unknown>>, q: number): unknown => pages.get(pageId(q))?.[`c${q}`];
+      // Eventually consistent first (half the read units); the pages a stale replica lacked, strongly consistent.
+      const pages = await readPages(seqs, false);
+      const stale = seqs.filter((q) => !Array.isArray(codeOf(pages, q)));
+      if (stale.length > 0) for (const [id, item] of await readPages(stale, true)) pages.set(id, item);
+      return seqs.map((q) => {
+        const code = codeOf(pages, q);
+        return Array.isArray(code) ? changeSetOf([q, ...(code as unknown[])]) : undefined;
+      });
     },
 
     async entries(from, to) {
