@@ -7,6 +7,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { SNAPSHOT_PART_PREFIX } from '../src/snapshot/snapshot.js';
 import { LEGS_INDEX } from '../src/tables.js';
+
+/** What the ids of the change log's items start with (src/changes/store.ts). */
+const CHANGE_LOG_ID_PREFIX = '~change';
 import { itemSize, wireItemSize, type WireValue } from './capacity.js';
 
 /**
@@ -39,6 +42,8 @@ export interface RecordedCall {
   bucket: string | undefined;
   /** The buckets of the listing snapshot's parts a BatchGetItem read (src/snapshot/snapshot.ts). */
   snapshotBuckets: string[];
+  /** A BatchGetItem of the change log's items (src/changes/store.ts: ids starting `~change`). */
+  changeLogItems: boolean;
   /** The id a GetItem read (the change log's head, the snapshot's manifest). */
   getId: string | undefined;
   /** The Query's input (plain-object form when `document`), to replay it elsewhere. */
@@ -90,11 +95,13 @@ export function summarizeCall(call: RawCall): RecordedCall {
   const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   const bucket = operation === 'Query' && input.IndexName === LEGS_INDEX.indexName ? stringValue(values?.[':b'], call.document) : undefined;
   const snapshotBuckets: string[] = [];
+  let changeLogItems = false;
   if (operation === 'BatchGetItem') {
     for (const request of Object.values((input.RequestItems as Record<string, { Keys?: Record<string, unknown>[] }> | undefined) ?? {})) {
       for (const key of request.Keys ?? []) {
         const id = call.document ? key.id : (key.id as { S?: unknown } | undefined)?.S;
         if (typeof id === 'string' && id.startsWith(SNAPSHOT_PART_PREFIX)) snapshotBuckets.push(id.slice(SNAPSHOT_PART_PREFIX.length).split('#')[0]!);
+        if (typeof id === 'string' && id.startsWith(CHANGE_LOG_ID_PREFIX)) changeLogItems = true;
       }
     }
   }
@@ -106,6 +113,7 @@ export function summarizeCall(call: RawCall): RecordedCall {
     indexName: typeof input.IndexName === 'string' ? input.IndexName : undefined,
     bucket,
     snapshotBuckets,
+    changeLogItems,
     getId: operation === 'GetItem' ? stringValue((input.Key as Record<string, unknown> | undefined)?.id, call.document) : undefined,
     queryInput: operation === 'Query' ? input : undefined,
     document: call.document,

@@ -6,7 +6,7 @@ import { renderMarkdown } from './markdown.js';
 import { renderTrafficChart } from './traffic-chart.js';
 import { formatReport } from './report.js';
 import type { BenchResult } from './run.js';
-import { DEFAULT_TRAFFIC, type TrafficOptions } from './traffic.js';
+import { DEFAULT_TRAFFIC, trafficOptions, type TrafficOptions } from './traffic.js';
 import { STATED_LEGS, TRAFFIC_STATED_SECONDS } from './targets.js';
 
 /**
@@ -36,8 +36,8 @@ const USAGE =
   '       npm run bench -- --markdown RESULT.json...\n' +
   '       npm run bench -- --traffic-chart OUT.svg RESULT.json';
 
-function trafficOptions(seconds: number): TrafficOptions | undefined {
-  return seconds === 0 ? undefined : { ...DEFAULT_TRAFFIC, seconds };
+function trafficOptionsOf(seconds: number): TrafficOptions | undefined {
+  return seconds === 0 ? undefined : trafficOptions(seconds);
 }
 
 async function main(): Promise<void> {
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     // The traffic simulation runs by default (--traffic says so explicitly); --traffic-seconds 0 skips it.
     // Past 20,000 legs 30 simulated seconds by default, the least its read-unit targets are stated for:
     // the oracle recomputes the mix over every leg after each write (docs/performance.md, "Running the benchmark").
-    traffic: trafficOptions(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], legs > STATED_LEGS ? TRAFFIC_STATED_SECONDS : DEFAULT_TRAFFIC.seconds, 0, 780)),
+    traffic: trafficOptionsOf(parseIntegerSetting('--traffic-seconds', values['traffic-seconds'], legs > STATED_LEGS ? TRAFFIC_STATED_SECONDS : DEFAULT_TRAFFIC.seconds, 0, 780)),
   };
   const json = values.json === true;
   // With --json, stdout carries the report alone (`| jq`): the progress goes to stderr, and so does

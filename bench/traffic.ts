@@ -17,7 +17,7 @@ import { parseListQuery } from '../src/listing/query.js';
 import { createLegsRepository, withBucketCache, type LegsRepository } from '../src/listing/repository.js';
 import { withSnapshot } from '../src/listing/snapshot-read.js';
 import { bucketOf, LISTING_HORIZON_DAYS, type StoredLeg } from '../src/kernel/leg-item.js';
-import { recordCalls, summarizeCall } from './consumed.js';
+import { recordCalls, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
 import type { ReplayStats } from './replay-proxy.js';
@@ -48,28 +48,38 @@ export interface TrafficOptions {
   seconds: number;
   /** Legs changed per second by the trickle writer. */
   writesPerSecond: number;
-  /** Legs of the one large batch, written half way. */
+  /** Legs of the one large batch, written half way (trafficOptions: BATCH_LEGS_PER_MINUTE of the span). */
   batchLegs: number;
   ttlSeconds: number;
   ceilingSeconds: number;
   seed: number;
 }
 
+/** The large batch's legs per simulated minute: a span's batch is its share, so every span carries the same writes per request. */
+export const BATCH_LEGS_PER_MINUTE = 500;
+
 export const DEFAULT_TRAFFIC: TrafficOptions = {
   containers: 20,
   requestsPerSecond: 50,
   seconds: 60,
   writesPerSecond: 1,
-  batchLegs: 500,
+  batchLegs: BATCH_LEGS_PER_MINUTE,
   ttlSeconds: 10,
   ceilingSeconds: 900,
   seed: 7,
 };
 
+/** The simulation's options for a span of `seconds`: the defaults, the batch in proportion. */
+export function trafficOptions(seconds: number): TrafficOptions {
+  return { ...DEFAULT_TRAFFIC, seconds, batchLegs: Math.round((BATCH_LEGS_PER_MINUTE * seconds) / 60) };
+}
+
 export interface DesignFigures {
   design: 'ttl' | 'change-aware';
   requests: number;
   readUnitsPerRequest: number;
+  /** The same, by what the calls read (READ_KINDS). */
+  readUnitsByKind: Record<ReadKind, number>;
   callsPerRequest: number;
   /** Query calls per simulated second, per bucket (the partitions of the listing index). */
   bucketRequestsPerSecond: Record<string, number>;
@@ -82,6 +92,16 @@ export interface DesignFigures {
   cpuMs: LatencySummary;
   staleness: { writes: number; p50Ms: number; p99Ms: number; maxMs: number };
   inconsistent: number;
+}
+
+/** What a call of the listing reads: the log's head, its entries, the snapshot, the index, the legs' records. */
+export const READ_KINDS = ['head', 'changes', 'snapshot', 'index', 'records'] as const;
+export type ReadKind = (typeof READ_KINDS)[number];
+
+export function readKindOf(call: Pick<RecordedCall, 'operation' | 'getId' | 'snapshotBuckets' | 'changeLogItems'>): ReadKind {
+  if (call.operation === 'Query') return 'index';
+  if (call.operation === 'GetItem') return call.getId === HEAD_ID ? 'head' : call.getId?.startsWith('~change') ? 'changes' : 'snapshot';
+  return call.snapshotBuckets.length > 0 ? 'snapshot' : call.changeLogItems ? 'changes' : 'records';
 }
 
 export interface TrafficResult {
@@ -113,6 +133,7 @@ interface Design {
   recorder: ReturnType<typeof recordCalls>;
   samples: { ms: number; cpuMs: number; miss: boolean }[];
   readUnits: number;
+  readUnitsByKind: Record<ReadKind, number>;
   calls: number;
   buckets: Map<string, number>;
   headReads: number;
@@ -189,6 +210,7 @@ export async function runTraffic(input: {
       recorder: recordCalls(client),
       samples: [],
       readUnits: 0,
+      readUnitsByKind: { head: 0, changes: 0, snapshot: 0, index: 0, records: 0 },
       calls: 0,
       buckets: new Map(),
       headReads: 0,
@@ -240,6 +262,7 @@ export async function runTraffic(input: {
     for (const call of calls) {
       design.calls += 1;
       design.readUnits += call.readUnits;
+      design.readUnitsByKind[readKindOf(call)] += call.readUnits;
       if (call.operation === 'Query' && call.bucket !== undefined) design.buckets.set(call.bucket, (design.buckets.get(call.bucket) ?? 0) + 1);
       if (call.operation === 'GetItem' && call.getId === HEAD_ID) design.headReads += 1;
     }
@@ -365,6 +388,7 @@ export async function runTraffic(input: {
       design: d.name,
       requests: d.samples.length,
       readUnitsPerRequest: d.readUnits / n,
+      readUnitsByKind: Object.fromEntries(READ_KINDS.map((k) => [k, d.readUnitsByKind[k] / n])) as Record<ReadKind, number>,
       callsPerRequest: d.calls / n,
       bucketRequestsPerSecond: bucketRps,
       busiestBucket: { bucket: busiest, requestsPerSecond: busiestRps },
