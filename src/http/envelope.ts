@@ -20,13 +20,24 @@ export const BASE_HEADERS = {
   'cache-control': 'no-store',
 } as const;
 
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+/**
+ * JSON text in ASCII: JSON.stringify's, each character past U+007E written as its `\uXXXX` escape
+ * (the same JSON value; docs/api.md, "Envelope").
+ */
+export function asciiJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function jsonResponse(status: number, traceId: string, body: string, etag?: string): APIGatewayProxyStructuredResultV2 {
   const headers = { ...BASE_HEADERS, 'x-trace-id': traceId, ...(etag === undefined ? {} : { etag }) };
   return { statusCode: status, headers, body };
 }
 
 export function respond<T>(status: number, envelope: Envelope<T>): APIGatewayProxyStructuredResultV2 {
-  return jsonResponse(status, envelope.traceId, JSON.stringify(envelope));
+  return jsonResponse(status, envelope.traceId, asciiJson(envelope));
 }
 
 export function successResponse<T>(data: T, traceId: string): APIGatewayProxyStructuredResultV2 {
@@ -47,7 +58,7 @@ const serialized = new WeakMap<object, Serialized>();
 function serializedOf(value: object): Serialized {
   let s = serialized.get(value);
   if (s === undefined) {
-    const json = JSON.stringify(value);
+    const json = asciiJson(value);
     serialized.set(value, (s = { json, digest: digestOf([json]) }));
   }
   return s;
@@ -57,7 +68,7 @@ function jsonOf(value: object): string {
   return serializedOf(value).json;
 }
 
-const LIST_OPENING = `{"code":"OK","message":${JSON.stringify(SUCCESS_MESSAGE)},"data":{"records":[`;
+const LIST_OPENING = `{"code":"OK","message":${asciiJson(SUCCESS_MESSAGE)},"data":{"records":[`;
 
 /**
  * A success envelope whose data starts with a list of records: the same text as
@@ -66,7 +77,7 @@ const LIST_OPENING = `{"code":"OK","message":${JSON.stringify(SUCCESS_MESSAGE)},
  */
 export function listResponse<D extends { records: readonly object[] }>(data: D, traceId: string): APIGatewayProxyStructuredResultV2 {
   const { records, ...rest } = data;
-  const tail = JSON.stringify({ data: rest, traceId });
+  const tail = asciiJson({ data: rest, traceId });
   // `tail` is {"data":{...rest},"traceId":"..."}: the rest of data after the records, then the trace id.
   const restOfData = tail.slice('{"data":{'.length);
   const texts = records.map(serializedOf);
@@ -84,7 +95,7 @@ export function listResponse<D extends { records: readonly object[] }>(data: D, 
  * 16 bytes a record and a few more, not a hash of the page's text.
  */
 function listTag(recordDigests: readonly Buffer[], rest: object): string {
-  return weakTag(digestOf(['list', ...recordDigests, JSON.stringify(rest)]));
+  return weakTag(digestOf(['list', ...recordDigests, asciiJson(rest)]));
 }
 
 /** The ETag of an answer whose data is one record (made once, as the listing's are). */
@@ -97,7 +108,7 @@ function recordTag(record: object): string {
  * same text as `successResponse`, the record's JSON text made once per record.
  */
 export function recordResponse(record: object, traceId: string): APIGatewayProxyStructuredResultV2 {
-  const body = `{"code":"OK","message":${JSON.stringify(SUCCESS_MESSAGE)},"data":${jsonOf(record)},"traceId":${JSON.stringify(traceId)}}`;
+  const body = `{"code":"OK","message":${asciiJson(SUCCESS_MESSAGE)},"data":${jsonOf(record)},"traceId":${asciiJson(traceId)}}`;
   return jsonResponse(200, traceId, body, recordTag(record));
 }
 

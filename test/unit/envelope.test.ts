@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { listResponse, recordResponse, successResponse } from '../../src/http/envelope.js';
+import { asciiJson, listResponse, recordResponse, successResponse } from '../../src/http/envelope.js';
 
 const record = fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.array(fc.string())));
 const page = fc.record({ records: fc.array(record, { maxLength: 5 }), total: fc.nat(), page: fc.nat(), size: fc.nat() }, { requiredKeys: ['records'] });
@@ -69,6 +69,28 @@ describe('recordResponse', () => {
         expect(recordResponse(copy(r), t2).headers?.etag).toBe(first.etag);
         expect(recordResponse(other, t2).headers?.etag === first.etag).toBe(JSON.stringify(other) === JSON.stringify(r));
       }),
+    );
+  });
+});
+
+describe('response bodies', () => {
+  const text = fc.string({ unit: 'grapheme' });
+  const unicodeRecord = fc.dictionary(text, fc.oneof(text, fc.integer(), fc.constant(null)));
+
+  it('are ASCII, the JSON value unchanged: characters past U+007E as their \\u escapes (property)', () => {
+    fc.assert(
+      fc.property(fc.array(unicodeRecord, { maxLength: 5 }), unicodeRecord, text, (records, record, traceId) => {
+        const bodies = [listResponse({ records, total: records.length }, traceId), recordResponse(record, traceId), successResponse({ note: traceId }, traceId)].map((r) => r.body!);
+        for (const body of bodies) expect(body).toMatch(/^[\x00-\x7e]*$/);
+        expect(JSON.parse(bodies[0]!)).toEqual({ code: 'OK', message: 'success', data: { records, total: records.length }, traceId });
+        expect(JSON.parse(bodies[1]!)).toEqual({ code: 'OK', message: 'success', data: record, traceId });
+      }),
+    );
+  });
+
+  it('escape as JSON does: a dash, a dotted capital I, an emoji as its two surrogates', () => {
+    expect(asciiJson({ name: 'Madrid–Barajas', city: 'İstanbul', e: '✈️😀', plain: 'KTEB' })).toBe(
+      '{"name":"Madrid\\u2013Barajas","city":"\\u0130stanbul","e":"\\u2708\\ufe0f\\ud83d\\ude00","plain":"KTEB"}',
     );
   });
 });
