@@ -1,5 +1,5 @@
 import type { BenchResult } from './run.js';
-import type { DesignFigures } from './traffic.js';
+import { READ_KINDS, type DesignFigures } from './traffic.js';
 
 /**
  * The result tables of docs/performance.md, rendered from benchmark results (`npm run bench --
@@ -63,6 +63,11 @@ export function trafficTable(t: NonNullable<BenchResult['traffic']>): string {
   const rows: [string, (d: DesignFigures) => string][] = [
     ['requests', (d) => int(d.requests)],
     ['read units per request', (d) => n(d.readUnitsPerRequest, 3)],
+    // Results before 27 November 2026 have no breakdown.
+    ['of which: log head / log pages / snapshot / index / records', (d) => {
+      const byKind = d.readUnitsByKind;
+      return byKind ? READ_KINDS.map((k) => n(byKind[k], 3)).join(' / ') : '-';
+    }],
     ['DynamoDB calls per request', (d) => n(d.callsPerRequest, 3)],
     ['busiest bucket partition, requests/s', (d) => `${n(d.busiestBucket.requestsPerSecond, 2)} (${d.busiestBucket.bucket || '-'})`],
     ['change log head reads/s (one item)', (d) => n(d.headReadsPerSecond, 1)],

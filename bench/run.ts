@@ -733,7 +733,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       log(`  the TTL design's bucket reads: ${r.replayed} of ${r.queries} replayed; ${r.checked} of those checked against DynamoDB Local, ${r.differed} differed`);
       if (r.differed > 0) errors.push(`traffic: ${r.differed} replayed bucket reads differed from DynamoDB Local's answer`);
       for (const d of traffic.designs) {
-        const byKind = Object.entries(d.readUnitsByKind).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ');
+        const byKind = Object.entries(d.readUnitsByKind ?? {}).map(([k, v]) => `${k} ${v.toFixed(3)}`).join(', ');
         log(`  ${d.design}: ${d.readUnitsPerRequest.toFixed(3)} RU/request (${byKind}), staleness p99 ${d.staleness.p99Ms} ms, inconsistent ${d.inconsistent}`);
       }
       if (traffic.oracleMismatches > 0) errors.push(`traffic: the oracle's model differs from the table in ${traffic.oracleMismatches} legs`);

@@ -78,8 +78,8 @@ export interface DesignFigures {
   design: 'ttl' | 'change-aware';
   requests: number;
   readUnitsPerRequest: number;
-  /** The same, by what the calls read (READ_KINDS). */
-  readUnitsByKind: Record<ReadKind, number>;
+  /** The same, by what the calls read (READ_KINDS); absent from results before 27 November 2026. */
+  readUnitsByKind?: Record<ReadKind, number>;
   callsPerRequest: number;
   /** Query calls per simulated second, per bucket (the partitions of the listing index). */
   bucketRequestsPerSecond: Record<string, number>;
