@@ -24,11 +24,11 @@ const NON_ASCII = /[\u007f-\uffff]/g;
 
 /**
  * JSON text in ASCII: JSON.stringify's, each character past U+007E written as its `\uXXXX` escape
- * (the same JSON value; docs/api.md, "Envelope").
+ * (the same JSON value; docs/api.md, "Envelope"), held as a one-byte string (docs/performance.md).
  */
 export function asciiJson(value: unknown): string {
-  const json = JSON.stringify(value);
-  return json.replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const json = JSON.stringify(value).replace(NON_ASCII, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return Buffer.from(json, 'latin1').toString('latin1');
 }
 
 function jsonResponse(status: number, traceId: string, body: string, etag?: string): APIGatewayProxyStructuredResultV2 {
