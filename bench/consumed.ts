@@ -7,9 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { SNAPSHOT_PART_PREFIX } from '../src/snapshot/snapshot.js';
 import { LEGS_INDEX } from '../src/tables.js';
-
-/** What the ids of the change log's items start with (src/changes/store.ts). */
-const CHANGE_LOG_ID_PREFIX = '~change';
+import { CHANGE_LOG_ID_PREFIXES } from '../src/changes/store.js';
 import { itemSize, wireItemSize, type WireValue } from './capacity.js';
 
 /**
@@ -42,7 +40,7 @@ export interface RecordedCall {
   bucket: string | undefined;
   /** The buckets of the listing snapshot's parts a BatchGetItem read (src/snapshot/snapshot.ts). */
   snapshotBuckets: string[];
-  /** A BatchGetItem of the change log's items (src/changes/store.ts: ids starting `~change`). */
+  /** A BatchGetItem of the change log's items (ids with one of CHANGE_LOG_ID_PREFIXES). */
   changeLogItems: boolean;
   /** The id a GetItem read (the change log's head, the snapshot's manifest). */
   getId: string | undefined;
@@ -86,6 +84,11 @@ export function consumedUnits(consumed: unknown): number {
   return list.reduce<number>((sum, c) => sum + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
 }
 
+/** True for the id of a change log item (src/changes/store.ts). */
+export function isChangeLogId(id: unknown): boolean {
+  return typeof id === 'string' && CHANGE_LOG_ID_PREFIXES.some((prefix) => id.startsWith(prefix));
+}
+
 export function summarizeCall(call: RawCall): RecordedCall {
   const { operation, input, output } = call;
   let items: WireItem[] = [];
@@ -101,7 +104,7 @@ export function summarizeCall(call: RawCall): RecordedCall {
       for (const key of request.Keys ?? []) {
         const id = call.document ? key.id : (key.id as { S?: unknown } | undefined)?.S;
         if (typeof id === 'string' && id.startsWith(SNAPSHOT_PART_PREFIX)) snapshotBuckets.push(id.slice(SNAPSHOT_PART_PREFIX.length).split('#')[0]!);
-        if (typeof id === 'string' && id.startsWith(CHANGE_LOG_ID_PREFIX)) changeLogItems = true;
+        if (isChangeLogId(id)) changeLogItems = true;
       }
     }
   }

@@ -17,7 +17,7 @@ import { parseListQuery } from '../src/listing/query.js';
 import { createLegsRepository, withBucketCache, type LegsRepository } from '../src/listing/repository.js';
 import { withSnapshot } from '../src/listing/snapshot-read.js';
 import { bucketOf, LISTING_HORIZON_DAYS, type StoredLeg } from '../src/kernel/leg-item.js';
-import { recordCalls, summarizeCall, type RecordedCall } from './consumed.js';
+import { isChangeLogId, recordCalls, summarizeCall, type RecordedCall } from './consumed.js';
 import { expectedListing, type DataLeg, type MixQuery } from './mix.js';
 import { summarize, type LatencySummary } from './stats.js';
 import type { ReplayStats } from './replay-proxy.js';
@@ -100,7 +100,7 @@ export type ReadKind = (typeof READ_KINDS)[number];
 
 export function readKindOf(call: Pick<RecordedCall, 'operation' | 'getId' | 'snapshotBuckets' | 'changeLogItems'>): ReadKind {
   if (call.operation === 'Query') return 'index';
-  if (call.operation === 'GetItem') return call.getId === HEAD_ID ? 'head' : call.getId?.startsWith('~change') ? 'changes' : 'snapshot';
+  if (call.operation === 'GetItem') return call.getId === HEAD_ID ? 'head' : isChangeLogId(call.getId) ? 'changes' : 'snapshot';
   return call.snapshotBuckets.length > 0 ? 'snapshot' : call.changeLogItems ? 'changes' : 'records';
 }
 

@@ -230,13 +230,13 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
     async indexChanges(from, to) {
       if (to < from) return [];
       const seqs = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-      const codeOf = (pages: ReadonlyMap<string, Record<string, unknown>>, q: number): unknown => pages.get(pageId(q))?.[`c${q}`];
+      const entryCode = (pages: ReadonlyMap<string, Record<string, unknown>>, q: number): unknown => pages.get(pageId(q))?.[`c${q}`];
       // Eventually consistent first (half the read units); the pages a stale replica lacked, strongly consistent.
       const pages = await readPages(seqs, false);
-      const stale = seqs.filter((q) => !Array.isArray(codeOf(pages, q)));
+      const stale = seqs.filter((q) => !Array.isArray(entryCode(pages, q)));
       if (stale.length > 0) for (const [id, item] of await readPages(stale, true)) pages.set(id, item);
       return seqs.map((q) => {
-        const code = codeOf(pages, q);
+        const code = entryCode(pages, q);
         return Array.isArray(code) ? changeSetOf([q, ...(code as unknown[])]) : undefined;
       });
     },
