@@ -29,12 +29,13 @@ export type TableAccess =
   | 'watches:deliver'
   /**
    * Watches table: GetItem, UpdateItem (a watch changed by its owner, its secret, the version);
-   * deliveries table: Query (a delivery by id), UpdateItem (a replay's attempt). The owner's operations.
+   * deliveries table: Query of the byDeliveryId index (a delivery's key by its id), GetItem (the
+   * delivery by key), UpdateItem (a replay's attempt). The owner's operations.
    */
   | 'watches:admin'
   /**
-   * Watches table: Scan (every watch, to index: its projection leaves the secret out) and GetItem
-   * (the version); deliveries table: BatchGetItem and BatchWriteItem (deliveries read, then those
+   * Watches table: Scan (every watch, to index: its projection leaves the secret out), GetItem
+   * (the version and its slots) and BatchGetItem (the watches changed); deliveries table: BatchGetItem and BatchWriteItem (deliveries read, then those
    * new stored). The matcher.
    */
   | 'watches:match'

@@ -97,14 +97,17 @@ export const WATCHES_TABLE = {
 /**
  * Watch deliveries table: one item per delivery (an event for one watch), keyed by the watch and
  * `deliveryKey` (creation instant, then the delivery id), so a watch's recent deliveries are one
- * Query, newest first. DynamoDB TTL removes an item 30 days after it was made.
+ * Query, newest first; `byDeliveryId` (keys only) finds a delivery's key by its id (a replay).
+ * DynamoDB TTL removes an item 30 days after it was made.
  */
 export const WATCH_DELIVERIES_TABLE = {
   partitionKey: 'watchId',
   sortKey: 'deliveryKey',
-  indexes: [],
+  indexes: [{ indexName: 'byDeliveryId', partitionKey: 'id', keysOnly: true }],
   timeToLiveAttribute: 'ttl',
 } as const satisfies TableDefinition;
+
+export const DELIVERIES_BY_ID_INDEX = WATCH_DELIVERIES_TABLE.indexes[0];
 
 /** CreateTable input (on-demand) for DynamoDB Local and the tests. */
 export function createTableInput(tableName: string, def: TableDefinition): CreateTableCommandInput {

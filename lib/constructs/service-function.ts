@@ -7,7 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
@@ -318,24 +318,25 @@ export class ServiceFunction extends Construct {
 
   /**
    * The owner's operations (src/watch-admin/): GetItem and UpdateItem on the watches table (a watch,
-   * its change, its secret, the version), Query and UpdateItem on the deliveries table (a delivery
-   * found by id, a replay's attempt). No Scan, Put or Delete.
+   * its change, its secret, the version), GetItem and UpdateItem on the deliveries table (a delivery
+   * by key, a replay's attempt) and Query on its `byDeliveryId` index only (a key by id). No Scan, Put or Delete.
    */
   administerWatches(watches: ITable, deliveries: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], watches.tableArn);
-    this.allow(['dynamodb:Query', 'dynamodb:UpdateItem'], deliveries.tableArn);
+    this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], deliveries.tableArn);
+    this.allow(['dynamodb:Query'], `${deliveries.tableArn}/index/${DELIVERIES_BY_ID_INDEX.indexName}`);
     this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
     this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
     return this;
   }
 
   /**
-   * The matcher's access (src/watches/match/): Scan and GetItem on the watches table (every watch,
-   * indexed; the version), BatchGetItem and BatchWriteItem on the deliveries table (the deliveries
-   * stored before; those new). No Query, Update or Delete.
+   * The matcher's access (src/watches/match/): Scan, GetItem and BatchGetItem on the watches table
+   * (every watch, indexed; the version; the watches changed), BatchGetItem and BatchWriteItem on the
+   * deliveries table (the deliveries stored before; those new). No Query, Update or Delete.
    */
   matchWatches(watches: ITable, deliveries: ITable): this {
-    this.allow(['dynamodb:Scan', 'dynamodb:GetItem'], watches.tableArn);
+    this.allow(['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], watches.tableArn);
     this.allow(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], deliveries.tableArn);
     this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
     this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);

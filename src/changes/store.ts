@@ -1,17 +1,15 @@
 import type { ChangeHead, ChangeSet } from '../kernel/leg-change.js';
-import { GetCommand, ScanCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../aws/batch-get.js';
-import { listedRecord } from '../kernel/listed.js';
 import { CHANGE_PAGE_SIZE } from '../kernel/leg-change.js';
 import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { SORT_ATTR } from '../kernel/leg-item.js';
-import { LISTED_LEGS_INDEX } from '../tables.js';
 import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
 import { packRecord } from '../kernel/record-pack.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './reindex.js';
+import { scanListing, stateListing } from './initial-listing.js';
 
 /**
  * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
@@ -26,17 +24,11 @@ export const STATE_PREFIX = '~feed#';
 /** The ids of every change-log item start with this (the consumer's IAM condition). */
 export const CHANGE_LOG_ID_PREFIXES = [HEAD_ID, ENTRY_PREFIX, STATE_PREFIX, PAGE_PREFIX] as const;
 
-/** Items a Scan of the initial listing (the listedLegs index) evaluates at least per request. */
-const SCAN_PAGE_MIN = 100;
-
 /** Entries per transaction: with their states, the head and two index pages, within TransactWriteItems' 100 actions. */
 export const GROUP_SIZE = 48;
 
 const TYPE_CODE: Record<ChangeType, string> = { listed: 'l', updated: 'u', withdrawn: 'w' };
 const CODE_TYPE: Record<string, ChangeType> = { l: 'listed', u: 'updated', w: 'withdrawn' };
-
-/** The index key a Scan of listedLegs resumes after: the leg's `ls` (`startDate#id`) and its id. */
-const listingStartKey = (afterKey: string) => ({ [SORT_ATTR]: afterKey, id: afterKey.slice(afterKey.indexOf('#') + 1) });
 
 const pageId = (seq: number) => `${PAGE_PREFIX}${Math.floor(seq / PAGE_SIZE)}`;
 
@@ -63,7 +55,8 @@ export interface ChangeLogStore {
   entries(from: number, to: number): Promise<(StoredEntry | undefined)[]>;
   /**
    * Up to `limit` legs the unfiltered listing lists at `now`, in the `listedLegs` index's order, after
-   * the position `afterKey` (a leg's `ls`); `next` is the position of the last leg read, undefined when done.
+   * the position `afterKey` (a leg's `ls`), hand-made puts not yet indexed included; `next` is the
+   * position to go on after (it may come with fewer legs: the Scan is capped), undefined when done.
    */
   listed(afterKey: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
   /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/reindex.ts). */
@@ -177,6 +170,8 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       // A state carries the record its last entry gave (`r`, compressed: the state stays within one
       // write unit): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
       const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
+      // A listed leg's state is in the listedLegs index too (src/changes/initial-listing.ts).
+      const indexed = new Map(group.entries.map((e) => [e.id, e.index]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
         Put: {
           TableName: tableName,
@@ -184,7 +179,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null) }),
+            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)) }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }
@@ -259,29 +254,6 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       return result;
     },
 
-    async listed(afterKey, limit, now) {
-      const legs: EmptyLeg[] = [];
-      const at = new Date(now);
-      let start: Record<string, unknown> | undefined = afterKey === undefined ? undefined : listingStartKey(afterKey);
-      for (;;) {
-        const out = await client.send(
-          new ScanCommand({
-            TableName: tableName,
-            IndexName: LISTED_LEGS_INDEX.indexName,
-            // Items evaluated; a page may hold more legs than wanted: it ends at the last one given.
-            Limit: Math.max(SCAN_PAGE_MIN, limit - legs.length),
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const item of out.Items ?? []) {
-          const leg = listedRecord(item, at);
-          if (!leg) continue;
-          legs.push(leg);
-          if (legs.length === limit) return { legs, next: String(item[SORT_ATTR]) };
-        }
-        start = out.LastEvaluatedKey;
-        if (!start) return { legs, next: undefined };
-      }
-    },
+    listed: (afterKey, limit, now) => scanListing(client, tableName, STATE_PREFIX, afterKey, limit, now),
   };
 }

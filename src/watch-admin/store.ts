@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writtenIf } from '../aws/dynamodb.js';
-import { bumpVersion, type DeliveryRecord, type WatchRecord, type WatchTables } from '../watches/index.js';
+import { DELIVERIES_BY_ID_INDEX } from '../tables.js';
+import { bumpVersion, getDelivery, type DeliveryRecord, type WatchRecord, type WatchTables } from '../watches/index.js';
 
 /**
  * The owner's changes to a watch and its deliveries (src/tables.ts WATCHES_TABLE,
@@ -27,7 +28,7 @@ export async function updateWatch(t: WatchTables, watch: WatchRecord, fields: Wa
     ),
   );
   if (!written) return false;
-  await bumpVersion(t);
+  await bumpVersion(t, watch);
   return true;
 }
 
@@ -49,23 +50,22 @@ export async function replaceSecret(t: WatchTables, watch: WatchRecord, secret: 
   );
 }
 
-/** A delivery of the watch by its id (`webhook-id`), among the deliveries kept. */
+/**
+ * A delivery of the watch by its id (`webhook-id`), among the deliveries kept: its key from the
+ * `byDeliveryId` index (keys only), then the item by that key, strongly consistent.
+ */
 export async function findDelivery(t: WatchTables, watchId: string, deliveryId: string): Promise<DeliveryRecord | undefined> {
-  const pages = paginateQuery(
-    { client: t.client },
-    {
+  const out = await t.client.send(
+    new QueryCommand({
       TableName: t.deliveriesTableName,
-      KeyConditionExpression: 'watchId = :w',
-      FilterExpression: 'id = :id',
-      ExpressionAttributeValues: { ':w': watchId, ':id': deliveryId },
-      ConsistentRead: true,
-    },
+      IndexName: DELIVERIES_BY_ID_INDEX.indexName,
+      KeyConditionExpression: 'id = :id',
+      ExpressionAttributeValues: { ':id': deliveryId },
+    }),
   );
-  for await (const page of pages) {
-    const found = page.Items?.[0];
-    if (found !== undefined) return found as DeliveryRecord;
-  }
-  return undefined;
+  // An id names one event of one watch; another watch's delivery is not this watch's.
+  const key = out.Items?.find((item) => item.watchId === watchId);
+  return typeof key?.deliveryKey === 'string' ? getDelivery(t, watchId, key.deliveryKey) : undefined;
 }
 
 /**

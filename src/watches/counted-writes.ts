@@ -73,7 +73,7 @@ export async function putWatch(t: WatchTables, watch: WatchRecord, maxPerClient:
   );
   if (outcome === 'refused') throw new WatchLimitReached(`at most ${maxPerClient} watches per client`);
   if (outcome === 'missing') throw new Error(`watch ${watch.watchId} exists already`);
-  await bumpVersion(t);
+  await bumpVersion(t, watch);
 }
 
 /** Deletes a watch; false when the client has none with this id. */
@@ -84,7 +84,7 @@ export async function deleteWatch(t: WatchTables, clientId: string, watchId: str
     { Delete: { TableName: t.watchesTableName, Key: { clientId, watchId }, ConditionExpression: 'attribute_exists(watchId)' } },
   ]);
   if (outcome === 'missing') return false;
-  await bumpVersion(t);
+  await bumpVersion(t, { clientId, watchId });
   return true;
 }
 

@@ -16,7 +16,7 @@ export {
   type WatchDependencies,
 } from './resource.js';
 export { parseStoredFilters } from './filters.js';
-export { bumpVersion, recordWatchSuccess, type DeliveryRecord, type WatchRecord, type WatchTables } from './store.js';
+export { bumpVersion, getDelivery, recordWatchSuccess, type DeliveryRecord, type WatchRecord, type WatchTables } from './store.js';
 export { attemptDelivery, attemptWatch, webhookHeaders, secretsInEffect } from './attempt.js';
 export { checkTargetUrl, resolveTarget, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 export { DEFAULT_POST_OPTIONS, postWebhook, type PostOptions, type WebhookPoster } from './post.js';

@@ -12,7 +12,7 @@ import { writtenIf } from '../aws/dynamodb.js';
 
 /**
  * The watches and their deliveries in DynamoDB (src/tables.ts WATCHES_TABLE, WATCH_DELIVERIES_TABLE).
- * Every create, change or delete of a watch bumps the watches version, which the matchers read per batch.
+ * Every create, change or delete of a watch bumps the watches version, naming the watch, which the matchers read per batch.
  */
 export type WatchStatus = 'active' | 'disabled';
 
@@ -90,17 +90,56 @@ export class WatchLimitReached extends Error {
   override name = 'WatchLimitReached';
 }
 
-/** Tells the matchers that the watches changed (they index again at their next batch). */
-export async function bumpVersion(t: WatchTables): Promise<void> {
-  await t.client.send(
-    new UpdateCommand({ TableName: t.watchesTableName, Key: VERSION_KEY, UpdateExpression: 'ADD version :one', ExpressionAttributeValues: { ':one': 1 } }),
+/** A watch's key. */
+export interface WatchKey {
+  clientId: string;
+  watchId: string;
+}
+
+/**
+ * The version item keeps the keys of the last WATCH_CHANGE_SLOTS changes, change `v` in slot
+ * `c<v mod WATCH_CHANGE_SLOTS>`, so a matcher patches its index by key (docs/watches.md, "Matching").
+ */
+export const WATCH_CHANGE_SLOTS = 48;
+const slotName = (version: number) => `c${version % WATCH_CHANGE_SLOTS}`;
+
+/** The watches version and the changes its slots hold, by version number. */
+export interface WatchesVersion {
+  version: number;
+  changes: ReadonlyMap<number, WatchKey>;
+}
+
+/** Tells the matchers that the watch `changed` changed: the version moves, then its slot names the watch. */
+export async function bumpVersion(t: WatchTables, changed: WatchKey): Promise<void> {
+  const out = await t.client.send(
+    new UpdateCommand({ TableName: t.watchesTableName, Key: VERSION_KEY, UpdateExpression: 'ADD version :one', ExpressionAttributeValues: { ':one': 1 }, ReturnValues: 'UPDATED_NEW' }),
+  );
+  const version: unknown = out.Attributes?.version;
+  if (typeof version !== 'number') return;
+  // A slot already holding a later change is left to it (a matcher that missed this one reads every watch).
+  await writtenIf(() =>
+    t.client.send(
+      new UpdateCommand({
+        TableName: t.watchesTableName,
+        Key: VERSION_KEY,
+        UpdateExpression: 'SET #s = :change',
+        ConditionExpression: 'attribute_not_exists(#s) OR #s.#v < :v',
+        ExpressionAttributeNames: { '#s': slotName(version), '#v': 'v' },
+        ExpressionAttributeValues: { ':change': { v: version, c: changed.clientId, w: changed.watchId }, ':v': version },
+      }),
+    ),
   );
 }
 
-/** The watches version (0 before any watch): it changes with every create and delete. */
-export async function readWatchesVersion(t: WatchTables): Promise<number> {
+/** The watches version (0 before any watch) and the changes its slots hold (strongly consistent: one item). */
+export async function readWatchesVersion(t: WatchTables): Promise<WatchesVersion> {
   const out = await t.client.send(new GetCommand({ TableName: t.watchesTableName, Key: VERSION_KEY, ConsistentRead: true }));
-  return typeof out.Item?.version === 'number' ? out.Item.version : 0;
+  const changes = new Map<number, WatchKey>();
+  for (let i = 0; i < WATCH_CHANGE_SLOTS; i++) {
+    const slot = out.Item?.[`c${i}`] as { v?: unknown; c?: unknown; w?: unknown } | undefined;
+    if (typeof slot?.v === 'number' && typeof slot.c === 'string' && typeof slot.w === 'string') changes.set(slot.v, { clientId: slot.c, watchId: slot.w });
+  }
+  return { version: typeof out.Item?.version === 'number' ? out.Item.version : 0, changes };
 }
 
 /** The pages of the Query of a client's watches (the SDK's paginator). */

@@ -121,10 +121,10 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(consumer.flatMap(actions).filter((a) => a.startsWith('sqs:')).length).toBeGreaterThan(0);
   });
 
-  it('least privilege: the matcher scans and reads the watches, batch-reads and batch-writes deliveries, scans only four key attributes, gets the rates item only, sends to the webhook queue only', () => {
+  it('least privilege: the matcher scans, reads and batch-reads the watches, batch-reads and batch-writes deliveries, scans only four key attributes, gets the rates item only, sends to the webhook queue only', () => {
     const all = statementsOf(t, FUNCTIONS.matchWatches.logicalId);
     const watches = onTable(all, tableIdOf(t, WATCHES_TABLE));
-    expect(watches.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem,dynamodb:Scan']);
+    expect(watches.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Scan']);
     const deliveries = onTable(all, tableIdOf(t, WATCH_DELIVERIES_TABLE));
     expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:BatchWriteItem']);
     const keys = onTable(all, tableIdOf(t, KEYS_TABLE));

@@ -549,7 +549,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
-    it("the watch-admin function may only GetItem/UpdateItem watches, Query/UpdateItem deliveries and GetItem the rates item (no Scan, Put or Delete)", () => {
+    it("the watch-admin function may only GetItem/UpdateItem watches, GetItem/UpdateItem deliveries, Query the byDeliveryId index and GetItem the rates item (no Scan, Put or Delete)", () => {
       const idOf = (def: TableDefinition) =>
         onlyResource(t(), 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema) === JSON.stringify([{ AttributeName: def.partitionKey, KeyType: 'HASH' }, { AttributeName: def.sortKey, KeyType: 'RANGE' }]))[0];
       const id = FUNCTION_LOGICAL_IDS.watchAdmin;
@@ -557,7 +557,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         sortStatements([
           logs(logGroupIdOf(t(), id)),
           normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCHES_TABLE)) }),
-          normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:Query', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCH_DELIVERIES_TABLE)) }),
+          normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Resource: arnOf(idOf(WATCH_DELIVERIES_TABLE)) }),
+          normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:Query', Resource: { 'Fn::Join': ['', [arnOf(idOf(WATCH_DELIVERIES_TABLE)), '/index/byDeliveryId']] } }),
           ratesRead(),
         ]),
       );

@@ -1,5 +1,6 @@
-import { listedRecord } from '../../src/kernel/listed.js';
+import { legOfGroup, stateListing, type ListingGroup } from '../../src/changes/initial-listing.js';
 import { SORT_ATTR } from '../../src/kernel/leg-item.js';
+import { packRecord } from '../../src/kernel/record-pack.js';
 import type { EmptyLeg } from '../../src/kernel/model.js';
 import type { LegState, LogGroup } from '../../src/changes/log.js';
 import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
@@ -7,7 +8,8 @@ import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
 /**
  * The change log store in memory, for unit and property tests: the same contract as
  * src/changes/store.ts (numbered entries without gaps, states, head, the listed legs of a table
- * held by the test), without DynamoDB. `legs()` is the table the initial listing reads, in the order of its `ls`.
+ * held by the test), without DynamoDB. The initial listing reads the table's items and the states of
+ * the legs the log lists, as the listedLegs index holds them, in the order of their `ls`.
  */
 export interface MemoryChangeLog extends ChangeLogStore {
   readonly log: StoredEntry[];
@@ -20,6 +22,8 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
   const log: StoredEntry[] = [];
   const deleted = new Set<number>();
   const stateOf = new Map<string, LegState>();
+  /** The state items the listedLegs index holds (src/changes/store.ts writes them so). */
+  const listedStates = new Map<string, Record<string, unknown>>();
   return {
     log,
     stateOf,
@@ -58,6 +62,13 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
         log.push({ ...e, seq: log.length + 1, changedAt: new Date(at).toISOString(), committedAt: at });
       }
       for (const [id, { next }] of group.states) stateOf.set(id, next);
+      const shown = new Map(group.entries.map((e) => [e.id, e]));
+      for (const [id, { next }] of group.states) {
+        const e = shown.get(id);
+        const state: Record<string, unknown> = next.digest === null || e === undefined ? {} : { id: `~feed#${id}`, r: packRecord(e.leg), ...stateListing(e.index) };
+        if (typeof state[SORT_ATTR] === 'string') listedStates.set(id, state);
+        else listedStates.delete(id);
+      }
       return Promise.resolve(true);
     },
     indexChanges(from, to) {
@@ -74,16 +85,18 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       return Promise.resolve(out);
     },
     listed(afterKey, limit, now) {
-      // The index's order: the legs' `ls`, as the listedLegs index holds only items that have one.
-      const indexed = [...table().values()].flatMap((item) => (typeof item[SORT_ATTR] === 'string' ? [[item[SORT_ATTR], item] as const] : []));
-      indexed.sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+      // The index's order: groups of one `ls`, each the leg's item (when it has its index attributes) and its state.
+      const groups = new Map<string, ListingGroup>();
+      const group = (ls: string) => groups.get(ls) ?? groups.set(ls, { ls }).get(ls)!;
+      for (const item of table().values()) if (typeof item[SORT_ATTR] === 'string') group(item[SORT_ATTR]).item = item;
+      for (const state of listedStates.values()) group(state[SORT_ATTR] as string).state = state;
       const legs: EmptyLeg[] = [];
-      for (const [key, item] of indexed) {
-        if (afterKey !== undefined && key <= afterKey) continue;
-        const leg = listedRecord(item, new Date(now));
+      for (const g of [...groups.values()].sort((x, y) => (x.ls < y.ls ? -1 : x.ls > y.ls ? 1 : 0))) {
+        if (afterKey !== undefined && g.ls <= afterKey) continue;
+        const leg = legOfGroup(g, new Date(now));
         if (!leg) continue;
         legs.push(leg);
-        if (legs.length === limit) return Promise.resolve({ legs, next: key });
+        if (legs.length === limit) return Promise.resolve({ legs, next: g.ls });
       }
       return Promise.resolve({ legs, next: undefined });
     },

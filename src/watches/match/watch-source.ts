@@ -1,19 +1,23 @@
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import type { AirportIndex } from '../../airports/index.js';
+import { backoffDelay, sleep } from '../../aws/backoff.js';
+import { batchGet } from '../../aws/batch-get.js';
+import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../../aws/batch-limits.js';
 import type { Clock } from '../../clock.js';
-import { createVersionFollower } from '../../kernel/version-follower.js';
 import { logger } from '../../logger.js';
 import type { RateSet, RatesSource } from '../../rates/index.js';
 import { parseStoredFilters } from '../filters.js';
 import { WatchIndex, type MatchableWatch } from '../matching.js';
-import { readWatchesVersion, type WatchTables } from '../store.js';
+import { readWatchesVersion, WATCH_CHANGE_SLOTS, type WatchTables } from '../store.js';
+import { planChanges } from './watch-changes.js';
 
 /**
- * The matcher's watch index (docs/watches.md, "Matching"): kept between batches and built again
- * only when the watches version moved, or when the rates in force changed and a watch names a
- * `currency`; the Scan reads the four attributes matching needs (never a secret or a URL). An item
- * that is not a watch is logged with its key, counted and left out.
+ * The matcher's watch index (docs/watches.md, "Matching"): kept between batches; when the watches
+ * version moved, the watches its slots name are read by key and patched in (every watch is read
+ * only at the first batch, or after a change was missed); compiled again when the rates in force
+ * changed and a watch names a `currency`. Reads take the four attributes matching needs (never a
+ * secret or a URL). An item that is not a watch is logged with its key, counted and left out.
  */
 export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status', ExpressionAttributeNames: { '#status': 'status' } } as const;
 
@@ -63,34 +67,118 @@ export function matchableWatches(items: readonly Record<string, unknown>[], airp
 const sameRates = (a: RateSet | undefined, b: RateSet | undefined): boolean =>
   a === b || (a !== undefined && b !== undefined && a.date === b.date && JSON.stringify(a.rates) === JSON.stringify(b.rates));
 
-export function createWatchSource(deps: { tables: WatchTables; airports: () => AirportIndex; clock: Clock; rates?: RatesSource | undefined }): () => Promise<IndexedWatches> {
-  let items: Record<string, unknown>[] = [];
+/** How long a change's slot may stay unwritten (its writer stopped between its two writes) before every watch is read. */
+export const PENDING_SLOT_MS = 30_000;
+/** Reads of the version and the changed watches in one batch, with full-jitter backoff between them. */
+export const READ_ATTEMPTS = 3;
+/** How long the matcher goes on with its last index while reads fail (then its batches fail). */
+export const MAX_STALE_MS = 60_000;
+
+export interface WatchSourceDependencies {
+  tables: WatchTables;
+  airports: () => AirportIndex;
+  clock: Clock;
+  rates?: RatesSource | undefined;
+  /** Waits between reads (default: a timer). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const keyOf = (k: { clientId: unknown; watchId: unknown }) => `${String(k.clientId)}\n${String(k.watchId)}`;
+
+export function createWatchSource(deps: WatchSourceDependencies): () => Promise<IndexedWatches> {
+  const pause = deps.sleep ?? sleep;
+  const items = new Map<string, Record<string, unknown>>();
+  const parsed = new Map<string, MatchableWatch>();
   let index = new WatchIndex<MatchableWatch>([]);
   let malformed = 0;
   let rates: RateSet | undefined;
-  const build = () => {
-    const built = matchableWatches(items, deps.airports, rates);
-    index = new WatchIndex(built.watches);
-    malformed = built.malformed;
+  let applied: number | undefined;
+  let pendingSince: number | undefined;
+  let failures = 0;
+  let nextReadAt = Number.NEGATIVE_INFINITY;
+  let staleSince: number | undefined;
+  let flight: Promise<void> | undefined;
+
+  const parse = (keys: Iterable<string>) => {
+    for (const key of keys) {
+      const item = items.get(key);
+      const built = item === undefined ? { watches: [], malformed: 0 } : matchableWatches([item], deps.airports, rates);
+      malformed += built.malformed;
+      if (built.watches[0] === undefined) parsed.delete(key);
+      else parsed.set(key, built.watches[0]);
+    }
+    index = new WatchIndex([...parsed.values()]);
   };
-  const version = createVersionFollower({
-    clock: deps.clock,
-    intervalMs: 0,
-    read: () => readWatchesVersion(deps.tables),
-    onMove: async () => {
-      const read: Record<string, unknown>[] = [];
-      for await (const page of paginateScan({ client: deps.tables.client }, { TableName: deps.tables.watchesTableName, ...MATCH_PROJECTION })) read.push(...(page.Items ?? []));
-      items = read;
-      build();
-    },
-  });
+
+  async function scanAll(version: number): Promise<void> {
+    const read: Record<string, unknown>[] = [];
+    for await (const page of paginateScan({ client: deps.tables.client }, { TableName: deps.tables.watchesTableName, ...MATCH_PROJECTION })) read.push(...(page.Items ?? []));
+    items.clear();
+    parsed.clear();
+    for (const item of read) if (!isBookkeeping(item)) items.set(keyOf(item as { clientId: unknown; watchId: unknown }), item);
+    parse(items.keys());
+    applied = version;
+    pendingSince = undefined;
+  }
+
+  /** The version read; the watches it names since `applied` read by key and patched in (or every watch, see planChanges). */
+  async function refresh(now: number): Promise<void> {
+    const read = await readWatchesVersion(deps.tables);
+    const plan = planChanges(applied, read, WATCH_CHANGE_SLOTS);
+    if (plan.kind === 'none') return;
+    const waited = plan.kind === 'patch' && !plan.complete && plan.upTo === applied ? (pendingSince ?? now) : now;
+    if (plan.kind === 'scan' || now - waited >= PENDING_SLOT_MS) return scanAll(read.version);
+    const keys = plan.keys.map((k) => ({ clientId: k.clientId, watchId: k.watchId }));
+    for (let i = 0; i < keys.length; i += BATCH_GET_LIMIT) {
+      const got = await batchGet(deps.tables.client, deps.tables.watchesTableName, keys.slice(i, i + BATCH_GET_LIMIT), MAX_BATCH_GET_ATTEMPTS, { consistent: true, projection: MATCH_PROJECTION });
+      if (got.unprocessed.length > 0) throw new Error(`${got.unprocessed.length} changed watches could not be read (unprocessed keys)`);
+      const found = new Map(got.items.map((item) => [keyOf(item as { clientId: unknown; watchId: unknown }), item]));
+      for (const k of keys.slice(i, i + BATCH_GET_LIMIT)) {
+        const item = found.get(keyOf(k));
+        if (item === undefined) items.delete(keyOf(k));
+        else items.set(keyOf(k), item);
+      }
+    }
+    parse(keys.map(keyOf));
+    applied = plan.upTo;
+    pendingSince = plan.complete ? undefined : waited;
+  }
+
+  /** The refresh with its retries; when they all fail, the last index goes on for MAX_STALE_MS, read again after a growing delay. */
+  async function refreshWithBackoff(now: number): Promise<void> {
+    if (applied !== undefined && now < nextReadAt) return;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await refresh(now);
+        failures = 0;
+        nextReadAt = Number.NEGATIVE_INFINITY;
+        staleSince = undefined;
+        return;
+      } catch (err) {
+        if (attempt + 1 < READ_ATTEMPTS) {
+          await pause(backoffDelay(attempt, 50, 800));
+          continue;
+        }
+        failures++;
+        staleSince ??= now;
+        nextReadAt = now + backoffDelay(Math.min(failures, 5), 1_000, 30_000, () => 0.5 + Math.random() / 2);
+        if (applied === undefined || now - staleSince >= MAX_STALE_MS) throw err;
+        logger.warn('watches could not be read; matching with the last index', { failures, staleForMs: now - staleSince, error: err as Error });
+        return;
+      }
+    }
+  }
+
   return async () => {
     malformed = 0;
-    const [inForce] = await Promise.all([deps.rates?.(), version.poll() ?? version.inFlight()]);
+    flight ??= refreshWithBackoff(deps.clock()).finally(() => {
+      flight = undefined;
+    });
+    const [inForce] = await Promise.all([deps.rates?.(), flight]);
     // New rates (read at most every RATES_CACHE_MS): the price filters compiled again with them.
     if (!sameRates(inForce, rates)) {
       rates = inForce;
-      if (index.watches.some((w) => w.filters.query.currency !== undefined)) build();
+      if (index.watches.some((w) => w.filters.query.currency !== undefined)) parse(items.keys());
     }
     return { index, malformed, rates };
   };

@@ -11,6 +11,9 @@ import { generateSecret } from '../../../src/watches/resource.js';
 import { getDelivery, getWatch, putDelivery, type DeliveryRecord, type WatchRecord, type WatchTables } from '../../../src/watches/store.js';
 import { putWatch } from '../../../src/watches/counted-writes.js';
 import { systemResolver } from '../../../src/watches/target.js';
+import { batchPut } from '../../../src/aws/batch-write.js';
+import { findDelivery } from '../../../src/watch-admin/store.js';
+import { countingClient } from '../../support/counting-client.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { startReceiver, verifiesWith, type Receiver } from '../../support/webhook-receiver.js';
 import { testNow } from '../../support/clock.js';
@@ -163,6 +166,32 @@ describe('a replay', () => {
     await expect(replayDelivery(watch.clientId, other.watchId, d.id, deps())).rejects.toMatchObject({ code: 'NOT_FOUND' });
     const old = await deliveryOf(watch, { payload: undefined });
     await expect(replayDelivery(watch.clientId, watch.watchId, old.id, deps())).rejects.toMatchObject({ code: 'DELIVERY_NOT_REPLAYABLE', status: 409 });
+  });
+});
+
+describe('a delivery found by its id', () => {
+  it('reads its key from the byDeliveryId index and the delivery by that key: an unknown id reads none of the watch\'s 30 days of deliveries', async () => {
+    const watch = await watchAt('by-id');
+    const kept = Array.from({ length: 120 }, (_, i) => {
+      const id = `msg_${String(i).padStart(4, '0')}${randomUUID().replace(/-/g, '').slice(0, 23)}`;
+      return { watchId: watch.watchId, deliveryKey: `2026-11-${String(1 + (i % 28)).padStart(2, '0')}T12:00:00.000Z#${id}`, id, clientId: watch.clientId, type: 'empty_leg.listed', legId: `L${i}`, status: 'delivered', attempts: 1, ttl: 0, payload: 'x'.repeat(1_000) };
+    });
+    await batchPut(t.client, names.deliveriesTableName, kept, { concurrency: 4, attempts: 8 });
+    const counting = countingClient(t.client);
+    const counted = { ...tables, client: counting.client };
+
+    expect(await findDelivery(counted, watch.watchId, 'msg_unknown000000000000000000000')).toBeUndefined();
+    expect(counting.commands.map((c) => [c.name, c.input.IndexName])).toEqual([['QueryCommand', 'byDeliveryId']]);
+    expect(counting.commands[0]!.input.FilterExpression).toBeUndefined();
+    // The old Query of the watch's partition read all 120 deliveries (about 30 read units).
+    expect(counting.units()).toBeLessThanOrEqual(1);
+
+    counting.reset();
+    const wanted = kept[77]!;
+    expect(await findDelivery(counted, watch.watchId, wanted.id)).toMatchObject({ id: wanted.id, deliveryKey: wanted.deliveryKey, legId: 'L77' });
+    expect(counting.commands.map((c) => c.name)).toEqual(['QueryCommand', 'GetCommand']);
+    expect(counting.named('GetCommand')[0]!.input).toMatchObject({ Key: { watchId: watch.watchId, deliveryKey: wanted.deliveryKey }, ConsistentRead: true });
+    expect(counting.units()).toBeLessThanOrEqual(2);
   });
 });
 
