@@ -127,14 +127,21 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
 
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Requests that expect `100 Continue` and have not had it: the listener sends it when it reads the body (local/gateway.ts). */
+export const awaitingContinue = new WeakSet<IncomingMessage>();
+
 /**
  * The local server's HTTP server: `listener` for every request Node can parse, including one
- * without `Host` and one with an unusual `Expect`; the envelope for everything Node would answer
- * itself (see above).
+ * without `Host` and one with an unusual `Expect` (with `Expect: 100-continue`, before the `100`:
+ * see `awaitingContinue`); the envelope for everything Node would answer itself (see above).
  */
 export function createEdgeServer(listener: RequestListener, maxHeadBytes: number = MAX_REQUEST_HEAD_BYTES): Server {
   const server = createServer({ maxHeaderSize: maxHeadBytes, requireHostHeader: false }, listener);
   server.on('checkExpectation', listener);
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req);
+    listener(req, res);
+  });
   server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => answerClientError(error, socket, maxHeadBytes));
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy());

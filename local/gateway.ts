@@ -9,7 +9,7 @@ import type {
 } from 'aws-lambda';
 import { AppError } from '../src/errors.js';
 import { redactSecrets } from '../src/auth/redact.js';
-import { gatewayHeaders, INVALID_TARGET_MESSAGE, requestTarget, writeEnvelope } from './edges.js';
+import { awaitingContinue, gatewayHeaders, INVALID_TARGET_MESSAGE, requestTarget, writeEnvelope } from './edges.js';
 import { lambdaContext } from './lambda-context.js';
 
 /**
@@ -63,6 +63,8 @@ export interface GatewayOptions {
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 /** Lambda's default function timeout. */
 export const DEFAULT_TIMEOUT_MS = 3_000;
+/** After a 413, how long the rest of the body is read and dropped while the client reads the answer. */
+export const LINGER_MS = 5_000;
 
 class FunctionTimeout extends Error {
   override name = 'FunctionTimeout';
@@ -165,10 +167,14 @@ class PayloadTooLarge extends AppError {
   }
 }
 
-/** The body, refused by its Content-Length before any byte is read, or as soon as more than `maxBytes` came. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+/**
+ * The body, refused by its Content-Length before any byte is read (and before a `100 Continue`), or
+ * as soon as more than `maxBytes` came.
+ */
+function readBody(req: IncomingMessage, res: ServerResponse, maxBytes: number): Promise<string | undefined> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBytes) return Promise.reject(new PayloadTooLarge(maxBytes));
+  if (awaitingContinue.has(req)) res.writeContinue();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -184,6 +190,23 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string | unde
     req.once('error', reject);
     req.once('end', () => resolve(chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined));
   });
+}
+
+/**
+ * Closes the connection after the answer without a reset: Node ends a `Connection: close` answer
+ * with `destroySoon()`, a close with the body's bytes unread, which the kernel answers with a reset
+ * that can reach the client before the answer. Instead: FIN, then the rest read and dropped until the
+ * client closes, at most LINGER_MS.
+ */
+function lingerAfterAnswer(req: IncomingMessage): void {
+  const socket = req.socket;
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', () => socket.destroy());
+    req.resume();
+  };
 }
 
 function writeGatewayError(res: ServerResponse, status: number, message: string, traceId: string): void {
@@ -235,13 +258,13 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
     try {
       let body: string | undefined;
       try {
-        body = await readBody(req, options.maxBodyBytes ?? MAX_PAYLOAD_BYTES);
+        body = await readBody(req, res, options.maxBodyBytes ?? MAX_PAYLOAD_BYTES);
       } catch (err) {
         if (!(err instanceof PayloadTooLarge)) throw err;
-        // The rest of the body is never read: the connection is closed after the answer.
+        // The rest of the body is never used: the connection is closed after the answer.
         res.setHeader('connection', 'close');
+        lingerAfterAnswer(req);
         status = writeEnvelope(res, err, requestId);
-        res.once('finish', () => req.destroy());
         return;
       }
       const event: APIGatewayProxyEventV2 = {

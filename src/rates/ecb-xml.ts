@@ -25,7 +25,8 @@ const CURRENCY = /^[A-Z]{3}$/;
 const RATE = /^\d{1,12}(\.\d{1,12})?$/;
 const NAME = /[A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?/y;
 const ATTRIBUTE = /\s+([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)\s*=\s*(?:'([^'<&]*)'|"([^"<&]*)")/y;
-const TEXT = /^(?:[^&]|&(?:lt|gt|amp|apos|quot|#\d{1,7}|#x[0-9A-Fa-f]{1,6});)*$/;
+/** An `&` that starts no predefined or character reference (searched: no backtracking over a long text). */
+const BAD_REFERENCE = /&(?!(?:lt|gt|amp|apos|quot|#\d{1,7}|#x[0-9A-Fa-f]{1,6});)/;
 
 function isCalendarDay(s: string): boolean {
   const m = CALENDAR_DATE.exec(s);
@@ -40,9 +41,22 @@ interface Element {
   line: number;
 }
 
-/** The elements of a well-formed document, in document order, with each one's depth. */
+/** The line of each offset, asked in increasing order: each newline of the text is found once. */
+function lineCounter(xml: string): (offset: number) => number {
+  let line = 1;
+  let next = xml.indexOf('\n');
+  return (offset) => {
+    while (next >= 0 && next < offset) {
+      line++;
+      next = xml.indexOf('\n', next + 1);
+    }
+    return line;
+  };
+}
+
+/** The elements of a well-formed document, in document order, with each one's depth; linear in its length. */
 function* elements(xml: string): Generator<[Element, number]> {
-  const lineAt = (offset: number) => xml.slice(0, offset).split('\n').length;
+  const lineAt = lineCounter(xml);
   const fail = (offset: number, what: string): never => {
     throw new RatesFileError(`line ${lineAt(offset)}: ${what}`);
   };
@@ -60,7 +74,7 @@ function* elements(xml: string): Generator<[Element, number]> {
   while (i < xml.length) {
     const lt = xml.indexOf('<', i);
     const text = xml.slice(i, lt < 0 ? xml.length : lt);
-    if (!TEXT.test(text)) fail(i, 'an entity reference other than the predefined ones');
+    if (BAD_REFERENCE.test(text)) fail(i, 'an entity reference other than the predefined ones');
     if ((stack.length === 0 && text.trim() !== '') || (lt < 0 && stack.length > 0)) fail(i, 'text outside the document element, or an element not closed');
     if (lt < 0) break;
     i = lt;
@@ -113,14 +127,16 @@ function* elements(xml: string): Generator<[Element, number]> {
  */
 export function parseEcbRates(xml: string): RateSet {
   if (xml.length > MAX_RATES_FILE_BYTES) throw new RatesFileError(`the file is larger than ${MAX_RATES_FILE_BYTES} bytes`);
-  const days = new Map<string, Record<string, string>>();
+  // Every day's date is kept (a day given twice is refused), the rates of the latest day only.
+  const days = new Set<string>();
+  let latest: RateSet | undefined;
   let day: Record<string, string> | undefined;
   let dayDepth = -1;
   let rootName = '';
   for (const [element, depth] of elements(xml)) {
-    const at = `line ${element.line}`;
     if (depth === 0) rootName = element.name;
     if (element.name !== 'Cube') continue;
+    const at = `line ${element.line}`;
     if (day !== undefined && depth <= dayDepth) day = undefined;
     const time = element.attributes.get('time');
     const currency = element.attributes.get('currency');
@@ -129,7 +145,8 @@ export function parseEcbRates(xml: string): RateSet {
       if (days.has(time)) throw new RatesFileError(`${at}: the day ${time} is given twice`);
       day = {};
       dayDepth = depth;
-      days.set(time, day);
+      days.add(time);
+      if (latest === undefined || time > latest.date) latest = { date: time, rates: day };
     } else if (currency !== undefined) {
       const rate = element.attributes.get('rate');
       if (day === undefined || depth !== dayDepth + 1) throw new RatesFileError(`${at}: a rate outside a <Cube time='…'> day`);
@@ -140,9 +157,7 @@ export function parseEcbRates(xml: string): RateSet {
     }
   }
   if (!/(^|:)Envelope$/.test(rootName)) throw new RatesFileError(`the document element is <${rootName}>, not the ECB's <gesmes:Envelope>`);
-  if (days.size === 0) throw new RatesFileError("no <Cube time='…'> day of rates");
-  const date = [...days.keys()].sort().at(-1)!;
-  const rates = days.get(date)!;
-  if (Object.keys(rates).length === 0) throw new RatesFileError(`the latest day, ${date}, has no rates`);
-  return { date, rates };
+  if (latest === undefined) throw new RatesFileError("no <Cube time='…'> day of rates");
+  if (Object.keys(latest.rates).length === 0) throw new RatesFileError(`the latest day, ${latest.date}, has no rates`);
+  return latest;
 }

@@ -2,7 +2,7 @@ import type { ReadableStream } from 'node:stream/web';
 import type { Clock } from '../clock.js';
 import { daysBetween, utcDate } from '../kernel/dates.js';
 import { parseEcbRates, RatesFileError, type RateSet } from './ecb-xml.js';
-import { putRates, RatesOlderError } from './load-rates.js';
+import { putRates, RatesFutureError, RatesOlderError } from './load-rates.js';
 import type { RatesStore } from './store.js';
 
 /** A fetch (DNS, connection, the whole body) taking longer fails. */
@@ -21,11 +21,16 @@ export interface FetchRatesReport {
   ageDays?: number;
 }
 
-/** Reads an address's body as text, refusing a non-2xx answer, a body over `maxBytes` and a slow answer. */
+/** Reads an address's body as text, refusing a redirect (never followed), a non-2xx answer, a body over `maxBytes` and a slow answer. */
 export async function fetchText(url: string, options: { timeoutMs: number; maxBytes: number }): Promise<string> {
   const signal = AbortSignal.timeout(options.timeoutMs);
-  const response = await fetch(url, { signal, redirect: 'follow', headers: { accept: 'application/xml, text/xml' } });
-  if (!response.ok || response.body === null) throw new Error(`the address answered HTTP ${response.status}`);
+  const response = await fetch(url, { signal, redirect: 'manual', headers: { accept: 'application/xml, text/xml' } });
+  if (!response.ok || response.body === null) {
+    await response.body?.cancel();
+    const location = response.headers.get('location');
+    const redirect = response.status >= 300 && response.status < 400 ? `, a redirect${location ? ` to ${JSON.stringify(location.slice(0, 200))}` : ''}, not followed` : '';
+    throw new Error(`the address answered HTTP ${response.status}${redirect}`);
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const value of response.body as unknown as ReadableStream<Uint8Array>) {
@@ -45,8 +50,8 @@ function describe(err: unknown): string {
 }
 
 /**
- * The scheduled fetch: the file at `url` as the rates in force. A failed fetch, a malformed or an
- * older file leaves the rates in force as they are and is reported; the store's own failures throw.
+ * The scheduled fetch: the file at `url` as the rates in force. A failed fetch, a redirect, a malformed,
+ * future-dated or older file leaves the rates in force as they are and is reported; the store's own failures throw.
  */
 export async function fetchRates(deps: {
   url: string;
@@ -66,7 +71,7 @@ export async function fetchRates(deps: {
     try {
       await putRates(set, deps);
     } catch (err) {
-      if (!(err instanceof RatesOlderError)) throw err;
+      if (!(err instanceof RatesOlderError || err instanceof RatesFutureError)) throw err;
       report = { loaded: false, error: err.message };
     }
   }

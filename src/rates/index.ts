@@ -5,4 +5,4 @@ export { cachedRates, type RatesSource } from './source.js';
 export { createRatesStore, RATES_ID, type RatesStore } from './store.js';
 /** The dated ECB file the demo (npm start) and the tests load: its source and terms in src/rates/data/README.md. */
 export const DEMO_RATES_FILE = new URL('./data/eurofxref-daily-2022-07-08.xml', import.meta.url);
-export { loadRatesText, RatesOlderError, type LoadedRates } from './load-rates.js';
+export { loadRatesText, RatesFutureError, RatesOlderError, type LoadedRates } from './load-rates.js';

@@ -11,6 +11,7 @@ import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { createRatesStore, RATES_ID } from '../../../src/rates/store.js';
 import { createFetchRatesHandler } from '../../../src/rates/fetch-handler.js';
 import { RATES_METRICS } from '../../../src/metrics.js';
+import { logger } from '../../../src/logger.js';
 
 /** rates:load (a child process) and the scheduled fetch, against a local HTTP server, on DynamoDB Local. */
 const DAILY = readFileSync(new URL('../../../src/rates/data/eurofxref-daily-2022-07-08.xml', import.meta.url), 'utf8');
@@ -36,13 +37,18 @@ const answers: Record<string, (res: ServerResponse) => void> = {
     res.write(DAILY.slice(0, 200));
   },
   '/huge': (res) => res.writeHead(200).end('<'.repeat(300 * 1024)),
+  '/moved': (res) => res.writeHead(302, { location: `${base}/good` }).end(),
+  '/future': (res) => res.writeHead(200, { 'content-type': 'text/xml' }).end(dated('2022-07-18')),
 };
+/** The paths the local server was asked for. */
+const asked: string[] = [];
 
 jest.setTimeout(60_000);
 
 beforeAll(async () => {
   t = await createTestTables();
   server = createServer((req, res) => {
+    asked.push(req.url ?? '');
     const answer = answers[req.url ?? ''];
     if (answer) answer(res);
     else res.writeHead(404).end();
@@ -77,6 +83,21 @@ describe('npm run rates:load', () => {
     expect(older.stderr).toContain('rates of 2022-07-07 are older than the rates in force (2022-07-08)');
     expect(await inForce()).toEqual(before);
   });
+
+  it('refuses a file dated after tomorrow (UTC, by the clock): exit 1, nothing written', async () => {
+    const before = await inForce();
+    const future = await runScript('rates:load', [fileOf('future.xml', dated('2022-07-14'))], {
+      AWS_REGION: 'us-east-1',
+      DYNAMODB_ENDPOINT: t.endpoint,
+      LEGS_TABLE_NAME: t.legsTableName,
+      KEYS_TABLE_NAME: t.keysTableName,
+      CLOCK_AT: '2022-07-12T23:30:00Z',
+      CLOCK_AT_ANCHOR: undefined,
+    });
+    expect(future.code).toBe(1);
+    expect(future.stderr).toContain("the file's rates are dated 2022-07-14, after tomorrow (2022-07-13, UTC)");
+    expect(await inForce()).toEqual(before);
+  });
 });
 
 describe('the scheduled fetch against a local server', () => {
@@ -101,5 +122,19 @@ describe('the scheduled fetch against a local server', () => {
     expect(await inForce()).toEqual(good);
     // Every run says the age of the rates in force: the alarm's metric (over 4: alarm).
     expect(lines.map(ageOf)).toEqual([1, 5, 5, 5, 5, 5]);
+  });
+
+  it('follows no redirect and refuses a file dated after tomorrow: each a failure, logged, nothing written', async () => {
+    const before = await inForce();
+    const logged = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    asked.length = 0;
+    const moved = await run('/moved', Date.parse('2022-07-16T16:00:00Z'));
+    const future = await run('/future', Date.parse('2022-07-16T16:00:00Z'));
+    expect(asked).toEqual(['/moved', '/future']);
+    expect(moved).toEqual({ loaded: false, error: `the address answered HTTP 302, a redirect to "${base}/good", not followed`, inForce: '2022-07-11', ageDays: 5 });
+    expect(future).toMatchObject({ loaded: false, error: expect.stringContaining('dated 2022-07-18, after tomorrow (2022-07-17, UTC)') as unknown, inForce: '2022-07-11' });
+    expect(logged.mock.calls.map(([message]) => message)).toEqual([expect.stringContaining('were not fetched'), expect.stringContaining('were not fetched')]);
+    expect(await inForce()).toEqual(before);
+    logged.mockRestore();
   });
 });
