@@ -21,7 +21,7 @@ import { createChangeConsumerHandler } from '../src/changes/handlers.js';
 import { createChangeLogStore } from '../src/changes/store.js';
 import { createStreamPoller } from '../local/stream-poller.js';
 import { addDays, utcDate } from '../src/kernel/dates.js';
-import { CLOCK_AT_ANCHOR_ENV, CLOCK_AT_ENV, processClock, realClock } from '../src/clock.js';
+import { CLOCK_AT_ANCHOR_ENV, CLOCK_AT_ENV, realClock } from '../src/clock.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/loading/loader.js';
 import { HORIZON_DAYS } from '../src/kernel/listed.js';
