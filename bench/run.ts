@@ -21,7 +21,7 @@ import { createChangeConsumerHandler } from '../src/changes/handlers.js';
 import { createChangeLogStore } from '../src/changes/store.js';
 import { createStreamPoller } from '../local/stream-poller.js';
 import { addDays, utcDate } from '../src/kernel/dates.js';
-import { CLOCK_AT_ANCHOR_ENV, CLOCK_AT_ENV, processClock, realClock } from '../src/clock.js';
+import { CLOCK_AT_ANCHOR_ENV, CLOCK_AT_ENV, realClock } from '../src/clock.js';
 import { demoLegs } from '../local/demo/index.js';
 import { writeLegs } from '../src/loading/loader.js';
 import { HORIZON_DAYS } from '../src/kernel/listed.js';
@@ -33,8 +33,10 @@ import { allowedBuckets, checkBuckets, type BucketCheck } from './buckets.js';
 import { buildAndMeasure, type BundleReport } from './bundle.js';
 import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue } from './capacity.js';
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
-import { expectedListing, queryMix, type DataLeg, type MixQuery } from './mix.js';
+import { queryMix, type DataLeg, type MixQuery } from './mix.js';
+import { createServedChecker } from './oracle.js';
 import { summarize, type LatencySummary } from './stats.js';
+import { calibrate, describeMachine, machine, referenceRunMs, type Calibration } from './calibration.js';
 import { coldGrowthTarget, evaluateTargets, isPriceSearch, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
 import { rateLimitScenarios, runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
@@ -107,7 +109,9 @@ export interface BenchResult {
   version: 1;
   startedAt: string;
   durationSeconds: number;
-  machine: { cpus: number; node: string; platform: string };
+  machine: { cpus: number; node: string; platform: string; cpuModel?: string };
+  /** The reference workload's CPU in this run (bench/calibration.ts): the unit of the warm CPU targets. Absent from runs before 28 November 2026. */
+  calibration?: Calibration;
   options: { legs: number; runs: number; coldRounds: number; importRuns: number; seed: number; cacheTtlSeconds: number };
   data: {
     today: string;
@@ -176,6 +180,8 @@ const MIN_COLD_CPU_ROUNDS = 10;
  * in steady state has that behind it (and in Lambda it runs on a background thread).
  */
 const JIT_WARM_UP_ROUNDS = 300;
+/** A run of the reference workload after every this many measured rounds of the mix. */
+const CALIBRATION_EVERY_ROUNDS = 25;
 
 /**
  * A full garbage collection between phases (the `bench` script starts Node with --expose-gc), so
@@ -203,6 +209,8 @@ interface Sample {
   authorizerMs: number;
   calls: RecordedCall[];
   responseBytes: number;
+  /** The functions' clock when the request began (epoch ms). */
+  servedAt: number;
 }
 
 function modeFigures(samples: readonly Sample[]): ModeFigures {
@@ -299,7 +307,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
 
   // The data set first: generating 100,000 legs takes long enough for DynamoDB Local to close the
   // idle keep-alive sockets of a client made before it (the next request: "socket hang up").
-  const now = new Date(processClock());
+  // One clock for the data set, the functions and the oracle: the functions' (with `--at`, CLOCK_AT's).
+  const clock = functionSettings.clock;
+  const now = new Date(clock());
   const today = utcDate(now);
   log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
   const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
@@ -357,7 +367,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     // The rates in force, as `npm start` loads them: the dated ECB file of the repository (src/rates/data/).
     const ratesText = readFileSync(DEMO_RATES_FILE, 'utf8');
     const rateSet = parseEcbRates(ratesText);
-    const loadedRates = await loadRatesText(ratesText, { store: createRatesStore(client, names.legsTableName), clock: processClock });
+    const loadedRates = await loadRatesText(ratesText, { store: createRatesStore(client, names.legsTableName), clock });
     log(`  the ECB reference rates of ${loadedRates.date} (${loadedRates.currencies} currencies per euro) are in force`);
     // The listing snapshot's first build, and what building it again costs (the scheduled build: the
     // index read, no part written when nothing changed).
@@ -390,13 +400,16 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates });
 
     const mix = queryMix(today);
-    const expected = mix.map((q) => expectedListing(data, q.params, now, rateSet));
-    const rules = {
+    // Each response is checked against the answer at the instant it was served; the reference
+    // figures below take the answers at the run's start.
+    const checker = createServedChecker(data, mix, rateSet);
+    const expected = mix.map((_, i) => checker.expectedAt(i, now.getTime()));
+    const rulesAt = (day: string) => ({
       // The loader's horizon plus the listing's day of clock slack (src/kernel/listed.ts).
-      horizonEnd: addDays(today, HORIZON_DAYS),
+      horizonEnd: addDays(day, HORIZON_DAYS),
       maxSpanDays: MAX_BUCKET_SPAN_DAYS,
       longBucket: LONG_BUCKET,
-    };
+    });
 
     // Logs go to stdout in Lambda; here they are formatted as usual and dropped.
     const stdoutWrite = process.stdout.write.bind(process.stdout);
@@ -408,14 +421,14 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     };
 
     const reported = new Set<string>();
+    // One error per kind of wrong answer, whatever the instants it was served at.
     const fail = (message: string) => {
-      if (!reported.has(message)) errors.push(message);
-      reported.add(message);
+      const kind = message.replace(/ \(at [^)]*\)$/, '');
+      if (!reported.has(kind)) errors.push(message);
+      reported.add(kind);
     };
 
     let lastPage100 = '';
-    /** Per query of the mix: the last body (without its trace id) found right. */
-    const checked = new Map<number, string>();
     const invoke = async (q: MixQuery, index: number, handler = list, young = false): Promise<Sample> => {
       const a0 = performance.now();
       const verdict = await authorize(authorizerEvent(key, q.params), lambdaContext('authorizer'));
@@ -424,32 +437,18 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const context = lambdaContext('list-empty-legs');
       recorder.reset();
       if (young) collectYoung();
+      const servedFrom = clock();
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       const res: APIGatewayProxyStructuredResultV2 = await handler(event, context);
       const t1 = performance.now();
       const cpu = process.cpuUsage(cpu0);
+      const servedTo = clock();
       const calls = recorder.reset().map((call) => summarizeCall(call));
       const body = typeof res.body === 'string' ? res.body : '';
-      // A body equal to one already checked for this query (all but its trace id) needs no second
-      // parse: the warm runs then make no garbage of their own for the next request to collect.
-      const checkedPart = body.slice(0, body.lastIndexOf(',"traceId":'));
-      if (res.statusCode === 200 && checked.get(index) === checkedPart) {
-        // Checked before.
-      } else if (res.statusCode !== 200) {
-        fail(`${q.name}: HTTP ${res.statusCode} ${body.slice(0, 200)}`);
-      } else {
-        checked.set(index, checkedPart);
-        const page = (JSON.parse(body) as { data: { total: number; records: { id: string; convertedPrice?: { amount: number } | null }[] } }).data;
-        const want = expected[index]!;
-        if (page.total !== want.total) fail(`${q.name}: total ${page.total}, expected ${want.total}`);
-        const ids = page.records.map((r) => r.id);
-        if (ids.join(',') !== want.pageIds.join(',')) fail(`${q.name}: the page's records differ from the expected ones`);
-        const amounts = page.records.map((r) => (r.convertedPrice === undefined ? undefined : (r.convertedPrice?.amount ?? null)));
-        if (want.pageAmounts !== undefined && amounts.join(',') !== want.pageAmounts.join(',')) fail(`${q.name}: the page's converted prices differ from the expected ones`);
-      }
+      for (const message of checker.check(index, res.statusCode ?? 0, body, servedFrom, servedTo)) fail(message);
       if (q.params.size === '100' && res.statusCode === 200) lastPage100 = body;
-      return { handlerMs: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body) };
+      return { handlerMs: t1 - t0, cpuMs: (cpu.user + cpu.system) / 1000, authorizerMs: a1 - a0, calls, responseBytes: Buffer.byteLength(body), servedAt: servedFrom };
     };
 
     // DynamoDB Local compiles its code paths on the first requests (a first bucket read can take
@@ -491,19 +490,32 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     // Warm cache: one request of each query to fill it, then the measured runs.
     log(`warm cache: ${JIT_WARM_UP_ROUNDS} rounds of the mix to let V8 compile, not measured, then ${options.runs} runs of each query (cache ceiling ${options.cacheTtlSeconds} s)`);
     const warm: Sample[][] = mix.map(() => []);
+    const referenceSamples: number[] = [];
     mute();
     try {
       for (let round = 0; round < JIT_WARM_UP_ROUNDS; round++) for (let i = 0; i < mix.length; i++) await invoke(mix[i]!, i);
+      // The reference workload (bench/calibration.ts) before, between and after the measured runs:
+      // the warm CPU targets are ratios to its CPU in this process, at the same moments.
+      referenceSamples.push(...calibrate(3).samples);
       for (let round = 0; round < options.runs; round++) {
         for (let i = 0; i < mix.length; i++) {
           const s = await invoke(mix[i]!, i, list, true);
           warm[i]!.push(s);
           authorizerSamples.push(s.authorizerMs);
         }
+        if ((round + 1) % CALIBRATION_EVERY_ROUNDS === 0) referenceSamples.push(referenceRunMs());
       }
+      referenceSamples.push(...calibrate(3).samples);
     } finally {
       unmute();
     }
+    const calibration: Calibration = {
+      referenceMs: referenceSamples.reduce((a, b) => a + b, 0) / referenceSamples.length,
+      statistic: 'mean',
+      samples: referenceSamples,
+      machine: machine(),
+    };
+    log(`  reference workload: ${calibration.referenceMs.toFixed(1)} ms CPU (mean of ${referenceSamples.length} runs around the warm runs) on ${describeMachine(calibration.machine)}`);
 
     collectGarbage();
     // Cold-cache CPU: the no-filter query (it reads every bucket, as a new container does) with an
@@ -515,8 +527,10 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const { context: coldAuthorizer } = await authorize(authorizerEvent(key, coldQuery.params), lambdaContext('authorizer')).finally(unmute);
     // Past 20,000 legs the cost is held against its cost at 20,000 legs in this run (a table of its own, below).
     const growth = options.legs > GROWTH_BASE_LEGS;
-    const coldJob = { settings: functionEnv, rounds: coldCpuRounds, params: coldQuery.params, authorizer: coldAuthorizer, expectedTotal: expected[0]!.total };
+    const coldJob = { settings: functionEnv, rounds: coldCpuRounds, params: coldQuery.params, authorizer: coldAuthorizer };
     const jobs = [coldJob];
+    // Its answers are checked at the instants the functions' process read.
+    const totalsAt = [(instant: number) => checker.expectedAt(0, instant).total];
     if (growth) {
       log(`  and at ${GROWTH_BASE_LEGS} legs, same run: loading them into a table of their own, with its listing snapshot`);
       const baseLegs = demoLegs(today, { count: GROWTH_BASE_LEGS, months: 12, airports: 200, seed: options.seed });
@@ -530,10 +544,12 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
         const bucket = toStorageItem(leg)[BUCKET_ATTR];
         return { leg, bucket: typeof bucket === 'string' ? bucket : undefined, itemBytes: 0 };
       });
-      jobs.push({ ...coldJob, settings: { ...functionEnv, LEGS_TABLE_NAME: growthTable }, expectedTotal: expectedListing(baseData, coldQuery.params, now).total });
+      jobs.push({ ...coldJob, settings: { ...functionEnv, LEGS_TABLE_NAME: growthTable } });
+      const baseChecker = createServedChecker(baseData, [coldQuery]);
+      totalsAt.push((instant) => baseChecker.expectedAt(0, instant).total);
     }
     // With the growth base, the two processes' requests alternate: both meet the same load.
-    const [coldSamples, base] = await measureColdCpuTogether(jobs);
+    const [coldSamples, base] = await measureColdCpuTogether(jobs, totalsAt);
     for (const samples of [coldSamples!, ...(base ? [base] : [])]) {
       for (const message of samples.errors) fail(message);
       if (samples.indexQueries > 0) fail(`cold CPU: ${samples.indexQueries} Query calls of the index: the listing snapshot did not serve every bucket`);
@@ -628,13 +644,13 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       const floor = floorReadUnits(want.pageIds.map((id) => sizeById.get(id) ?? 0));
       const coldFigures = modeFigures(cold[i]!);
       // The buckets each empty-cache request read: its snapshot parts, and its Query pages of the
-      // listing index (where the snapshot could not serve).
+      // listing index (where the snapshot could not serve); against the windows and answers at the
+      // instants they were served (every bucket one of them allows; those every one of them needs).
       const queried = cold[i]!.flatMap((s) => s.calls.flatMap((c) => [...(c.bucket === undefined ? [] : [c.bucket]), ...c.snapshotBuckets]));
-      const check = checkBuckets(
-        queried,
-        want.window ? allowedBuckets(want.window, rules) : [],
-        want.requiredBuckets,
-      );
+      const served = cold[i]!.map((s) => ({ at: s.servedAt, want: checker.expectedAt(i, s.servedAt) }));
+      const allowed = new Set(served.flatMap(({ at, want: w }) => (w.window ? allowedBuckets(w.window, rulesAt(checker.todayAt(at))) : [])));
+      const required = served.map(({ want: w }) => w.requiredBuckets).reduce((a, b) => new Set([...a].filter((x) => b.has(x))));
+      const check = checkBuckets(queried, [...allowed], required);
       if (check.missing.length > 0) fail(`${q.name}: buckets holding matching legs were not read: ${check.missing.join(', ')}`);
       queries.push({
         name: q.name,
@@ -794,6 +810,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       })),
       listImportCpuMs: bundles.list.importCpuMs,
       helloImportCpuMs: bundles.hello.importCpuMs,
+      calibration,
     });
     if (coldCpu.growth) targets.push(coldGrowthTarget(options.legs, coldCpu.growth.baseLegs, coldCpu.growth.ratio));
     targets.push(importCpuTarget(importCpu.legs, importCpu.ratio));
@@ -831,7 +848,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       version: 1,
       startedAt: new Date(started).toISOString(),
       durationSeconds: (Date.now() - started) / 1000,
-      machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}` },
+      machine: { cpus: os.cpus().length, node: process.version, platform: `${os.platform()} ${os.arch()}`, cpuModel: calibration.machine.cpuModel },
+      calibration,
       options: {
         legs: options.legs,
         runs: options.runs,

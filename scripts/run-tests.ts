@@ -16,10 +16,12 @@ import { CommandError, parseCommandLine } from '../cli/command.js';
  * tsc and eslint each type-check the whole tree on one): the static checks and the filter
  * walkthrough's check (CONTRIBUTING.md; not beside the benchmarks, whose targets measure CPU); jest
  * (two workers: the integration and end-to-end files mostly wait on DynamoDB Local and child processes); the synth and
- * the benchmark smoke run (which only has to run: its figures are for the full benchmark; it runs
+ * the benchmark smoke run (its errors are judged, a count; its figures are for the full benchmark; it runs
  * with --json, and fails unless its stdout is the JSON report alone) beside the change log benchmark;
  * last, alone, the watch matching benchmark. A step's output is printed
- * whole when it ends, so the log stays readable.
+ * whole when it ends, so the log stays readable. Every gate is a count or a ratio of two figures of
+ * the same run (CPU against the reference workload's, bench/calibration.ts); absolute times are
+ * printed beside them, not judged, and the closing figures list the gates each benchmark judged.
  */
 interface Step {
   name: string;
@@ -32,6 +34,8 @@ interface Step {
    * and the step fails, when stdout is not what it should be.
    */
   stdout?: (text: string) => string;
+  /** What the step judges, when it is not the `target` lines it prints (a benchmark's `--check`). */
+  judges?: string;
 }
 
 /**
@@ -104,15 +108,16 @@ const steps: Step[] = [
     args: ['run', '--silent', 'bench', '--', '--json', '--legs', '1000', '--runs', '20', '--traffic-seconds', '20'],
     needsScript: 'bench',
     stdout: (text) => formatReport(parseJsonReport(text)),
+    judges: 'its errors, a count: every response right at the instant it was served, every bucket holding matching legs read, the bundle checks; its targets are reported, not judged (npm run bench -- --check judges them at 20,000 legs)',
   },
   {
-    name: 'watch matching benchmark (10,000 watches, 20,000 legs; --check: its targets must hold)',
+    name: "watch matching benchmark (10,000 watches, 20,000 legs; --check: its ratios must hold, CPU per change against the reference workload's and against testing every watch)",
     command: 'npm',
     args: ['run', '--silent', 'bench:watches', '--', '--changes', '4000', '--check'],
     needsScript: 'bench:watches',
   },
   {
-    name: 'change log benchmark (2,000 legs, 20 writes a second for 5 s; --check: its targets must hold, the lag at 100,000 legs only)',
+    name: "change log benchmark (2,000 legs, 20 writes a second for 5 s; --check: its unit counts and its CPU per change against the reference workload's must hold; times reported)",
     command: 'npm',
     args: ['run', '--silent', 'bench:changes', '--', '--legs', '2000', '--catch-up', '2000', '--rate', '20', '--seconds', '5', '--check'],
     needsScript: 'bench:changes',
@@ -122,12 +127,29 @@ const steps: Step[] = [
 let passed = 0;
 let failed = 0;
 const summary: string[] = [];
+/** The gates the benchmark steps judged, and the absolute figures they reported beside them (docs/performance.md, "Gates: ratios and counts"). */
+const gates: string[] = [];
+
+/** A benchmark's `target` (judged) and `figure` (reported, not judged) lines, as bench/targets.ts `targetLine` writes them. */
+function gatesOf(step: Step, text: string): string[] {
+  const lines = text.split('\n').filter((l) => /^(target|figure) /.test(l));
+  const judged = lines.filter((l) => l.startsWith('target '));
+  const figures = lines.filter((l) => l.startsWith('figure '));
+  if (judged.length + figures.length === 0 && step.judges === undefined) return [];
+  return [
+    `${step.name}:`,
+    ...(step.judges !== undefined ? [`  judged: ${step.judges}`] : []),
+    ...judged.map((l) => `  judged: ${l.slice('target '.length)}`),
+    ...figures.map((l) => `  not judged: ${l.slice('figure '.length)}`),
+  ];
+}
 
 /**
  * Runs one step. `live`: its output goes straight through (a step alone in its phase); otherwise
  * it is captured and printed whole when the step ends.
  */
-function run({ name, command, args, stdout }: Step, live = false): Promise<boolean> {
+function run(step: Step, live = false): Promise<boolean> {
+  const { name, command, args, stdout } = step;
   const started = Date.now();
   if (live) console.log(`\n=== ${name}`);
   return new Promise((resolve) => {
@@ -150,6 +172,7 @@ function run({ name, command, args, stdout }: Step, live = false): Promise<boole
       if (!live) console.log(`\n=== ${name}`);
       process.stdout.write(Buffer.concat(output));
       if (extra) console.log(extra);
+      gates.push(...gatesOf(step, `${Buffer.concat(output).toString('utf8')}\n${extra}`));
       summary.push(`${ok ? 'ok  ' : 'FAIL'} ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       resolve(ok);
     };
@@ -196,6 +219,8 @@ const alone = (step: Step) => step.needsScript === 'bench:watches';
 await phase(steps.slice(5).filter((step) => !alone(step)));
 await phase(steps.slice(5).filter(alone));
 
+console.log('\n=== gates: ratios and counts are judged; absolute times are reported beside them, never judged');
+for (const line of gates) console.log(line);
 console.log('\n=== summary');
 for (const line of summary) console.log(line);
 console.log(`${passed} passed, ${failed} failed`);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { evaluateTargets, gzipTarget, withoutPrice, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, type TargetInputs } from '../../../bench/targets.js';
+import { evaluateTargets, gzipTarget, withoutPrice, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, warmP95LimitReferences, type TargetInputs } from '../../../bench/targets.js';
+import { LIMITS_REFERENCE_MS } from '../../../bench/calibration.js';
+
+const MACHINE = { cpuModel: 'Test CPU', cores: 2, node: 'v22.0.0', platform: 'linux x64' };
 
 const base: TargetInputs = {
   legs: 20_000,
@@ -9,6 +12,7 @@ const base: TargetInputs = {
   ],
   listImportCpuMs: 90,
   helloImportCpuMs: 40,
+  calibration: { referenceMs: LIMITS_REFERENCE_MS, machine: MACHINE },
 };
 
 const byUnit = (targets: ReturnType<typeof evaluateTargets>, fragment: string) => targets.find((t) => t.name.includes(fragment))!;
@@ -16,9 +20,13 @@ const byUnit = (targets: ReturnType<typeof evaluateTargets>, fragment: string) =
 describe('evaluateTargets', () => {
   it('gives one target per point of the issue, all holding within the limits', () => {
     const targets = evaluateTargets(base);
-    expect(targets).toHaveLength(4);
+    expect(targets).toHaveLength(5);
     expect(targets.every((t) => t.holds)).toBe(true);
-    for (const t of targets) expect(Object.keys(t).sort()).toEqual(['holds', 'limit', 'name', 'unit', 'value']);
+    // Four judged, and the absolute warm CPU reported beside its ratio.
+    const judged = targets.filter((t) => t.notJudged === undefined);
+    expect(judged).toHaveLength(4);
+    for (const t of judged) expect(Object.keys(t).sort()).toEqual(['holds', 'limit', 'name', 'unit', 'value']);
+    expect(targets.find((t) => t.notJudged !== undefined)).toMatchObject({ unit: 'ms CPU', value: 2, notJudged: 'absolute, read on Test CPU, 2 cores, Node 22.0.0' });
   });
 
   it('judges read units on the worst query against 1/8 of the whole-item figure', () => {
@@ -34,13 +42,30 @@ describe('evaluateTargets', () => {
     expect(t.holds).toBe(false);
   });
 
-  it('limits warm CPU time p95 to 2 ms up to 20,000 legs and 5 ms above', () => {
+  it('limits warm CPU time p95 to 2 ms up to 20,000 legs and 5 ms above where the reference takes LIMITS_REFERENCE_MS', () => {
     expect(warmP95LimitMs(5_000)).toBe(2);
     expect(warmP95LimitMs(20_000)).toBe(2);
     expect(warmP95LimitMs(50_000)).toBe(5);
+    expect(warmP95LimitReferences(20_000) * LIMITS_REFERENCE_MS).toBeCloseTo(2, 9);
+    expect(warmP95LimitReferences(50_000) * LIMITS_REFERENCE_MS).toBeCloseTo(5, 9);
     const slow = { ...base, queries: base.queries.map((q) => ({ ...q, warmP95Ms: 3 })) };
-    expect(byUnit(evaluateTargets(slow), 'p95').holds).toBe(false);
-    expect(byUnit(evaluateTargets({ ...slow, legs: 50_000 }), 'p95').holds).toBe(true);
+    const p95 = (t: ReturnType<typeof evaluateTargets>) => t.find((x) => x.name.includes('p95') && x.notJudged === undefined)!;
+    expect(p95(evaluateTargets(slow))).toMatchObject({ value: 3 / LIMITS_REFERENCE_MS, holds: false });
+    expect(p95(evaluateTargets({ ...slow, legs: 50_000 })).holds).toBe(true);
+  });
+
+  it('judges the warm CPU p95 as a ratio to the reference workload: the same figure holds on a machine twice as slow, and the absolute one is never judged', () => {
+    const slow = { ...base, queries: base.queries.map((q) => ({ ...q, warmP95Ms: 3 })) };
+    const slowerMachine = { ...slow, calibration: { referenceMs: 2 * LIMITS_REFERENCE_MS, machine: MACHINE } };
+    const targets = evaluateTargets(slowerMachine);
+    const ratio = targets.find((t) => t.name.includes('p95') && t.notJudged === undefined)!;
+    expect(ratio).toMatchObject({ value: 0.03, limit: 0.04, unit: 'ratio', holds: true });
+    const absolute = targets.find((t) => t.name.includes('p95') && t.notJudged !== undefined)!;
+    // 3 ms against the calibrated limit in this run's terms: 0.04 x 100 ms = 4 ms; reported only.
+    expect(absolute).toMatchObject({ value: 3, limit: 4, unit: 'ms CPU', holds: true });
+    // Twice the reference and twice the figure: the same verdict as before.
+    const slowerCode = { ...slowerMachine, queries: base.queries.map((q) => ({ ...q, warmP95Ms: 6 })) };
+    expect(evaluateTargets(slowerCode).find((t) => t.name.includes('p95') && t.notJudged === undefined)!.holds).toBe(false);
   });
 
   it('limits the import CPU time to 3 times the hello-world one, and sets no limit on the bundle size', () => {
