@@ -390,44 +390,32 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         Resource: arnOf(logGroupId),
       });
 
-    it('the list function may only Query the listing index and GetItem/BatchGetItem items (legs, snapshot, change log)', () => {
+    /** `legs:read`: Query on the listing index, GetItem and BatchGetItem on the table, and the function's logs. */
+    const listingReads = (id: string): NormalizedStatement[] => {
       const legsId = tableId(t(), LEGS_TABLE);
+      return sortStatements([
+        logs(logGroupIdOf(t(), id)),
+        normalizeStatement({
+          Effect: 'Allow',
+          Action: 'dynamodb:Query',
+          Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
+        }),
+        normalizeStatement({
+          Effect: 'Allow',
+          Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+          Resource: arnOf(legsId),
+        }),
+      ]);
+    };
+
+    it('the list function may only Query the listing index and GetItem/BatchGetItem items (legs, snapshot, change log)', () => {
       const id = FUNCTION_LOGICAL_IDS.listEmptyLegs;
-      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
-        sortStatements([
-          logs(logGroupIdOf(t(), id)),
-          normalizeStatement({
-            Effect: 'Allow',
-            Action: 'dynamodb:Query',
-            Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
-          }),
-          normalizeStatement({
-            Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-            Resource: arnOf(legsId),
-          }),
-        ]),
-      );
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(listingReads(id));
     });
 
     it('the sources function may read what the list function reads, and nothing more (the registry is a GetItem)', () => {
-      const legsId = tableId(t(), LEGS_TABLE);
       const id = FUNCTION_LOGICAL_IDS.listSources;
-      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
-        sortStatements([
-          logs(logGroupIdOf(t(), id)),
-          normalizeStatement({
-            Effect: 'Allow',
-            Action: 'dynamodb:Query',
-            Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
-          }),
-          normalizeStatement({
-            Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-            Resource: arnOf(legsId),
-          }),
-        ]),
-      );
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(listingReads(id));
     });
 
     it('the retiring function may only Query the byExpiry index and UpdateItem legs (no Scan, no delete)', () => {
