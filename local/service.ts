@@ -8,6 +8,8 @@ import { environmentForStage } from '../src/keys/format.js';
 import { utcDate } from '../src/kernel/dates.js';
 import { filledLine, uncategorizedLine } from '../cli/load-report.js';
 import { demoLegs } from './demo/index.js';
+import { registerLoadedSources } from './demo/sources.js';
+import { createSourcesStore } from '../src/sources/index.js';
 import { createRatesStore, DEMO_RATES_FILE, loadRatesText } from '../src/rates/index.js';
 import { parseImportText, type ImportOptions } from '../src/loading/import/index.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
@@ -196,6 +198,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
     if (filled > 0) options.say(filledLine(filled));
     if (uncategorized > 0) options.say(uncategorizedLine(uncategorized));
+    await registerLoadedSources(createSourcesStore(ddb.client, options.legsTableName), legs, options.clock(), !options.dataFile);
     // The demo's rates: the dated ECB file kept in the repository (src/rates/data/README.md).
     const rates = await loadRatesText(await readFile(DEMO_RATES_FILE, 'utf8'), { store: createRatesStore(ddb.client, options.legsTableName), clock: options.clock });
     options.say(`Loaded the ECB reference rates of ${rates.date} (${rates.currencies} currencies per euro; npm run rates:load -- FILE loads newer ones)`);

@@ -80,6 +80,17 @@ export const FUNCTIONS = {
     environment: [],
     alarm: { name: 'GetLegFunction' },
   },
+  listSources: {
+    invokedBy: 'api',
+    entry: 'functions/list-sources/handler.ts',
+    logicalId: 'ListSourcesFunction',
+    description: 'GET /open/v1/sources: the sources of the legs, registered or not',
+    memorySize: 512,
+    timeoutSeconds: 10,
+    access: ['legs:read'],
+    environment: ['LISTING_CACHE_TTL_SECONDS'],
+    alarm: { name: 'SourcesFunction' },
+  },
   listChanges: {
     invokedBy: 'api',
     entry: 'functions/list-changes/handler.ts',

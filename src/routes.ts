@@ -50,6 +50,13 @@ export const ROUTES = {
     function: 'getEmptyLeg',
     authorizer: true,
   },
+  listSources: {
+    method: 'GET',
+    path: '/open/v1/sources',
+    scope: 'empty_leg:read',
+    function: 'listSources',
+    authorizer: true,
+  },
   createWatch: {
     method: 'POST',
     path: '/open/v1/watches',

@@ -16,6 +16,7 @@ export type EmptyLeg = components['schemas']['EmptyLeg'];
 export type ListQuery = NonNullable<paths['/open/v1/empty-legs']['get']['parameters']['query']>;
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type Change = components['schemas']['Change'];
+export type Source = components['schemas']['Source'];
 
 export type Watch = components['schemas']['Watch'];
 export type WatchInput = components['schemas']['WatchInput'];
@@ -119,6 +120,15 @@ export async function rotateKey(client: Client, id: string, graceHours?: number)
 export async function revokeKey(client: Client, id: string): Promise<ApiKey | Failure> {
   const { data, error, response } = await client.DELETE('/open/v1/api-keys/{id}', { params: { path: { id } } });
   return error ? failure(error, response.status) : data.data;
+}
+
+/**
+ * The sources of the legs (docs/api.md, "Sources"): who sells them (`kind`), whether the seller's
+ * authority was checked (`verified`), each one's legs in the listing, last load and staleness.
+ */
+export async function listSources(client: Client): Promise<Source[] | Failure> {
+  const { data, error, response } = await client.GET('/open/v1/sources');
+  return error ? failure(error, response.status) : data.data.records;
 }
 
 export function emptyLegsClient(baseUrl: string, apiKey: string) {
@@ -253,6 +263,7 @@ async function main(): Promise<void> {
   // The calling key itself; the start key has no api_key:read, so listing the client's keys is refused.
   const self = await readOwnKey(client);
   const keys = await listKeys(client);
+  const sources = await listSources(client);
   console.log(
     JSON.stringify({
       page: 'legs' in page ? { total: page.total, ids: page.legs.map((l) => l.id), cities: page.legs.map((l) => l.depCityName) } : page,
@@ -267,6 +278,7 @@ async function main(): Promise<void> {
       mirror: { size: mirror.size, applied: 'applied' in synced ? synced.applied : synced, again: 'applied' in again ? again.applied : again },
       self: 'id' in self ? { id: self.id, state: self.state } : self,
       keys: Array.isArray(keys) ? keys.length : keys,
+      sources: Array.isArray(sources) ? sources.map((s) => [s.id, s.kind, s.legsListed]) : sources,
     }),
   );
 }

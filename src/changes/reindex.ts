@@ -6,7 +6,7 @@ import { BUCKET_ATTR, EXPIRY_DAY_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '
 /** The fields a leg's index attributes derive from (src/kernel/leg-change.ts, derivedIndexKeyOf). */
 export const INDEXED_SOURCE_FIELDS = [
   'startDate', 'endDate', 'depCityName', 'depAirportIcao', 'depAirportIata', 'depCountryCode', 'arrCityName', 'arrAirportIcao', 'arrAirportIata', 'arrCountryCode',
-  'seatNum', 'aircraftType', 'price', 'currency', 'depTimezone', 'listed', 'blocked', TTL_ATTR,
+  'seatNum', 'aircraftType', 'price', 'currency', 'depTimezone', 'listed', 'blocked', 'source', TTL_ATTR,
 ] as const;
 
 /** Every attribute a repair names (its key, what it writes, what it checks): the consumer's IAM condition. */

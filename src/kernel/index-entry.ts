@@ -1,4 +1,5 @@
 import { AIRCRAFT_CATEGORIES, type AircraftCategory } from './aircraft-category.js';
+import { DEFAULT_SOURCE, isSource } from './source.js';
 import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, NO_COUNTRY, SEP, SORT_ATTR } from './leg-item.js';
 
 /**
@@ -33,6 +34,8 @@ export interface IndexEntry {
   price: number;
   /** The price's currency when it is a 3-letter code; '' otherwise. */
   currency: string;
+  /** The leg's source (src/kernel/source.ts): the entry's tenth field, `default` without one. */
+  source: string;
 }
 
 export type Side = 'dep' | 'arr';
@@ -202,7 +205,7 @@ export class IndexEntryReader {
 
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute `text`: its
-   * eight fields and a ninth for a priced leg (seven when written before the countries field, six
+   * eight fields, a ninth for a priced leg and a tenth for a source (seven when written before the countries field, six
    * before the aircraft field) separated by U+001F.
    */
   fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
@@ -219,7 +222,13 @@ export class IndexEntryReader {
     const s8 = s7 < 0 ? -1 : text.indexOf(SEP, s7 + step);
     const countriesEnd = s8 < 0 ? to : s8;
     if (s7 >= 0 && countriesEnd - s7 - step !== 4) return undefined;
-    if (s8 >= 0 && text.indexOf(SEP, s8 + step) >= 0) return undefined;
+    const s9 = s8 < 0 ? -1 : text.indexOf(SEP, s8 + step);
+    if (s9 >= 0 && text.indexOf(SEP, s9 + step) >= 0) return undefined;
+    let source = DEFAULT_SOURCE;
+    if (s9 >= 0) {
+      source = text.slice(s9 + step);
+      if (!isSource(source)) return undefined;
+    }
     const aircraftEnd = s7 < 0 ? to : s7;
     // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
     let seats = 0;
@@ -233,8 +242,8 @@ export class IndexEntryReader {
     // The price field (ninth, after the countries): the amount, then a 3-letter currency or nothing.
     let price = Number.NaN;
     let currency = '';
-    if (s8 >= 0) {
-      const field = text.slice(s8 + step);
+    if (s8 >= 0 && (s9 < 0 || s9 > s8 + step)) {
+      const field = text.slice(s8 + step, s9 < 0 ? to : s9);
       const code = field.length > 3 ? field.slice(-3) : '';
       const coded = /^[A-Z]{3}$/.test(code);
       price = Number(coded ? field.slice(0, -3) : field);
@@ -272,6 +281,7 @@ export class IndexEntryReader {
       countriesAt: s7 < 0 ? -1 : s7 + step,
       price,
       currency,
+      source,
     };
   }
 }

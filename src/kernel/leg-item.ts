@@ -3,6 +3,7 @@ import { AIRCRAFT_CATEGORIES, categoryNamed } from './aircraft-category.js';
 import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
 import { expiryShard, retirementDay } from './retirement.js';
+import { DEFAULT_SOURCE } from './source.js';
 
 /**
  * How a leg is stored: the item, and for a listed unblocked leg the index attributes `lb`, `ls`
@@ -127,9 +128,12 @@ export type IndexedFields = Pick<
   EmptyLeg,
   'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'depCountryCode' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'arrCountryCode' | 'seatNum' | 'aircraftType'
 > &
-  Partial<Pick<EmptyLeg, 'price' | 'currency'>>;
+  Partial<Pick<EmptyLeg, 'price' | 'currency'>> & { source?: string | undefined };
 
-/** The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. */
+/**
+ * The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. A leg of a
+ * source other than `default` ends with a tenth field, its source (the price field then empty when unpriced).
+ */
 export function filterText(leg: IndexedFields, expiry: string): string {
   const fields = [
     daysBetween(leg.startDate, leg.endDate),
@@ -142,7 +146,9 @@ export function filterText(leg: IndexedFields, expiry: string): string {
     countriesField(leg.depCountryCode, leg.arrCountryCode),
   ];
   const price = priceField(leg.price ?? null, leg.currency ?? null);
-  if (price !== '') fields.push(price);
+  const source = leg.source ?? DEFAULT_SOURCE;
+  if (price !== '' || source !== DEFAULT_SOURCE) fields.push(price);
+  if (source !== DEFAULT_SOURCE) fields.push(source);
   return fields.join(SEP);
 }
 

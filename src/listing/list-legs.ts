@@ -1,5 +1,6 @@
 import { utcDate } from '../kernel/dates.js';
 import { bucketReads, collectMatches, compileQuery, pageOfMerged, ranked } from './listing.js';
+import { inWindow, unfilteredWindow } from '../kernel/listed.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import type { ListQuery } from './query.js';
 import { matchesKey, type MatchMemo } from './match-memo.js';
@@ -85,4 +86,24 @@ export async function listEmptyLegs(
     return [compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! }];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
+}
+
+/**
+ * The number of legs the unfiltered listing lists at `now`, per source (GET /open/v1/sources): the
+ * bucket reads of the unfiltered listing, counted from their index entries, no record read.
+ */
+export async function countListedBySource(repository: Pick<LegsRepository, 'queryBucket'>, now: number): Promise<Map<string, number>> {
+  const today = utcDate(new Date(now));
+  const window = unfilteredWindow(today);
+  const reads = bucketReads(window, today);
+  const lists = await Promise.all(reads.map((read) => repository.queryBucket(read.bucket, read)));
+  const counts = new Map<string, number>();
+  lists.forEach((entries, i) => {
+    const { from, to } = reads[i]!;
+    for (const entry of entries) {
+      if ((from !== undefined && entry.startDate < from) || (to !== undefined && entry.startDate > to)) continue;
+      if (inWindow(entry, window, now)) counts.set(entry.source, (counts.get(entry.source) ?? 0) + 1);
+    }
+  });
+  return counts;
 }

@@ -4,6 +4,7 @@ import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
 import type { StoredLeg } from '../kernel/leg-item.js';
 import { planLoad, type LoadMode, type LoadPlan } from './sync-plan.js';
 import { scanLegItems } from './table-scan.js';
+import { createSourcesStore } from '../sources/index.js';
 
 /**
  * Loading a feed's valid legs, the one use case behind `legs:load` and the ingest function: upsert
@@ -38,6 +39,7 @@ export async function loadFeed(
 ): Promise<FeedLoadOutcome> {
   if (request.mode === 'upsert' && !request.dryRun) {
     const result = await writeLegs(client, tableName, request.legs, writeOptions);
+    await recordLoads(client, tableName, request.legs.map(sourceOf), request.now);
     return { plan: undefined, status: 'loaded', written: result.written, unlisted: 0 };
   }
   const ids = new Set(request.legs.map((l) => l.id));
@@ -52,5 +54,11 @@ export async function loadFeed(
   if (request.dryRun) return { plan, status: 'dry-run', written: 0, unlisted: 0 };
   const writes = plan.writes.length > 0 ? await writeLegs(client, tableName, plan.writes, writeOptions) : undefined;
   const unlists = plan.unlist.length > 0 ? await writeLegs(client, tableName, plan.unlist, writeOptions) : undefined;
+  await recordLoads(client, tableName, [...plan.sources, ...request.legs.map(sourceOf)], request.now);
   return { plan, status: 'loaded', written: writes?.written ?? 0, unlisted: unlists?.written ?? 0 };
+}
+
+/** The sources a load carried, as successfully loaded at `now` (src/sources/store.ts): one write per load. */
+async function recordLoads(client: DynamoDBDocumentClient, tableName: string, sources: readonly string[], now: Date): Promise<void> {
+  if (sources.length > 0) await createSourcesStore(client, tableName).recordLoads(sources, now.getTime());
 }

@@ -183,6 +183,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       mirror: { size: number; applied: number; again: number };
       self: { id: string; state: string };
       keys: { error: string; status: number };
+      sources: [string, string, number][];
     };
     const direct = await callApi<{ data: { total: number; records: { id: string }[] } }>(
       `${service.baseUrl}/open/v1/empty-legs?size=3&depCityName=sao%20paulo`,
@@ -226,6 +227,10 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       expect(refused.body.message).toContain(`'${bad.split('=')[0]!}'`);
     }
     expect(out.openapi).toBe(loadOpenApi().openapi);
+    // The sources through the generated client: what the API answers directly.
+    const sources = await callApi<{ data: { records: { id: string; kind: string; legsListed: number }[] } }>(`${service.baseUrl}/open/v1/sources`, { headers: { 'X-API-Key': service.apiKey } });
+    expect(out.sources).toEqual(sources.body.data.records.map((s) => [s.id, s.kind, s.legsListed]));
+    expect(out.sources.length).toBeGreaterThan(0);
     // The key helpers: the start key reads itself, and lacks api_key:read to list the client's keys.
     expect(out.self).toEqual({ id: expect.stringMatching(/^key_[0-9A-Za-z]{20}$/), state: 'active' });
     expect(out.keys).toMatchObject({ error: 'PERMISSION_DENIED', status: 403 });

@@ -187,6 +187,17 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(FUNCTION_LOGICAL_IDS.getEmptyLeg).toBe('GetEmptyLegFunction');
     });
 
+    it('sends GET /open/v1/sources to the sources function behind the key authorizer', () => {
+      const [authorizerId] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
+      t().hasResourceProperties('AWS::ApiGatewayV2::Route', {
+        RouteKey: 'GET /open/v1/sources',
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: ref(authorizerId),
+      });
+      expect(integrationTarget(t(), 'GET /open/v1/sources')).toBe(FUNCTION_LOGICAL_IDS.listSources);
+      expect(FUNCTION_LOGICAL_IDS.listSources).toBe('ListSourcesFunction');
+    });
+
     it('sends $default to the not-found function without an authorizer', () => {
       const [, route] = onlyResource(t(), 'AWS::ApiGatewayV2::Route', (r) => props(r).RouteKey === '$default');
       expect(props(route).AuthorizationType).toBe('NONE');
@@ -379,24 +390,32 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         Resource: arnOf(logGroupId),
       });
 
-    it('the list function may only Query the listing index and GetItem/BatchGetItem items (legs, snapshot, change log)', () => {
+    /** `legs:read`: Query on the listing index, GetItem and BatchGetItem on the table, and the function's logs. */
+    const listingReads = (id: string): NormalizedStatement[] => {
       const legsId = tableId(t(), LEGS_TABLE);
+      return sortStatements([
+        logs(logGroupIdOf(t(), id)),
+        normalizeStatement({
+          Effect: 'Allow',
+          Action: 'dynamodb:Query',
+          Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
+        }),
+        normalizeStatement({
+          Effect: 'Allow',
+          Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
+          Resource: arnOf(legsId),
+        }),
+      ]);
+    };
+
+    it('the list function may only Query the listing index and GetItem/BatchGetItem items (legs, snapshot, change log)', () => {
       const id = FUNCTION_LOGICAL_IDS.listEmptyLegs;
-      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
-        sortStatements([
-          logs(logGroupIdOf(t(), id)),
-          normalizeStatement({
-            Effect: 'Allow',
-            Action: 'dynamodb:Query',
-            Resource: { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] },
-          }),
-          normalizeStatement({
-            Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'],
-            Resource: arnOf(legsId),
-          }),
-        ]),
-      );
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(listingReads(id));
+    });
+
+    it('the sources function may read what the list function reads, and nothing more (the registry is a GetItem)', () => {
+      const id = FUNCTION_LOGICAL_IDS.listSources;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(listingReads(id));
     });
 
     it('the retiring function may only Query the byExpiry index and UpdateItem legs (no Scan, no delete)', () => {
@@ -632,8 +651,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 16 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(17);
+      // 17 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(18);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -733,6 +752,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'ListFunctionThrottles',
           'GetLegFunctionErrors',
           'GetLegFunctionThrottles',
+          'SourcesFunctionErrors',
+          'SourcesFunctionThrottles',
           'AuthorizerErrors',
           'AuthorizerFunctionThrottles',
           'NotFoundFunctionErrors',
@@ -909,6 +930,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
         [
           'ListEmptyLegs/Function AwsSolutions-L1',
           'GetEmptyLeg/Function AwsSolutions-L1',
+          'ListSources/Function AwsSolutions-L1',
           'Authorizer/Function AwsSolutions-L1',
           'NotFound/Function AwsSolutions-L1',
           'OpenApi/Function AwsSolutions-L1',

@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Envelope } from '../../src/http/envelope.js';
+import { runScript } from '../support/commands.js';
+import { callApi } from '../support/contract.js';
+import { startLocalServer, type RunningService } from '../support/local-service.js';
+import { testNow } from '../support/clock.js';
+
+/**
+ * `npm run sources` and GET /open/v1/sources on `npm start --data FIXTURE`, every answer checked
+ * against docs/openapi.yaml (callApi): the registry set by the command, the counts from the fixture.
+ */
+const DAY = 86_400_000;
+const day = (offset: number) => new Date(testNow() + offset * DAY).toISOString().slice(0, 10);
+const leg = (id: string, source: string | undefined, offset = 3) => ({
+  id,
+  ...(source === undefined ? {} : { source }),
+  startDate: day(offset),
+  endDate: day(offset + 1),
+  depCityName: 'London',
+  depAirportIcao: 'EGLF',
+  depAirportIata: 'FAB',
+  depTimezone: 'Europe/London',
+  arrCityName: 'Nice',
+  arrAirportIcao: 'LFMN',
+  arrAirportIata: 'NCE',
+  seatNum: 8,
+});
+const LEGS = [leg('S-1', 'acme-air'), leg('S-2', 'acme-air', 10), leg('S-3', 'resell-co'), leg('S-4', undefined), leg('S-5', 'resell-co', -9)];
+
+type Source = { id: string; name: string; kind: string; verified: boolean; verifiedAt: string | null; legsListed: number; lastLoadedAt: string | null; staleAfterMinutes: number | null; stale: boolean };
+let service: RunningService;
+
+const sources = (...args: string[]) =>
+  runScript('sources', args, { AWS_REGION: 'us-east-1', DYNAMODB_ENDPOINT: service.dynamodbEndpoint, LEGS_TABLE_NAME: service.legsTableName, KEYS_TABLE_NAME: service.keysTableName });
+const get = (headers: Record<string, string> = {}) =>
+  callApi<Envelope<{ records: Source[] }>>(`${service.baseUrl}/open/v1/sources`, { headers: { 'X-API-Key': service.apiKey, ...headers } });
+
+jest.setTimeout(90_000);
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'empty-legs-sources-'));
+  const file = join(dir, 'legs.ndjson');
+  writeFileSync(file, LEGS.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  service = await startLocalServer({ dataFile: file });
+}, 90_000);
+afterAll(async () => service?.stop());
+
+describe('sources on the local server', () => {
+  it('registers with npm run sources, and GET /open/v1/sources answers the registry and the listing', async () => {
+    const set = await sources('set', 'acme-air', '--name', 'Acme Air', '--kind', 'operator', '--verified', '--stale-after', '2h');
+    expect([set.code, set.stderr]).toEqual([0, '']);
+    expect((await sources('set', 'quiet-broker', '--kind', 'broker')).code).toBe(0);
+
+    const { res, body } = await get();
+    expect(res.status).toBe(200);
+    const records = body.data!.records;
+    expect(records.map((r) => r.id)).toEqual(['acme-air', 'default', 'quiet-broker', 'resell-co']);
+    const byId = Object.fromEntries(records.map((r) => [r.id, r]));
+    expect(byId['acme-air']).toMatchObject({ name: 'Acme Air', kind: 'operator', verified: true, legsListed: 2, staleAfterMinutes: 120, stale: false });
+    expect(Date.parse(byId['acme-air']!.verifiedAt!)).toBeGreaterThan(0);
+    // npm start's load stamped the fixture's sources.
+    expect(byId['acme-air']!.lastLoadedAt).not.toBeNull();
+    // The expired leg of resell-co is not in the listing; an unregistered source is unknown, unverified, never stale.
+    expect(byId['resell-co']).toMatchObject({ name: 'resell-co', kind: 'unknown', verified: false, verifiedAt: null, legsListed: 1, staleAfterMinutes: null, stale: false });
+    expect(byId.default).toMatchObject({ kind: 'unknown', legsListed: 1 });
+    expect(byId['quiet-broker']).toMatchObject({ kind: 'broker', legsListed: 0, lastLoadedAt: null });
+
+    const etag = res.headers.get('etag')!;
+    const again = await get({ 'If-None-Match': etag });
+    expect(again.res.status).toBe(304);
+  });
+
+  it('the command lists and shows what the API answers, with the history', async () => {
+    const list = await sources('list', '--json');
+    expect(list.code).toBe(0);
+    const listed = JSON.parse(list.stdout) as Source[];
+    expect(listed.map((s) => [s.id, s.kind, s.legsListed])).toEqual((await get()).body.data!.records.map((s) => [s.id, s.kind, s.legsListed]));
+    const show = await sources('show', 'acme-air');
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/run [0-9a-f-]{36} {2}name=Acme Air kind=operator verified=true staleAfterMinutes=2h/);
+    const bad = await sources('set', 'acme-air', '--stale-after', '90s');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--stale-after');
+  });
+
+  it('refuses a request without a key', async () => {
+    const none = await callApi<Envelope<null>>(`${service.baseUrl}/open/v1/sources`);
+    expect(none.res.status).toBe(401);
+  });
+});
