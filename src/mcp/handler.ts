@@ -37,7 +37,8 @@ function requestOf(event: APIGatewayProxyEventV2): Request {
 async function resultOf(response: Response): Promise<APIGatewayProxyStructuredResultV2> {
   const headers: Record<string, string> = { ...BASE_HEADERS };
   response.headers.forEach((value, name) => {
-    headers[name.toLowerCase()] = value;
+    // The SDK's `application/json` is the envelope's JSON in UTF-8: said as every answer of the API says it.
+    if (name.toLowerCase() !== 'content-type' || !value.startsWith('application/json')) headers[name.toLowerCase()] = value;
   });
   return { statusCode: response.status, headers, body: await response.text() };
 }
