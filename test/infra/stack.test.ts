@@ -645,8 +645,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 16 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(17);
+      // 17 function log groups (list, by-id, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(18);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -774,6 +774,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'FeedRefused',
           'IngestFunctionErrors',
           'FeedIngestFailed',
+          'McpFunctionErrors',
+          'McpFunctionThrottles',
           'WatchesFunctionErrors',
           'WatchesFunctionThrottles',
           'WatchAdminFunctionErrors',
@@ -930,6 +932,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/FetchRates/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
           'WatchAdmin/Function AwsSolutions-L1',
+          'Mcp/Function AwsSolutions-L1',
           'ApiKeys/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',
