@@ -211,6 +211,19 @@ export const FUNCTIONS = {
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'WatchAdminFunction' },
   },
+  mcp: {
+    invokedBy: 'api',
+    entry: 'functions/mcp/handler.ts',
+    logicalId: 'McpFunction',
+    description: '/open/v1/mcp: the MCP server (Streamable HTTP, stateless): the listing, a leg and the watches as tools',
+    memorySize: 1024,
+    timeoutSeconds: 10,
+    access: ['legs:read', 'watches:manage'],
+    environment: ['LISTING_CACHE_TTL_SECONDS'],
+    // Read on the first nearby search, or a watch naming depNear or arrNear.
+    bundledFiles: [AIRPORT_BUNDLED_FILE],
+    alarm: { name: 'McpFunction' },
+  },
   apiKeys: {
     invokedBy: 'api',
     entry: 'functions/api-keys/handler.ts',

@@ -155,6 +155,29 @@ export const ROUTES = {
     function: 'apiKeys',
     authorizer: true,
   },
+  mcp: {
+    method: 'POST',
+    path: '/open/v1/mcp',
+    // Any verified key: each tool asks its own route's scopes (src/mcp/tools.ts).
+    scope: null,
+    function: 'mcp',
+    authorizer: true,
+  },
+  // Streamable HTTP's stream and session requests: 405, the server is stateless (docs/api.md, "MCP").
+  mcpStream: {
+    method: 'GET',
+    path: '/open/v1/mcp',
+    scope: null,
+    function: 'mcp',
+    authorizer: true,
+  },
+  mcpSession: {
+    method: 'DELETE',
+    path: '/open/v1/mcp',
+    scope: null,
+    function: 'mcp',
+    authorizer: true,
+  },
   openApiDocument: {
     method: 'GET',
     path: '/open/v1/openapi.json',

@@ -40,12 +40,13 @@ export const COMMAND_DYNAMODB_BUDGET: Readonly<DynamoDbCallBudget> = {
  * Per invocation, ms: after this long every DynamoDB call of the invocation is aborted and it answers
  * SERVICE_UNAVAILABLE; authorizer and list function together stay under 5 s (docs/faults.md).
  */
-export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs' | 'getEmptyLeg' | 'listChanges' | 'listSources', number>> = {
+export const DATABASE_DEADLINE_MS: Readonly<Record<'authorizer' | 'listEmptyLegs' | 'getEmptyLeg' | 'listChanges' | 'listSources' | 'mcp', number>> = {
   authorizer: 1_400,
   listEmptyLegs: 3_500,
   getEmptyLeg: 3_500,
   listChanges: 3_500,
   listSources: 3_500,
+  mcp: 3_500,
 };
 
 /** Time kept back from the Lambda deadline to answer and log after giving up on the database. */

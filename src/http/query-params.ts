@@ -2,6 +2,27 @@ import * as v from 'valibot';
 
 /** Building blocks of query-string parameters (docs/api.md, "Query parameters"), shared by the operations. */
 
+/**
+ * A parameter's value as a JSON value (the MCP tools' arguments, src/mcp/): its JSON Schema, and
+ * `exact` when that schema accepts exactly what the rule accepts of the value alone.
+ */
+export interface ValueShape {
+  readonly schema: Readonly<Record<string, unknown>> & { readonly type: 'string' | 'integer' | 'number' | 'boolean' };
+  readonly exact: boolean;
+}
+const SHAPES = new WeakMap<object, ValueShape>();
+
+/** `rule`, its JSON shape recorded (read by `shapeOf`). */
+export function shaped<S extends object>(rule: S, schema: ValueShape['schema'], exact: boolean): S {
+  SHAPES.set(rule, { schema, exact });
+  return rule;
+}
+
+/** The JSON shape of a rule; a rule without one takes its query-string text as it is. */
+export function shapeOf(rule: object): ValueShape {
+  return SHAPES.get(rule) ?? { schema: { type: 'string', minLength: 1 }, exact: false };
+}
+
 /** An integer literal: an optional sign, then digits. */
 export const INTEGER = /^[+-]?\d+$/;
 
@@ -29,30 +50,46 @@ export const optionalRaw = v.optional(
 
 /** An integer parameter clamped into min-max (default when absent); not an integer is refused. */
 export const clampedInteger = (min: number, max: number, fallback: number) =>
-  v.pipe(
-    optionalRaw,
-    v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
-    v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
+  shaped(
+    v.pipe(
+      optionalRaw,
+      v.check((s) => s === undefined || INTEGER.test(s), 'must be an integer'),
+      v.transform((s) => (s === undefined ? fallback : clamp(s, min, max))),
+    ),
+    { type: 'integer', default: fallback },
+    true,
   );
 
 /** `minPrice`, `maxPrice` (docs/api.md, "Prices"): decimals from 0, at most 2 decimals, below this. */
 export const MAX_PRICE = 1_000_000_000_000;
 
 const DECIMAL = /^\d{1,13}(\.\d{1,2})?$/;
-export const priceBound = v.pipe(
-  optionalRaw,
-  v.check((s) => s === undefined || (DECIMAL.test(s) && Number(s) <= MAX_PRICE), `must be a decimal from 0 to ${MAX_PRICE} with at most 2 decimals`),
-  v.transform((s) => (s === undefined ? undefined : Number(s))),
+export const priceBound = shaped(
+  v.pipe(
+    optionalRaw,
+    v.check((s) => s === undefined || (DECIMAL.test(s) && Number(s) <= MAX_PRICE), `must be a decimal from 0 to ${MAX_PRICE} with at most 2 decimals`),
+    v.transform((s) => (s === undefined ? undefined : Number(s))),
+  ),
+  { type: 'number', minimum: 0, maximum: MAX_PRICE },
+  false,
 );
 
 // ISO 4217's shape; whether the rates in force know it is checked when the query is compiled.
-export const currencyCode = v.pipe(
-  optionalRaw,
-  v.check((s) => s === undefined || /^[A-Z]{3}$/.test(s), 'must be an ISO 4217 code of 3 capital letters, such as EUR'),
+export const currencyCode = shaped(
+  v.pipe(
+    optionalRaw,
+    v.check((s) => s === undefined || /^[A-Z]{3}$/.test(s), 'must be an ISO 4217 code of 3 capital letters, such as EUR'),
+  ),
+  { type: 'string', pattern: '^[A-Z]{3}$' },
+  true,
 );
 
-export const flag = v.pipe(
-  optionalRaw,
-  v.check((s) => s === undefined || s === 'true' || s === 'false', 'must be true or false'),
-  v.transform((s) => (s === undefined ? undefined : s === 'true')),
+export const flag = shaped(
+  v.pipe(
+    optionalRaw,
+    v.check((s) => s === undefined || s === 'true' || s === 'false', 'must be true or false'),
+    v.transform((s) => (s === undefined ? undefined : s === 'true')),
+  ),
+  { type: 'boolean', default: false },
+  true,
 );

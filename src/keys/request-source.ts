@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../auth/edge.js';
+import { routeKeyOf, ROUTES } from '../routes.js';
 
 /** What the authorizer knows of a request besides its key. */
 export interface RequestSource {
@@ -17,9 +18,15 @@ function headerOf(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>, lo
   return name === undefined ? undefined : headers[name];
 }
 
-/** The `X-API-Key` header of a v2 authorizer event. */
-export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'>): string | undefined {
-  return headerOf(event, 'x-api-key');
+/** The routes that also take the key as `Authorization: Bearer <key>` (what many MCP clients can only send). */
+export const BEARER_ROUTE_KEYS: ReadonlySet<string> = new Set([ROUTES.mcp, ROUTES.mcpStream, ROUTES.mcpSession].map(routeKeyOf));
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The key of a v2 authorizer event: its `X-API-Key` header; on a Bearer route without one, an `Authorization: Bearer` token. */
+export function apiKeyHeader(event: Pick<APIGatewayRequestAuthorizerEventV2, 'headers'> & { routeKey?: string | undefined }): string | undefined {
+  const key = headerOf(event, 'x-api-key');
+  if (key !== undefined || event.routeKey === undefined || !BEARER_ROUTE_KEYS.has(event.routeKey)) return key;
+  return BEARER.exec(headerOf(event, 'authorization') ?? '')?.[1];
 }
 
 function sameSecret(presented: string | undefined, secret: string): boolean {

@@ -4,7 +4,7 @@ import { CATEGORY_LIST, categoryBit, categoryNamed } from '../kernel/aircraft-ca
 import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
-import { clampedInteger, currencyCode, flag, INTEGER, optionalRaw, priceBound } from '../http/query-params.js';
+import { clampedInteger, currencyCode, flag, INTEGER, optionalRaw, priceBound, shaped, shapeOf, type ValueShape } from '../http/query-params.js';
 import { cityIncludes, codeOf, countryCodeOf, countryKey, countryOf, hasCode, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { COUNTRY_CODES } from '../kernel/countries.js';
 import { airportContinentBit, continentBit, continentOfCountry, CONTINENTS, type AirportIndex, type Continent } from '../airports/index.js';
@@ -36,12 +36,12 @@ export interface AirportFilter {
   code: string;
 }
 
-const depDate = v.pipe(
+const depDate = shaped(v.pipe(
   optionalRaw,
   v.check((s) => s === undefined || isCalendarDate(s), 'must be a calendar date in yyyy-MM-dd format'),
-);
+), { type: 'string', format: 'date', pattern: '^(?!0000)[0-9]{4}-[0-9]{2}-[0-9]{2}$' }, true);
 
-const cityName = v.pipe(
+const cityName = shaped(v.pipe(
   optionalRaw,
   v.transform((s) => s?.trim() || undefined),
   v.check((s) => {
@@ -50,17 +50,20 @@ const cityName = v.pipe(
     return length >= CITY_MIN && length <= CITY_MAX;
   }, `must be ${CITY_MIN} to ${CITY_MAX} characters long after trimming`),
   v.transform((s) => (s === undefined ? undefined : fold(s))),
-);
+), { type: 'string', minLength: 1 }, false);
 
 // Exactly 3 or 4 ASCII letters (docs/api.md, "Filters"); unlike a city name, not trimmed: `EGLF `
 // (a stray `+` in a URL) is not a code.
-const airportCode = v.pipe(
+const airportCode = shaped(v.pipe(
   optionalRaw,
   v.check((s) => s === undefined || /^[A-Za-z]{3,4}$/.test(s), 'must be a 4-letter ICAO or 3-letter IATA code'),
   v.transform((s): AirportFilter | undefined =>
     s === undefined ? undefined : { kind: s.length === 4 ? 'icao' : 'iata', code: s.toLowerCase() },
   ),
-);
+), { type: 'string', pattern: '^[A-Za-z]{3,4}$' }, true);
+
+/** A list of one or more non-empty items separated by commas, as JSON Schema says it (each item's rule is the parser's). */
+const LIST_SHAPE = { type: 'string', pattern: '^[^,]+(,[^,]+)*$' } as const;
 
 /** One or more items separated by commas, each trimmed and upper-cased; checked by `known`, naming the first it refuses. */
 const upperList = (known: (item: string) => boolean, rule: string) =>
@@ -74,16 +77,16 @@ const upperList = (known: (item: string) => boolean, rule: string) =>
   );
 
 // ISO 3166-1 alpha-2 codes, any case (`fr,IT`): a leg's country (`countryOf`) is one of their keys.
-const countryCodes = v.pipe(
+const countryCodes = shaped(v.pipe(
   upperList((c) => COUNTRY_CODES.has(c), 'an ISO 3166-1 alpha-2 country code'),
   v.transform((list) => list?.map(countryKey)),
-);
+), LIST_SHAPE, false);
 
 // Continents of the airport reference's source (src/airports/continents.ts), any case, as their bits.
-const continents = v.pipe(
+const continents = shaped(v.pipe(
   upperList((c) => (CONTINENTS as readonly string[]).includes(c), `one of ${CONTINENTS.join(' ')}`),
   v.transform((list) => list?.reduce((mask, c) => mask | continentBit(c as Continent), 0)),
-);
+), LIST_SHAPE, false);
 
 /** The continent's bit of a leg's side: its airport's (by ICAO, else IATA code), else its country's; 0 for none. */
 function continentOfSide(entry: IndexEntry, side: Side, airports: AirportIndex): number {
@@ -119,32 +122,32 @@ const integerRule = <S extends object>(rule: S): S => {
  * 1 would drop the legs whose seats are unknown).
  */
 const boundedInteger = (min: number, max: number, unit = '') =>
-  integerRule(v.pipe(
+  integerRule(shaped(v.pipe(
     optionalRaw,
     v.check(
       (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
       `must be an integer from ${min} to ${max}${unit}`,
     ),
     v.transform((s) => (s === undefined ? undefined : Number(s))),
-  ));
+  ), { type: 'integer', minimum: min, maximum: max }, true));
 
 const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
 
 const offsetDays = integerRule(
-  v.pipe(
+  shaped(v.pipe(
     boundedInteger(0, MAX_OFFSET_DAYS),
     v.transform((n) => n ?? 0),
-  ),
+  ), { type: 'integer', minimum: 0, maximum: MAX_OFFSET_DAYS, default: 0 }, true),
 );
 
 // One or more category names separated by commas, in any case and spacing (`light jet,Heavy-Jet`).
-const aircraftCategories = v.pipe(
+const aircraftCategories = shaped(v.pipe(
   optionalRaw,
   v.transform((s) => s?.split(',').map((item) => categoryNamed(item))),
   v.check((list) => list?.every((c) => c !== undefined) ?? true, `must be one or more of ${CATEGORY_LIST}, separated by commas`),
   // The set of categories as their bits (`categoryBit`): a leg matches when its category's bit is in it.
   v.transform((list) => list?.reduce((mask, c) => mask | categoryBit(c!), 0)),
-);
+), LIST_SHAPE, false);
 
 /** A compiled filter: true when the index entry passes it. */
 export type EntryTest = (entry: IndexEntry) => boolean;
@@ -185,11 +188,11 @@ const param = <S extends Rule>(rule: S, test?: Parameter<S>['test']): Parameter<
 /** The orders `sort` names (docs/api.md, "Order and paging"); absent is `startDate`. */
 export const SORTS = ['startDate', 'detour', 'price', '-price'] as const;
 export type Sort = (typeof SORTS)[number];
-const sort = v.pipe(
+const sort = shaped(v.pipe(
   optionalRaw,
   v.check((s) => s === undefined || (SORTS as readonly string[]).includes(s), `must be one of ${SORTS.join(', ')}`),
   v.transform((s) => s as Sort | undefined),
-);
+), { type: 'string', enum: [...SORTS], default: 'startDate' }, true);
 
 /**
  * The query parameters (docs/api.md, "Query parameters"), defined once, in the contract's order: the
@@ -248,6 +251,11 @@ export function filterTests(query: ListQuery, context: FilterContext): EntryTest
 /** The integer parameters (a watch answers them as JSON numbers). */
 export const INTEGER_PARAMETERS: ReadonlySet<string> = new Set(
   Object.entries(PARAMETERS).flatMap(([name, p]) => (INTEGER_RULES.has(p.rule) ? [name] : [])),
+);
+
+/** Each parameter's value as JSON (the MCP search tool's arguments, src/mcp/), from its rule. */
+export const PARAMETER_SHAPES: Readonly<Record<string, ValueShape>> = Object.fromEntries(
+  Object.entries(PARAMETERS).map(([name, p]) => [name, shapeOf(p.rule)]),
 );
 
 /** The names of the query parameters the list operation reads. */

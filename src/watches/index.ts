@@ -1,6 +1,9 @@
 /** The watches' public surface for other folders of src/ (the owner's operations in src/watch-admin/). */
 export {
   checkResolvedTarget,
+  createWatch,
+  readWatches,
+  removeWatch,
   DELIVERIES_SHOWN,
   generateSecret,
   MAX_BODY_BYTES,

@@ -196,6 +196,17 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       });
       expect(integrationTarget(t(), 'GET /open/v1/sources')).toBe(FUNCTION_LOGICAL_IDS.listSources);
       expect(FUNCTION_LOGICAL_IDS.listSources).toBe('ListSourcesFunction');
+    it('sends POST, GET and DELETE /open/v1/mcp to the MCP function behind the key authorizer; it reads what the list function reads and manages watches as the watches function does', () => {
+      const [authorizerId] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
+      for (const routeKey of ['POST /open/v1/mcp', 'GET /open/v1/mcp', 'DELETE /open/v1/mcp']) {
+        t().hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey, AuthorizationType: 'CUSTOM', AuthorizerId: ref(authorizerId) });
+        expect(integrationTarget(t(), routeKey)).toBe(FUNCTION_LOGICAL_IDS.mcp);
+      }
+      const beyondLogs = (id: string) => statementsOfRole(t(), roleIdOf(t(), id)).filter((s) => !JSON.stringify(s.Action).includes('logs:'));
+      const legs = JSON.stringify(arnOf(tableId(t(), LEGS_TABLE)));
+      const watchesTables = beyondLogs(FUNCTION_LOGICAL_IDS.watches).filter((s) => !JSON.stringify(s.Resource).includes(legs));
+      expect(beyondLogs(FUNCTION_LOGICAL_IDS.mcp)).toEqual(sortStatements([...beyondLogs(FUNCTION_LOGICAL_IDS.listEmptyLegs), ...watchesTables]));
+      expect(envOf(t(), FUNCTION_LOGICAL_IDS.mcp)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)), LISTING_CACHE_TTL_SECONDS: expect.any(String) });
     });
 
     it('sends $default to the not-found function without an authorizer', () => {
@@ -651,8 +662,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 17 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(18);
+      // 18 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(19);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -782,6 +793,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'FeedRefused',
           'IngestFunctionErrors',
           'FeedIngestFailed',
+          'McpFunctionErrors',
+          'McpFunctionThrottles',
           'WatchesFunctionErrors',
           'WatchesFunctionThrottles',
           'WatchAdminFunctionErrors',
@@ -939,6 +952,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/FetchRates/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
           'WatchAdmin/Function AwsSolutions-L1',
+          'Mcp/Function AwsSolutions-L1',
           'ApiKeys/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',

@@ -27,9 +27,9 @@ describe('src/routes.ts', () => {
     }
   });
 
-  it('a keyed route without a scope takes any verified key: GET /open/v1/api-keys/self only', () => {
+  it('a keyed route without a scope takes any verified key: GET /open/v1/api-keys/self and /open/v1/mcp (each tool asks its scopes) only', () => {
     const anyKey = Object.values(ROUTES).filter((r) => r.authorizer && r.scope === null);
-    expect(anyKey.map(routeKeyOf)).toEqual(['GET /open/v1/api-keys/self']);
+    expect(anyKey.map(routeKeyOf)).toEqual(['GET /open/v1/api-keys/self', 'POST /open/v1/mcp', 'GET /open/v1/mcp', 'DELETE /open/v1/mcp']);
   });
 
   it('paths are API Gateway path templates: absolute, no trailing slash, `{name}` parameters as whole segments', () => {

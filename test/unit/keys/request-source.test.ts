@@ -26,6 +26,18 @@ describe('apiKeyHeader', () => {
     expect(apiKeyHeader(event({ 'X-Api-Key': 'b' }))).toBe('b');
     expect(apiKeyHeader(event({}))).toBeUndefined();
   });
+
+  it('on the MCP routes only, takes Authorization: Bearer when X-API-Key is absent', () => {
+    const on = (routeKey: string, headers: Record<string, string>) => apiKeyHeader({ ...event(headers), routeKey });
+    expect(on('POST /open/v1/mcp', { authorization: 'Bearer elk_test_x' })).toBe('elk_test_x');
+    expect(on('GET /open/v1/mcp', { Authorization: 'bearer  elk_test_y ' })).toBe('elk_test_y');
+    expect(on('POST /open/v1/mcp', { 'x-api-key': 'a', authorization: 'Bearer b' })).toBe('a');
+    expect(on('POST /open/v1/mcp', { authorization: 'Basic abc' })).toBeUndefined();
+    expect(on('POST /open/v1/mcp', { authorization: 'Bearer' })).toBeUndefined();
+    // Every other route answers as before: no key without X-API-Key.
+    expect(on('GET /open/v1/empty-legs', { authorization: 'Bearer elk_test_x' })).toBeUndefined();
+    expect(apiKeyHeader(event({ authorization: 'Bearer elk_test_x' }))).toBeUndefined();
+  });
 });
 
 describe('requestSource', () => {

@@ -1,0 +1,43 @@
+import type { EmptyLeg } from '../kernel/model.js';
+import type { LegsPage } from '../listing/index.js';
+import type { Watch } from '../watches/index.js';
+
+/** The short texts beside the tools' structured answers (a person or a model reads them). Pure. */
+type Leg = EmptyLeg & { convertedPrice?: { amount: number; currency: string } | null };
+
+function place(city: string, icao: string | null, iata: string | null): string {
+  const code = icao ?? iata;
+  return code === null ? city : `${city} (${code})`;
+}
+
+function price(leg: Leg): string {
+  const own = leg.price === null ? 'price on request' : `${leg.price} ${leg.currency ?? ''}`.trim();
+  const converted = leg.convertedPrice;
+  return converted ? `${own} (about ${converted.amount} ${converted.currency})` : own;
+}
+
+/** One leg in a line: id, route, dates, aircraft, seats, price. */
+export function legLine(leg: Leg): string {
+  const dates = leg.startDate === leg.endDate ? `on ${leg.startDate}` : `between ${leg.startDate} and ${leg.endDate}`;
+  const aircraft = [leg.aircraftModelName, leg.aircraftType].filter((s) => s !== null && s !== '').join(', ') || 'aircraft not given';
+  const seats = leg.seatNum === null ? 'seats not given' : `${leg.seatNum} seats`;
+  return `${leg.id}: ${place(leg.depCityName, leg.depAirportIcao, leg.depAirportIata)} -> ${place(leg.arrCityName, leg.arrAirportIcao, leg.arrAirportIata)}, ${dates}, ${aircraft}, ${seats}, ${price(leg)}`;
+}
+
+export function pageText(page: LegsPage): string {
+  const pages = Math.max(1, Math.ceil(page.total / page.size));
+  if (page.total === 0) return 'No empty leg matches these parameters (not an error: widen the dates, the area or the filters).';
+  const head = `${page.total} empty leg${page.total === 1 ? '' : 's'} match; page ${page.page} of ${pages}, ${page.size} a page`;
+  if (page.records.length === 0) return `${head}: this page is past the last one.`;
+  return [`${head}:`, ...page.records.map((leg) => `- ${legLine(leg)}`)].join('\n');
+}
+
+export function watchLine(watch: Watch): string {
+  const filters = Object.entries(watch.filters).map(([k, v]) => `${k}=${String(v)}`).join(', ') || 'every leg';
+  return `${watch.id} (${watch.status}) -> ${watch.url}: ${filters}${watch.description ? ` - ${watch.description}` : ''}`;
+}
+
+export function watchesText(watches: readonly Watch[]): string {
+  if (watches.length === 0) return 'This client has no watches.';
+  return [`${watches.length} watch${watches.length === 1 ? '' : 'es'}:`, ...watches.map((w) => `- ${watchLine(w)}`)].join('\n');
+}

@@ -1,0 +1,146 @@
+import { invalidParameter } from '../errors.js';
+import type { EmptyLeg } from '../kernel/model.js';
+import type { LegsPage } from '../listing/index.js';
+import { ROUTES } from '../routes.js';
+import type { Watch } from '../watches/index.js';
+import { argumentTexts, SEARCH_TYPES, searchInputSchema, type Arguments } from './arguments.js';
+import { contractSchema, parameterSchema, responseData, type JsonSchema } from './contract-schemas.js';
+import { legLine, pageText, watchesText, watchLine } from './summary.js';
+
+/**
+ * The MCP tools (docs/api.md, "MCP"): each one an operation of the API, with its route's scopes,
+ * run against a `LegsApi`: the use cases in process (the mcp function) or the HTTP API (`npm run mcp`).
+ */
+export interface LegsApi {
+  /** The listing: the query-string parameters, parsed by the listing's own parser. */
+  search(params: Readonly<Record<string, string>>): Promise<LegsPage>;
+  getLeg(id: string, currency: string | undefined): Promise<EmptyLeg>;
+  listWatches(): Promise<{ records: Watch[] }>;
+  /** A POST body of /open/v1/watches. */
+  createWatch(body: Readonly<Record<string, unknown>>): Promise<Watch & { secret: string }>;
+  deleteWatch(id: string): Promise<void>;
+}
+
+export interface ToolAnswer {
+  structured: Record<string, unknown>;
+  text: string;
+}
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** Every scope the key must hold: the tool is listed, and runs, only then. */
+  scopes: readonly string[];
+  readOnly: boolean;
+  destructive: boolean;
+  idempotent: boolean;
+  inputSchema: () => JsonSchema;
+  outputSchema: () => JsonSchema;
+  run(args: Arguments, api: LegsApi): Promise<ToolAnswer>;
+}
+
+const object = (properties: Record<string, unknown>, required: string[] = []): JsonSchema => ({
+  type: 'object',
+  properties,
+  ...(required.length > 0 ? { required } : {}),
+  additionalProperties: false,
+});
+
+export const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'search_empty_legs',
+    title: 'Search empty legs',
+    description:
+      'Search the listed empty-leg private-jet flights (one-way repositioning flights sold at a discount). Every argument is optional and narrows the search; they are the REST listing\'s query parameters with the same rules. ' +
+      'Dates are yyyy-MM-dd (UTC); distances are km; prices are in `currency` (required by minPrice, maxPrice and the price orders). ' +
+      'Nearby search: depNear/arrNear (an airport code) with depRadiusKm/arrRadiusKm (default 100). Trip search: tripFrom and tripTo (airport codes), maxDetourPct (default 25). ' +
+      'Answers one page (default 20 legs, size up to 100, `page` for the next) and `total` over all pages; an empty page means nothing matches, not an error. ' +
+      'A refused argument comes back as an error naming it and its rule.',
+    scopes: [ROUTES.listEmptyLegs.scope],
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    inputSchema: searchInputSchema,
+    outputSchema: () => responseData('ListResponse'),
+    run: async (args, api) => {
+      const page = await api.search(argumentTexts(args, SEARCH_TYPES));
+      return { structured: { ...page }, text: pageText(page) };
+    },
+  },
+  {
+    name: 'get_empty_leg',
+    title: 'Get one empty leg',
+    description:
+      'One empty leg by its id (as search_empty_legs gives it), with every field: airports, aircraft, seats, price and amenities. ' +
+      'With `currency` it also carries `convertedPrice` at the reference rates in force. NOT_FOUND when the leg is not listed (any more).',
+    scopes: [ROUTES.getEmptyLeg.scope],
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    inputSchema: () => object({ id: parameterSchema('legId'), currency: parameterSchema('currency') }, ['id']),
+    outputSchema: () => responseData('LegResponse'),
+    run: async (args, api) => {
+      const { id, currency } = argumentTexts(args, { id: 'string', currency: 'string' });
+      if (id === undefined) throw invalidParameter('id', 'is required: the id of a listed leg');
+      const leg = await api.getLeg(id, currency);
+      return { structured: { ...leg }, text: legLine(leg) };
+    },
+  },
+  {
+    name: 'list_watches',
+    title: 'List watches',
+    description:
+      "This client's watches: saved searches whose newly listed, changed or withdrawn legs are POSTed, signed, to a webhook URL. An empty list means the client has none.",
+    scopes: [ROUTES.listWatches.scope],
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    inputSchema: () => object({}),
+    outputSchema: () => responseData('WatchListResponse'),
+    run: async (args, api) => {
+      argumentTexts(args, {});
+      const list = await api.listWatches();
+      return { structured: { ...list }, text: watchesText(list.records) };
+    },
+  },
+  {
+    name: 'create_watch',
+    title: 'Create a watch',
+    description:
+      "Save a search as a watch: each leg that starts to match `filters` (the search's arguments, paging and order aside), changes or stops matching is POSTed to `url` (https, a public address), signed with the returned `secret` (Standard Webhooks), which is shown only once. " +
+      'A client has at most 100 watches.',
+    scopes: [ROUTES.createWatch.scope, ROUTES.listEmptyLegs.scope],
+    readOnly: false,
+    destructive: false,
+    idempotent: false,
+    inputSchema: () => contractSchema('WatchInput'),
+    outputSchema: () => responseData('CreatedWatchResponse'),
+    run: async (args, api) => {
+      const watch = await api.createWatch(args ?? {});
+      return { structured: { ...watch }, text: `Created ${watchLine(watch)}. Its signing secret is in the structured answer; it is not shown again.` };
+    },
+  },
+  {
+    name: 'delete_watch',
+    title: 'Delete a watch',
+    description: 'Delete one of this client\'s watches by its id (wat_...): it gets no delivery any more. NOT_FOUND when the client has no such watch.',
+    scopes: [ROUTES.deleteWatch.scope],
+    readOnly: false,
+    destructive: true,
+    idempotent: true,
+    inputSchema: () => object({ id: parameterSchema('watchId') }, ['id']),
+    outputSchema: () => object({ id: { type: 'string' }, deleted: { type: 'boolean', const: true } }, ['id', 'deleted']),
+    run: async (args, api) => {
+      const { id } = argumentTexts(args, { id: 'string' });
+      if (id === undefined) throw invalidParameter('id', 'is required: the id of a watch (wat_...)');
+      await api.deleteWatch(id);
+      return { structured: { id, deleted: true }, text: `Deleted watch ${id}.` };
+    },
+  },
+];
+
+/** The scopes of `tool` that `held` lacks. */
+export function missingScopes(tool: ToolDefinition, held: readonly string[]): string[] {
+  return tool.scopes.filter((scope) => !held.includes(scope));
+}
