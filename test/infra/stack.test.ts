@@ -196,6 +196,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       });
       expect(integrationTarget(t(), 'GET /open/v1/sources')).toBe(FUNCTION_LOGICAL_IDS.listSources);
       expect(FUNCTION_LOGICAL_IDS.listSources).toBe('ListSourcesFunction');
+    });
+
     it('sends POST, GET and DELETE /open/v1/mcp to the MCP function behind the key authorizer; it reads what the list function reads and manages watches as the watches function does', () => {
       const [authorizerId] = onlyResource(t(), 'AWS::ApiGatewayV2::Authorizer');
       for (const routeKey of ['POST /open/v1/mcp', 'GET /open/v1/mcp', 'DELETE /open/v1/mcp']) {
