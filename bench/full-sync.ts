@@ -6,6 +6,10 @@ import { createChangeLogStore, ENTRY_PREFIX, HEAD_ID, STATE_PREFIX } from '../sr
 import { processClock } from '../src/clock.js';
 import { utcDate } from '../src/kernel/dates.js';
 import { toApiRecord } from '../src/kernel/model.js';
+import { derivedIndexKeyOf } from '../src/kernel/leg-change.js';
+import { toStorageItem } from '../src/kernel/leg-item.js';
+import { packRecord } from '../src/kernel/record-pack.js';
+import { stateListing } from '../src/changes/initial-listing.js';
 import { writeLegs } from '../src/loading/loader.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
 import { demoLegs } from '../local/demo/index.js';
@@ -67,7 +71,12 @@ async function main(): Promise<void> {
       const leg = legs[i % legs.length]!;
       return { id: `${ENTRY_PREFIX}${i + 1}`, q: i + 1, k: i < legs.length ? 'l' : 'u', l: leg.id, a: now, r: JSON.stringify(toApiRecord(leg as unknown as Record<string, unknown>)), ttl };
     });
-    const states = legs.map((l, i) => ({ id: `${STATE_PREFIX}${l.id}`, n: String(i).padStart(20, '0'), d: 'x'.repeat(43) }));
+    // As the consumer writes them: the record last given and, while listed, the leg's place in listedLegs.
+    const states = legs.map((l, i) => {
+      const item = toStorageItem(l);
+      const record = toApiRecord(item);
+      return { id: `${STATE_PREFIX}${l.id}`, n: String(i).padStart(20, '0'), d: 'x'.repeat(22), r: packRecord(record), ...stateListing(derivedIndexKeyOf(item)) };
+    });
     await writeAll(ddb.client, table, [...entries, ...states]);
     await ddb.client.send(new PutCommand({ TableName: table, Item: { id: HEAD_ID, q: history, a: now, r: '' } }));
     process.stderr.write(`loaded ${legs.length} legs and ${history} entries\n`);
