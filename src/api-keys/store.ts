@@ -15,6 +15,7 @@ import {
   getKeyByHash,
   getKeyById,
   iso,
+  keyState,
   RETENTION_AFTER_END_MS,
   toKeyRecord,
   toPublicRecord,
@@ -24,6 +25,8 @@ import {
 } from '../keys/index.js';
 import { KeyStoreError, newRecord, refusalToRotate, type CreatedKey, type NewKeyInput } from './rules.js';
 import { BY_COMMAND, clientRevision, historyEntry, historyPut, type Actor, type HistoryEntry } from './history.js';
+import { clientKeys, readClient, type ClientState } from './clients.js';
+import { applyRingChange, authenticating, emptyRing, ringOf, type Keyring, type RingChange } from './keyring.js';
 
 /** Key management's writes (the command, the /open/v1/api-keys routes): create, rotate, revoke, limit, list. */
 
@@ -31,26 +34,62 @@ import { BY_COMMAND, clientRevision, historyEntry, historyPut, type Actor, type 
 export interface ChangeOptions {
   actor?: Actor;
   seenRevision?: number;
+  /** Refuse the change (`limit`) when the client would then hold more keys that authenticate in the key's environment. */
+  keyCap?: number;
 }
 
-/** A change's transaction: its own items, its history entry, the client's revision and the keys version. */
-async function writeChange(client: DynamoDBDocumentClient, tableName: string, items: object[], entry: HistoryEntry, options: ChangeOptions): Promise<void> {
+/** The client's item as the change found it (read strongly), and its keyring. */
+interface ClientBefore {
+  clientId: string;
+  state: ClientState;
+  ring: Keyring;
+}
+
+const concurrent = (keyId: string) => new KeyStoreError('concurrent', `Key ${keyId} or its client was changed by another request at the same time; try again`);
+
+/**
+ * The client's item before a change; the change is conditional on its revision. An item from before
+ * keyrings gets one from the client's keys (the `byClient` index): once, its first change writes it.
+ */
+async function clientBefore(client: DynamoDBDocumentClient, tableName: string, clientId: string, keyId: string, options: ChangeOptions, now: number, isNew = false): Promise<ClientBefore> {
+  const state: ClientState = isNew ? { approvedScopes: undefined, revision: 0, keyring: undefined } : await readClient(client, tableName, clientId);
+  if (options.seenRevision !== undefined && state.revision !== options.seenRevision) throw concurrent(keyId);
+  const ring = state.keyring ?? (isNew ? emptyRing() : ringOf(await clientKeys(client, tableName, clientId), now));
+  return { clientId, state, ring };
+}
+
+/** A change's transaction: its own items, its history entry, the client's revision and keyring, and the keys version. */
+async function writeChange(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  items: object[],
+  entry: HistoryEntry,
+  before: ClientBefore,
+  change: RingChange,
+  options: ChangeOptions,
+): Promise<void> {
+  const now = Date.parse(entry.at);
+  const ring = applyRingChange(before.ring, change, now);
+  if (options.keyCap !== undefined && change.action !== 'revoke' && authenticating(ring, change.environment, now) > options.keyCap) {
+    throw new KeyStoreError(
+      'limit',
+      `This client has ${options.keyCap} keys that authenticate (active or in grace) in this environment, the most it may have; revoke one first${change.action === 'rotate' ? ', or rotate with a grace of 0' : ''}`,
+    );
+  }
   try {
     await client.send(
       new TransactWriteCommand({
         TransactItems: [
           ...(items as never[]),
           historyPut(tableName, entry),
-          clientRevision(tableName, entry.clientId, options.seenRevision),
+          clientRevision(tableName, before.clientId, before.state.revision, ring),
           // The keys version, in the same transaction: authorizers see the change within a second.
           bumpKeysVersionItem(tableName),
         ],
       }),
     );
   } catch (err) {
-    if (err instanceof TransactionCanceledException) {
-      throw new KeyStoreError('concurrent', `Key ${entry.keyId} or its client was changed by another request at the same time; try again`);
-    }
+    if (err instanceof TransactionCanceledException) throw concurrent(entry.keyId);
     throw err;
   }
 }
@@ -63,10 +102,13 @@ export async function createKey(
   options: ChangeOptions = {},
 ): Promise<CreatedKey> {
   if (input.scopes.length === 0) throw new Error('A key needs at least one scope');
-  const created = newRecord(input, input.now ?? processClock());
+  const now = input.now ?? processClock();
+  const created = newRecord(input, now);
   const r = created.record;
   const entry = historyEntry('create', { ...r, clientId: clientIdOf(r) }, options.actor ?? BY_COMMAND, r.createdAt);
-  await writeChange(client, tableName, [{ Put: { TableName: tableName, Item: r, ConditionExpression: 'attribute_not_exists(keyHash)' } }], entry, options);
+  const before = await clientBefore(client, tableName, clientIdOf(r), r.keyId, options, now, input.clientId === undefined);
+  const put = { Put: { TableName: tableName, Item: r, ConditionExpression: 'attribute_not_exists(keyHash)' } };
+  await writeChange(client, tableName, [put], entry, before, { action: 'create', environment: r.environment }, options);
   return created;
 }
 
@@ -85,12 +127,15 @@ export interface RotateOptions extends ChangeOptions {
 
 export interface RotatedKey extends CreatedKey {
   previous: KeyRecord;
+  /** The old key's scopes the client is no longer approved for: the new key does not hold them. */
+  droppedScopes: string[];
 }
 
 /**
- * Rotates an active key: a new key with the same name and scopes, and the old one `rotated` with
- * `graceUntil = now + grace`. The new item and the old item's change are one transaction whose
- * condition is that the old key is still active, so of two concurrent rotations exactly one wins.
+ * Rotates an active key: a new key with the same name and the scopes of the old one the client is
+ * still approved for, and the old one `rotated` with `graceUntil = now + grace`. The new item and the
+ * old item's change are one transaction whose condition is that the old key is still active, so of
+ * two concurrent rotations exactly one wins.
  */
 export async function rotateKey(
   client: DynamoDBDocumentClient,
@@ -103,9 +148,16 @@ export async function rotateKey(
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new RangeError(`Bad grace period: ${graceMs}`);
   const old = await requireKey(client, tableName, keyId);
   if (old.status !== 'active') throw refusalToRotate(old, now);
+  const before = await clientBefore(client, tableName, clientIdOf(old), old.keyId, options, now);
+  const approved = before.state.approvedScopes;
+  const scopes = approved === undefined ? old.scopes : old.scopes.filter((s) => approved.includes(s));
+  const droppedScopes = old.scopes.filter((s) => !scopes.includes(s));
+  if (scopes.length === 0) {
+    throw new KeyStoreError('not_approved', `Key ${keyId}'s client is no longer approved for any of its scopes (${old.scopes.join(', ')}): revoke it, or ask the operator to approve them`);
+  }
 
   const created = newRecord(
-    { environment: old.environment, scopes: old.scopes, name: old.name, rateLimit: old.rateLimit, clientId: clientIdOf(old) },
+    { environment: old.environment, scopes, name: old.name, rateLimit: old.rateLimit, clientId: clientIdOf(old) },
     now,
     old.keyId,
   );
@@ -147,6 +199,8 @@ export async function rotateKey(
         },
       ],
       entry,
+      before,
+      { action: 'rotate', environment: old.environment, keyId: old.keyId, graceUntil },
       options,
     );
   } catch (err) {
@@ -161,6 +215,7 @@ export async function rotateKey(
   }
   return {
     ...created,
+    droppedScopes,
     previous: {
       ...old,
       status: 'rotated',
@@ -195,8 +250,9 @@ export async function revokeKey(
       ExpressionAttributeValues: { ':revoked': 'revoked', ':now': iso(now), ':ttl': ttl },
     },
   };
+  const before = await clientBefore(client, tableName, clientIdOf(record), record.keyId, options, now);
   try {
-    await writeChange(client, tableName, [update], entry, options);
+    await writeChange(client, tableName, [update], entry, before, { action: 'revoke', environment: record.environment, keyId: record.keyId, wasActive: keyState(record, now) === 'active' }, options);
   } catch (err) {
     if (err instanceof KeyStoreError && (await getKeyByHash(client, tableName, record.keyHash))?.status === 'revoked') throw alreadyRevoked();
     throw err;
