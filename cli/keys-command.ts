@@ -12,9 +12,9 @@ import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../s
 import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/limits/rate-limit.js';
 import { readUsage } from '../src/keys/limits/usage.js';
 import { clientKeys, readClient, setApprovedScopes } from '../src/api-keys/clients.js';
-import { unapprovedScopes } from '../src/api-keys/rules.js';
+import { NAME_REFUSED, NAME_RULE, unapprovedScopes } from '../src/api-keys/rules.js';
 import { readHistory } from '../src/api-keys/history.js';
-import { describeKey, jsonKey, jsonRecord, print, printHistory, printSecret, printTable, printUsage } from './keys-output.js';
+import { describeKey, jsonKey, jsonRecord, print, printHistory, printSecret, printTable, printUsage, safeText } from './keys-output.js';
 
 /**
  * `npm run keys -- <command>` (docs/api-keys.md): create, rotate, revoke and list API keys, approve a
@@ -157,9 +157,8 @@ function parseName(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const name = raw.trim();
   if (name === '') return undefined;
-  if (name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) {
-    throw CommandError.usage('--name', 'at most 100 printable characters');
-  }
+  if (name.length > 100) throw CommandError.usage('--name', 'at most 100 printable characters');
+  if (NAME_REFUSED.test(name)) throw CommandError.usage('--name', NAME_RULE);
   if (name.startsWith('elk_')) throw CommandError.usage('--name', 'must not look like an API key');
   return name;
 }
@@ -219,7 +218,7 @@ export async function keysCommand(argv: string[]): Promise<void> {
           warn(`no endpoint requires ${unknown.join(', ')} yet (known scopes: ${KNOWN_SCOPES.join(', ')})`);
         }
         if (values.client !== undefined) {
-          const known = (await listKeys(target.client, target.keysTableName)).some((k) => k.clientId === values.client);
+          const known = (await clientKeys(target.client, target.keysTableName, values.client)).length > 0;
           if (!known) throw CommandError.failure(`No client with id ${values.client}: no key belongs to it (see \`npm run keys -- list\`)`);
           const approved = (await readClient(target.client, target.keysTableName, values.client)).approvedScopes;
           const missing = approved === undefined ? [] : unapprovedScopes(scopes, approved);
@@ -244,6 +243,7 @@ export async function keysCommand(argv: string[]): Promise<void> {
       }
       case 'rotate': {
         const rotated = await rotateKey(target.client, target.keysTableName, keyId!, { graceMs, now: target.clock() });
+        if (rotated.droppedScopes.length > 0) warn(`the new key does not hold ${rotated.droppedScopes.join(', ')}: the client is no longer approved for them`);
         if (values.json) {
           print(jsonKey(rotated));
           return;
@@ -294,7 +294,7 @@ export async function keysCommand(argv: string[]): Promise<void> {
       }
       case 'list': {
         const keys = await listKeys(target.client, target.keysTableName, { now: target.clock() });
-        if (values.json) print(JSON.stringify(keys.map(jsonRecord)));
+        if (values.json) print(safeText(JSON.stringify(keys.map(jsonRecord))));
         else printTable(keys);
         return;
       }

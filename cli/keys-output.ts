@@ -1,6 +1,6 @@
 import { clientIdOf } from '../src/keys/format.js';
 import type { PublicKeyRecord } from '../src/keys/record.js';
-import type { CreatedKey } from '../src/api-keys/rules.js';
+import { NAME_REFUSED, type CreatedKey } from '../src/api-keys/rules.js';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, isRateLimit, type RateLimit } from '../src/keys/limits/rate-limit.js';
 import { USAGE_DAYS, type DayUsage } from '../src/keys/limits/usage.js';
 import type { HistoryEntry } from '../src/api-keys/history.js';
@@ -8,6 +8,13 @@ import type { HistoryEntry } from '../src/api-keys/history.js';
 /** What `npm run keys` prints: the created key (once), the keys table, a key's usage, as text or JSON. */
 export function print(line = ''): void {
   process.stdout.write(`${line}\n`);
+}
+
+const UNSAFE = new RegExp(NAME_REFUSED.source, 'gu');
+
+/** Text as the command prints it (a table cell, a JSON line): control and bidi characters as `\uXXXX`, never raw. */
+export function safeText(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
 }
 
 export function jsonKey(created: CreatedKey): string {
@@ -24,7 +31,7 @@ export function jsonKey(created: CreatedKey): string {
 
 export function describeKey(created: CreatedKey): string {
   const r = created.record;
-  return `${r.environment} key ${r.keyId} of client ${clientIdOf(r)} (${r.name ? `name '${r.name}', ` : ''}scopes ${r.scopes.join(',')})`;
+  return `${r.environment} key ${r.keyId} of client ${clientIdOf(r)} (${r.name ? `name '${safeText(r.name)}', ` : ''}scopes ${r.scopes.join(',')})`;
 }
 
 export function printSecret(created: CreatedKey): void {
@@ -74,7 +81,7 @@ export function printTable(keys: PublicKeyRecord[]): void {
       k.environment,
       k.status,
       k.scopes.join(','),
-      k.name ?? '-',
+      k.name === undefined ? '-' : safeText(k.name),
       k.createdAt,
       `${describeRateLimit(limitOf(k))}${isRateLimit(k.rateLimit) ? '' : ' (default)'}`,
       k.status === 'rotated'

@@ -34,14 +34,15 @@ export type TableAccess =
    */
   | 'watches:admin'
   /**
-   * Watches table: Scan (every watch, to index: its projection leaves the secret out), GetItem
-   * (the version and its slots) and BatchGetItem (the watches changed); deliveries table: BatchGetItem and BatchWriteItem (deliveries read, then those
-   * new stored). The matcher.
+   * Watches table: Scan and BatchGetItem of MATCH_WATCH_ATTRIBUTES only (every watch, to index; the
+   * watches changed: never a secret or a URL), GetItem of the version item only (its slots);
+   * deliveries table: BatchGetItem and BatchWriteItem (deliveries read, then those new stored). The matcher.
    */
   | 'watches:match'
   /**
-   * Keys table: GetItem (the keys version) and Scan (which clients have a key: key ids, clients,
-   * states, never a hash). The matcher and the delivery worker (docs/watches.md).
+   * Keys table: BatchGetItem of clients' items only (`client#...`: CLIENT_ITEM_ATTRIBUTES), Query of
+   * KEY_STATE_ATTRIBUTES on `byClient` and `byKeyId` (a client not yet tracked); never a hash, no Scan.
+   * The matcher and the delivery worker (docs/watches.md, "A client without a key").
    */
   | 'keys:clients'
   /**
@@ -73,3 +74,10 @@ export type TableAccess =
    * on key, client and history items and the keys version, never on the usage counters. Key management.
    */
   | 'keys:manage';
+
+/** What the matcher reads of a watch (src/watches/match/watch-source.ts) and of the watches version. */
+export const MATCH_WATCH_ATTRIBUTES = ['clientId', 'watchId', 'filters', 'status'] as const;
+/** What `keys:clients` reads of a client's item (its key and until when it has a working key)... */
+export const CLIENT_ITEM_ATTRIBUTES = ['keyHash', 'keyedUntil'] as const;
+/** ...and of a key, by the indexes (a client whose item has no `keyedUntil` yet). */
+export const KEY_STATE_ATTRIBUTES = ['keyId', 'clientId', 'status', 'graceUntil'] as const;

@@ -107,8 +107,8 @@ export async function createKey(client: Client, body: components['schemas']['Api
   return error ? failure(error, response.status) : data.data;
 }
 
-/** Rotates a key (`api_key:write`): the new key at once, the old one deprecated for `graceHours` (default 168). */
-export async function rotateKey(client: Client, id: string, graceHours?: number): Promise<{ key: CreatedApiKey; previous: ApiKey } | Failure> {
+/** Rotates a key (`api_key:write`): the new key at once (its old scopes still approved; `droppedScopes` the others), the old one deprecated for `graceHours` (default 168). */
+export async function rotateKey(client: Client, id: string, graceHours?: number): Promise<{ key: CreatedApiKey; previous: ApiKey; droppedScopes: string[] } | Failure> {
   const { data, error, response } = await client.POST('/open/v1/api-keys/{id}/rotate', {
     params: { path: { id } },
     body: graceHours === undefined ? undefined : { graceHours },

@@ -18,6 +18,6 @@ export const handler = createDeliveryHandler({
   stage: config.stage,
   retryScheduleSeconds: config.retryScheduleSeconds,
   disableAfterSeconds: config.disableAfterSeconds,
-  // The keys version is read at most every second: a revoked client's deliveries stop within a second or two.
+  // A client's keys are read at most every second: a revoked client's deliveries stop within a second or two.
   activeClients: createActiveClients({ client, keysTableName: config.keysTableName, clock: config.clock, intervalMs: 1_000 }),
 });

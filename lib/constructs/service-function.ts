@@ -7,13 +7,13 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
-import { type TableAccess } from '../../src/table-access.js';
+import { CLIENT_ITEM_ATTRIBUTES, KEY_STATE_ATTRIBUTES, MATCH_WATCH_ATTRIBUTES, type TableAccess } from '../../src/table-access.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
 import type { LogLevel } from '../stage-config.js';
 
@@ -39,6 +39,11 @@ export const ENV = {
 } as const;
 
 export const SERVICE_NAME = 'empty-legs';
+
+/** A read's condition: only these attributes, by a projection (`dynamodb:Attributes`, `dynamodb:Select`). */
+function onlyAttributes(names: readonly string[]): Record<string, Record<string, string[]>> {
+  return { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...names] }, StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] } };
+}
 
 export interface ServiceFunctionProps {
   /**
@@ -331,12 +336,15 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * The matcher's access (src/watches/match/): Scan, GetItem and BatchGetItem on the watches table
-   * (every watch, indexed; the version; the watches changed), BatchGetItem and BatchWriteItem on the
-   * deliveries table (the deliveries stored before; those new). No Query, Update or Delete.
+   * The matcher's access (src/watches/match/): Scan and BatchGetItem on the watches table of the
+   * attributes matching needs only (every watch, indexed; the watches changed: `dynamodb:Attributes`,
+   * never a secret or a URL), GetItem of the version item only (`dynamodb:LeadingKeys`),
+   * BatchGetItem and BatchWriteItem on the deliveries table (the deliveries stored before; those
+   * new). No Query, Update or Delete.
    */
   matchWatches(watches: ITable, deliveries: ITable): this {
-    this.allow(['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'], watches.tableArn);
+    this.allow(['dynamodb:Scan', 'dynamodb:BatchGetItem'], watches.tableArn, onlyAttributes(MATCH_WATCH_ATTRIBUTES));
+    this.allow(['dynamodb:GetItem'], watches.tableArn, { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['~version'] } });
     this.allow(['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem'], deliveries.tableArn);
     this.function.addEnvironment(ENV.watchesTableName, watches.tableName);
     this.function.addEnvironment(ENV.deliveriesTableName, deliveries.tableName);
@@ -362,16 +370,16 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * Which clients have a key (src/watches/match/active-clients.ts): GetItem (the keys version) and
-   * Scan on the keys table, the Scan limited to the key id, client, state and grace
-   * (`dynamodb:Attributes`), so a key's hash is never read.
+   * Which clients have a key (src/watches/match/active-clients.ts): BatchGetItem of clients' items
+   * only (`client#...`, dynamodb:LeadingKeys) and of their `keyedUntil`; Query on `byClient` and
+   * `byKeyId` of a key's id, client, state and grace (a client not tracked yet). Never a key's hash, no Scan.
    */
   readKeyClients(table: ITable): this {
-    this.allow(['dynamodb:GetItem'], table.tableArn);
-    this.allow(['dynamodb:Scan'], table.tableArn, {
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyId', 'clientId', 'status', 'graceUntil'] },
-      StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] },
+    this.allow(['dynamodb:BatchGetItem'], table.tableArn, {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${CLIENT_ITEM_PREFIX}*`] },
+      ...onlyAttributes(CLIENT_ITEM_ATTRIBUTES),
     });
+    this.allow(['dynamodb:Query'], KEYS_TABLE.indexes.map((ix) => `${table.tableArn}/index/${ix.indexName}`), onlyAttributes(KEY_STATE_ATTRIBUTES));
     this.function.addEnvironment(ENV.keysTableName, table.tableName);
     return this;
   }

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { CLIENT_ITEM_PREFIX, KEYS_BY_CLIENT_INDEX } from '../tables.js';
 import { getKeyById, iso, toKeyRecord, type KeyRecord } from '../keys/index.js';
 import { CLIENT_ID_PREFIX_LENGTH } from './rules.js';
+import type { Keyring, RingSide } from './keyring.js';
 
 /**
  * A client's item (`client#<clientId>`): the scopes the operator approved for it (absent: those its
@@ -10,6 +11,23 @@ import { CLIENT_ID_PREFIX_LENGTH } from './rules.js';
 export interface ClientState {
   approvedScopes: string[] | undefined;
   revision: number;
+  /** Its keys that authenticate (src/api-keys/keyring.ts); undefined: an item from before keyrings. */
+  keyring: Keyring | undefined;
+}
+
+function ringSide(value: unknown): RingSide | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { active, grace } = value as { active?: unknown; grace?: unknown };
+  if (typeof active !== 'number' || typeof grace !== 'object' || grace === null) return undefined;
+  const entries = Object.entries(grace as Record<string, unknown>);
+  return entries.every(([, until]) => typeof until === 'string') ? { active, grace: Object.fromEntries(entries) as Record<string, string> } : undefined;
+}
+
+function keyringOf(value: unknown): Keyring | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const live = ringSide((value as { live?: unknown }).live);
+  const test = ringSide((value as { test?: unknown }).test);
+  return live && test ? { live, test } : undefined;
 }
 
 export async function readClient(client: DynamoDBDocumentClient, tableName: string, clientId: string): Promise<ClientState> {
@@ -19,17 +37,21 @@ export async function readClient(client: DynamoDBDocumentClient, tableName: stri
   return {
     approvedScopes: Array.isArray(scopes) || scopes instanceof Set ? [...(scopes as Iterable<string>)].sort() : undefined,
     revision: typeof rev === 'number' ? rev : 0,
+    keyring: keyringOf(out.Item?.keyring),
   };
 }
 
-/** Sets the client's approved scopes (the command's `approve`). */
+/**
+ * Sets the client's approved scopes (the command's `approve`) and moves its revision: a change checked
+ * against the approvals before (a create through the API) then fails its transaction and is checked again.
+ */
 export async function setApprovedScopes(client: DynamoDBDocumentClient, tableName: string, clientId: string, scopes: readonly string[], now: number): Promise<void> {
   await client.send(
     new UpdateCommand({
       TableName: tableName,
       Key: { keyHash: CLIENT_ITEM_PREFIX + clientId },
-      UpdateExpression: 'SET approvedScopes = :scopes, approvedAt = :at',
-      ExpressionAttributeValues: { ':scopes': [...scopes], ':at': iso(now) },
+      UpdateExpression: 'SET approvedScopes = :scopes, approvedAt = :at ADD rev :one',
+      ExpressionAttributeValues: { ':scopes': [...scopes], ':at': iso(now), ':one': 1 },
     }),
   );
 }

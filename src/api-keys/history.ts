@@ -2,7 +2,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { KeyEnvironment } from '../auth/verdict.js';
 import { CLIENT_ITEM_PREFIX, HISTORY_PREFIX } from '../tables.js';
 import { queryByClient } from './clients.js';
-import { randomBase62 } from '../keys/index.js';
+import { epochSeconds, randomBase62 } from '../keys/index.js';
+import { DAY_MS } from './grace.js';
+import { keyedUntilOf, type Keyring } from './keyring.js';
+
+/** A history item's life: DynamoDB TTL removes it a year after its change (docs/api-keys.md, "History"). */
+export const HISTORY_RETENTION_MS = 365 * DAY_MS;
 
 /**
  * A client's key history: one item per change (create, rotate, revoke), by the API (the acting key's
@@ -50,6 +55,7 @@ export function historyPut(tableName: string, entry: HistoryEntry) {
         keyHash: `${HISTORY_PREFIX}${entry.clientId}#${entry.at}#${randomBase62(8)}`,
         clientId: HISTORY_PREFIX + entry.clientId,
         createdAt: entry.at,
+        ttl: epochSeconds(Date.parse(entry.at) + HISTORY_RETENTION_MS),
       },
       ConditionExpression: 'attribute_not_exists(keyHash)',
     },
@@ -59,19 +65,20 @@ export function historyPut(tableName: string, entry: HistoryEntry) {
 /**
  * The client's change counter (`client#<clientId>`, attribute `rev`), one item of every change's
  * transaction: with `seen`, the change is refused when another one came in between (checks made on
- * the client's keys, such as the last write key, hold).
+ * the client's keys, such as the last write key, hold). With `ring`, its keyring and `keyedUntil` are set.
  */
-export function clientRevision(tableName: string, clientId: string, seen?: number) {
+export function clientRevision(tableName: string, clientId: string, seen?: number, ring?: Keyring) {
+  const values = { ':one': 1, ...(ring ? { ':ring': ring, ':until': keyedUntilOf(ring) } : {}) };
   return {
     Update: {
       TableName: tableName,
       Key: { keyHash: CLIENT_ITEM_PREFIX + clientId },
-      UpdateExpression: 'ADD rev :one',
+      UpdateExpression: ring ? 'ADD rev :one SET keyring = :ring, keyedUntil = :until' : 'ADD rev :one',
       ...(seen === undefined
-        ? { ExpressionAttributeValues: { ':one': 1 } }
+        ? { ExpressionAttributeValues: values }
         : seen === 0
-          ? { ConditionExpression: 'attribute_not_exists(rev)', ExpressionAttributeValues: { ':one': 1 } }
-          : { ConditionExpression: 'rev = :seen', ExpressionAttributeValues: { ':one': 1, ':seen': seen } }),
+          ? { ConditionExpression: 'attribute_not_exists(rev)', ExpressionAttributeValues: values }
+          : { ConditionExpression: 'rev = :seen', ExpressionAttributeValues: { ...values, ':seen': seen } }),
     },
   };
 }

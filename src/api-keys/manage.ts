@@ -3,10 +3,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../auth/verdict.js';
 import { AppError, invalidParameter } from '../errors.js';
-import { clientIdOf, DEFAULT_RATE_LIMIT, getKeyByHash, getKeyById, keyState, type KeyRecord, type RateLimit } from '../keys/index.js';
+import { clientIdOf, DEFAULT_RATE_LIMIT, expiredMessage, getKeyByHash, getKeyById, keyState, MESSAGES, type KeyRecord, type RateLimit } from '../keys/index.js';
 import { HOUR_MS } from './grace.js';
 import { MAX_SCOPES, SCOPE_PATTERN, WRITE_SCOPE } from './scopes.js';
-import { activeHolders, approvedScopes, KeyStoreError, unapprovedScopes } from './rules.js';
+import { activeHolders, approvedScopes, KeyStoreError, NAME_REFUSED, NAME_RULE, unapprovedScopes } from './rules.js';
 import { clientKeys, readClient } from './clients.js';
 import { createKey, revokeKey, rotateKey } from './store.js';
 import type { Actor } from './history.js';
@@ -21,17 +21,21 @@ export interface ApiKeysDependencies {
   clock: Clock;
 }
 
-/** The verified key making the request. */
+/** The verified key making the request, and the hash of the key presented (read strongly before a change). */
 export interface Caller {
   keyId: string;
   clientId: string;
   environment: KeyEnvironment;
+  keyHash: string | undefined;
 }
 
 export const DEFAULT_GRACE_HOURS = 168;
 export const MAX_GRACE_HOURS = 168;
 export const MAX_NAME_LENGTH = 100;
-/** Keys a client may hold in one environment, not revoked (each has its own rate limit). */
+/**
+ * Keys a client may hold in one environment: a create is refused at this many not revoked; a create or
+ * rotation that would leave more that authenticate (active and in grace, each with its own rate limit) too.
+ */
 export const MAX_KEYS_PER_CLIENT = 50;
 export const MAX_BODY_BYTES = 4096;
 const ATTEMPTS = 3;
@@ -76,7 +80,7 @@ const Name = v.pipe(
   v.string(),
   v.trim(),
   v.maxLength(MAX_NAME_LENGTH, `at most ${MAX_NAME_LENGTH} characters`),
-  v.regex(/^[^\u0000-\u001f\u007f]*$/, 'printable characters only'),
+  v.check((s) => !NAME_REFUSED.test(s), NAME_RULE),
   v.check((s) => !s.startsWith('elk_'), 'must not look like an API key'),
 );
 const CreateBody = v.strictObject({
@@ -110,6 +114,28 @@ async function ownKey(caller: Caller, id: string | undefined, deps: ApiKeysDepen
   return record;
 }
 
+/**
+ * The calling key, read strongly by the hash of the key presented: only an active key changes keys.
+ * In grace: 403 API_KEY_DEPRECATED; revoked, unknown: 401 API_KEY_INVALID; past its grace: 401 API_KEY_EXPIRED.
+ */
+async function activeCaller(caller: Caller, deps: ApiKeysDependencies): Promise<KeyRecord> {
+  const record = caller.keyHash === undefined ? undefined : await getKeyByHash(deps.client, deps.tableName, caller.keyHash);
+  if (!record || record.keyId !== caller.keyId) throw new AppError('API_KEY_INVALID', MESSAGES.invalid);
+  switch (keyState(record, deps.clock())) {
+    case 'active':
+      return record;
+    case 'revoked':
+      throw new AppError('API_KEY_INVALID', MESSAGES.invalid);
+    case 'expired':
+      throw new AppError('API_KEY_EXPIRED', expiredMessage(record.graceUntil));
+    case 'rotated':
+      throw new AppError(
+        'API_KEY_DEPRECATED',
+        `This API key was rotated and is in its grace period until ${record.graceUntil ?? '?'}: only an active key creates, rotates or revokes keys; use its successor${record.successorKeyId ? ` ${record.successorKeyId}` : ''}`,
+      );
+  }
+}
+
 async function keysOf(caller: Caller, deps: ApiKeysDependencies): Promise<KeyRecord[]> {
   return (await clientKeys(deps.client, deps.tableName, caller.clientId)).filter((k) => k.environment === caller.environment);
 }
@@ -132,6 +158,10 @@ function mapRefusal(err: unknown): unknown {
       return new AppError('NOT_FOUND', err.message);
     case 'concurrent':
       return new AppError('SERVICE_UNAVAILABLE', err.message);
+    case 'limit':
+      return new AppError('KEY_LIMIT_REACHED', err.message);
+    case 'not_approved':
+      return new AppError('PERMISSION_DENIED', err.message);
     default:
       return new AppError('KEY_NOT_ACTIVE', err.message);
   }
@@ -152,6 +182,7 @@ export async function createOwnKey(caller: Caller, body: unknown, deps: ApiKeysD
   const actor: Actor = { via: 'api', keyId: caller.keyId };
   return withRetries(async () => {
     const state = await readClient(deps.client, deps.tableName, caller.clientId);
+    const self = await activeCaller(caller, deps);
     const keys = await keysOf(caller, deps);
     const missing = unapprovedScopes(scopes, approvedScopes(state.approvedScopes, keys));
     if (missing.length > 0) {
@@ -160,13 +191,12 @@ export async function createOwnKey(caller: Caller, body: unknown, deps: ApiKeysD
     if (keys.filter((k) => k.status !== 'revoked').length >= MAX_KEYS_PER_CLIENT) {
       throw new AppError('KEY_LIMIT_REACHED', `This client has ${MAX_KEYS_PER_CLIENT} keys that are not revoked, the most it may have; revoke one first`);
     }
-    const self = await ownKey(caller, caller.keyId, deps);
     const now = deps.clock();
     const created = await createKey(
       deps.client,
       deps.tableName,
       { environment: caller.environment, scopes, name: input.name ?? undefined, clientId: caller.clientId, rateLimit: self.rateLimit, now },
-      { actor, seenRevision: state.revision },
+      { actor, seenRevision: state.revision, keyCap: MAX_KEYS_PER_CLIENT },
     );
     return { ...keyView(created.record, now), key: created.key };
   });
@@ -177,16 +207,17 @@ export async function rotateOwnKey(
   id: string | undefined,
   body: unknown,
   deps: ApiKeysDependencies,
-): Promise<{ key: KeyView & { key: string }; previous: KeyView }> {
+): Promise<{ key: KeyView & { key: string }; previous: KeyView; droppedScopes: string[] }> {
   const input = parse(RotateBody, body ?? {});
   const graceMs = (input.graceHours ?? DEFAULT_GRACE_HOURS) * HOUR_MS;
   const actor: Actor = { via: 'api', keyId: caller.keyId };
   return withRetries(async () => {
     const target = await ownKey(caller, id, deps);
     const state = await readClient(deps.client, deps.tableName, caller.clientId);
+    await activeCaller(caller, deps);
     const now = deps.clock();
-    const rotated = await rotateKey(deps.client, deps.tableName, target.keyId, { graceMs, now, actor, seenRevision: state.revision });
-    return { key: { ...keyView(rotated.record, now), key: rotated.key }, previous: keyView(rotated.previous, now) };
+    const rotated = await rotateKey(deps.client, deps.tableName, target.keyId, { graceMs, now, actor, seenRevision: state.revision, keyCap: MAX_KEYS_PER_CLIENT });
+    return { key: { ...keyView(rotated.record, now), key: rotated.key }, previous: keyView(rotated.previous, now), droppedScopes: rotated.droppedScopes };
   });
 }
 
@@ -194,8 +225,9 @@ export async function revokeOwnKey(caller: Caller, id: string | undefined, deps:
   const actor: Actor = { via: 'api', keyId: caller.keyId };
   return withRetries(async () => {
     const target = await ownKey(caller, id, deps);
-    if (target.status === 'revoked') return keyView(target, deps.clock());
     const state = await readClient(deps.client, deps.tableName, caller.clientId);
+    await activeCaller(caller, deps);
+    if (target.status === 'revoked') return keyView(target, deps.clock());
     const now = deps.clock();
     // The others holding the write scope, each read again by its hash: the index may lag a change.
     const isWriter = activeHolders([target], WRITE_SCOPE, now).length > 0;

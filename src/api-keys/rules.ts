@@ -8,7 +8,7 @@ export interface CreatedKey {
   record: KeyRecord;
 }
 
-export type KeyStoreRefusal = 'not_found' | 'already_rotated' | 'revoked' | 'concurrent';
+export type KeyStoreRefusal = 'not_found' | 'already_rotated' | 'revoked' | 'concurrent' | 'limit' | 'not_approved';
 
 /** A refused management operation (unknown key id, rotating a key twice, a revoked key). */
 export class KeyStoreError extends Error {
@@ -60,6 +60,10 @@ export function refusalToRotate(record: KeyRecord, now: number): KeyStoreError {
   const successor = record.successorKeyId ? `; rotate its successor ${record.successorKeyId} instead` : '';
   return new KeyStoreError('already_rotated', `Key ${record.keyId} was already rotated (${grace})${successor}`);
 }
+
+/** What a key's name may not hold: control characters (C0, DEL, C1) and bidi controls (overrides, isolates, marks). */
+export const NAME_REFUSED = /[\p{Cc}\p{Bidi_Control}]/u;
+export const NAME_RULE = 'printable characters only: no control characters (C0, C1) or bidi overrides, isolates or marks';
 
 export const CLIENT_ID_PREFIX_LENGTH = 'cli_'.length;
 

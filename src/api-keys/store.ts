@@ -1,20 +1,19 @@
 import { processClock } from '../clock.js';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   ScanCommand,
-  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { DEFAULT_GRACE_MS } from './grace.js';
 import {
   bumpKeysVersion,
-  bumpKeysVersionItem,
   clientIdOf,
   epochSeconds,
   getKeyByHash,
   getKeyById,
   iso,
+  keyState,
   RETENTION_AFTER_END_MS,
   toKeyRecord,
   toPublicRecord,
@@ -23,38 +22,12 @@ import {
   type RateLimit,
 } from '../keys/index.js';
 import { KeyStoreError, newRecord, refusalToRotate, type CreatedKey, type NewKeyInput } from './rules.js';
-import { BY_COMMAND, clientRevision, historyEntry, historyPut, type Actor, type HistoryEntry } from './history.js';
+import { BY_COMMAND, historyEntry } from './history.js';
+import { clientBefore, writeChange, type ChangeOptions } from './change.js';
+
+export type { ChangeOptions } from './change.js';
 
 /** Key management's writes (the command, the /open/v1/api-keys routes): create, rotate, revoke, limit, list. */
-
-/** Who makes a change (its history entry) and, through the API, the client revision its checks read. */
-export interface ChangeOptions {
-  actor?: Actor;
-  seenRevision?: number;
-}
-
-/** A change's transaction: its own items, its history entry, the client's revision and the keys version. */
-async function writeChange(client: DynamoDBDocumentClient, tableName: string, items: object[], entry: HistoryEntry, options: ChangeOptions): Promise<void> {
-  try {
-    await client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...(items as never[]),
-          historyPut(tableName, entry),
-          clientRevision(tableName, entry.clientId, options.seenRevision),
-          // The keys version, in the same transaction: authorizers see the change within a second.
-          bumpKeysVersionItem(tableName),
-        ],
-      }),
-    );
-  } catch (err) {
-    if (err instanceof TransactionCanceledException) {
-      throw new KeyStoreError('concurrent', `Key ${entry.keyId} or its client was changed by another request at the same time; try again`);
-    }
-    throw err;
-  }
-}
-
 /** Creates a key; returns the clear key (once) and what was stored (its hash only). */
 export async function createKey(
   client: DynamoDBDocumentClient,
@@ -63,10 +36,13 @@ export async function createKey(
   options: ChangeOptions = {},
 ): Promise<CreatedKey> {
   if (input.scopes.length === 0) throw new Error('A key needs at least one scope');
-  const created = newRecord(input, input.now ?? processClock());
+  const now = input.now ?? processClock();
+  const created = newRecord(input, now);
   const r = created.record;
   const entry = historyEntry('create', { ...r, clientId: clientIdOf(r) }, options.actor ?? BY_COMMAND, r.createdAt);
-  await writeChange(client, tableName, [{ Put: { TableName: tableName, Item: r, ConditionExpression: 'attribute_not_exists(keyHash)' } }], entry, options);
+  const before = await clientBefore(client, tableName, clientIdOf(r), r.keyId, options, now, input.clientId === undefined);
+  const put = { Put: { TableName: tableName, Item: r, ConditionExpression: 'attribute_not_exists(keyHash)' } };
+  await writeChange(client, tableName, [put], entry, before, { action: 'create', environment: r.environment }, options);
   return created;
 }
 
@@ -85,12 +61,15 @@ export interface RotateOptions extends ChangeOptions {
 
 export interface RotatedKey extends CreatedKey {
   previous: KeyRecord;
+  /** The old key's scopes the client is no longer approved for: the new key does not hold them. */
+  droppedScopes: string[];
 }
 
 /**
- * Rotates an active key: a new key with the same name and scopes, and the old one `rotated` with
- * `graceUntil = now + grace`. The new item and the old item's change are one transaction whose
- * condition is that the old key is still active, so of two concurrent rotations exactly one wins.
+ * Rotates an active key: a new key with the same name and the scopes of the old one the client is
+ * still approved for, and the old one `rotated` with `graceUntil = now + grace`. The new item and the
+ * old item's change are one transaction whose condition is that the old key is still active, so of
+ * two concurrent rotations exactly one wins.
  */
 export async function rotateKey(
   client: DynamoDBDocumentClient,
@@ -103,9 +82,16 @@ export async function rotateKey(
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new RangeError(`Bad grace period: ${graceMs}`);
   const old = await requireKey(client, tableName, keyId);
   if (old.status !== 'active') throw refusalToRotate(old, now);
+  const before = await clientBefore(client, tableName, clientIdOf(old), old.keyId, options, now);
+  const approved = before.state.approvedScopes;
+  const scopes = approved === undefined ? old.scopes : old.scopes.filter((s) => approved.includes(s));
+  const droppedScopes = old.scopes.filter((s) => !scopes.includes(s));
+  if (scopes.length === 0) {
+    throw new KeyStoreError('not_approved', `Key ${keyId}'s client is no longer approved for any of its scopes (${old.scopes.join(', ')}): revoke it, or ask the operator to approve them`);
+  }
 
   const created = newRecord(
-    { environment: old.environment, scopes: old.scopes, name: old.name, rateLimit: old.rateLimit, clientId: clientIdOf(old) },
+    { environment: old.environment, scopes, name: old.name, rateLimit: old.rateLimit, clientId: clientIdOf(old) },
     now,
     old.keyId,
   );
@@ -147,6 +133,8 @@ export async function rotateKey(
         },
       ],
       entry,
+      before,
+      { action: 'rotate', environment: old.environment, keyId: old.keyId, graceUntil },
       options,
     );
   } catch (err) {
@@ -161,6 +149,7 @@ export async function rotateKey(
   }
   return {
     ...created,
+    droppedScopes,
     previous: {
       ...old,
       status: 'rotated',
@@ -195,8 +184,9 @@ export async function revokeKey(
       ExpressionAttributeValues: { ':revoked': 'revoked', ':now': iso(now), ':ttl': ttl },
     },
   };
+  const before = await clientBefore(client, tableName, clientIdOf(record), record.keyId, options, now);
   try {
-    await writeChange(client, tableName, [update], entry, options);
+    await writeChange(client, tableName, [update], entry, before, { action: 'revoke', environment: record.environment, keyId: record.keyId, wasActive: keyState(record, now) === 'active' }, options);
   } catch (err) {
     if (err instanceof KeyStoreError && (await getKeyByHash(client, tableName, record.keyHash))?.status === 'revoked') throw alreadyRevoked();
     throw err;

@@ -24,4 +24,5 @@ export {
 export { getKeyByHash, getKeyById } from './store.js';
 export { bumpKeysVersion, bumpKeysVersionItem, readKeysVersion } from './version.js';
 export { REVOCATION_BOUND_MS } from './authorizer.js';
+export { expiredMessage, MESSAGES } from './messages.js';
 export { DEFAULT_RATE_LIMIT, type RateLimit } from './limits/rate-limit.js';

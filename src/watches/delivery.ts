@@ -81,7 +81,7 @@ export interface DeliveryDependencies {
   /** The attempt's budget (`timeoutMs`, the DNS lookup included) and read limit. */
   postOptions?: PostOptions;
   /** Which clients have a key: a delivery of a client without one is dropped (docs/watches.md, "A client without a key"). */
-  activeClients?: () => Promise<ActiveClients>;
+  activeClients?: (clientIds: Iterable<string>) => Promise<ActiveClients>;
   /** An answer slower than this counts as a failing endpoint (default SLOW_ANSWER_MS). */
   slowAfterMs?: number;
   random?: () => number;
@@ -105,7 +105,7 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
     await deps.queue.send([message(m, (m.dueAt - now) / 1000)]);
     return 'waiting';
   }
-  const keyed = deps.activeClients === undefined || (await deps.activeClients()).has(m.clientId, now);
+  const keyed = deps.activeClients === undefined || (await deps.activeClients([m.clientId])).has(m.clientId, now);
   let watch: WatchRecord | undefined;
   try {
     watch = keyed ? await getWatch(deps.tables, m.clientId, m.watchId) : undefined;

@@ -36,6 +36,26 @@ const isMatcherFailureQueue = (_r: CfnResource, id: string) => id.startsWith('Ch
 
 describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
   const t = templates[stage];
+  const onlyAttributes = (names: string[]) => ({ 'ForAllValues:StringEquals': { 'dynamodb:Attributes': names }, StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] } });
+  /** The keys table as the matcher and the delivery worker may read it: clients' items (keyedUntil) and key states by the indexes; no Scan, no hash, no write. */
+  const expectClientReadsOnly = (all: Statement[]) => {
+    const keysId = tableIdOf(t, KEYS_TABLE);
+    const onKeys = all.filter((s) => JSON.stringify(s.Resource).includes(`"${keysId}"`));
+    expect(onKeys.flatMap(actions).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+    expect(onTable(all, keysId).map((s) => s.Condition)).toEqual([
+      { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['client#*'] }, ...onlyAttributes(['keyHash', 'keyedUntil']) },
+    ]);
+    const query = onKeys.find((s) => actions(s).includes('dynamodb:Query'))!;
+    expect(JSON.stringify(query.Resource)).toContain('/index/byClient');
+    expect(JSON.stringify(query.Resource)).toContain('/index/byKeyId');
+    expect(query.Condition).toEqual(onlyAttributes(['keyId', 'clientId', 'status', 'graceUntil']));
+  };
+
+  it('least privilege: the delivery worker reads only clients\' items of the keys table (keyedUntil) and key states by the indexes, never a hash, no Scan', () => {
+    const all = statementsOf(t, FUNCTIONS.deliverWebhooks.logicalId);
+    expectClientReadsOnly(all);
+    expect(all.flatMap(actions)).not.toContain('dynamodb:Scan');
+  });
 
   it('the legs table has a stream of new and old images', () => {
     const [, table] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
@@ -121,18 +141,16 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(consumer.flatMap(actions).filter((a) => a.startsWith('sqs:')).length).toBeGreaterThan(0);
   });
 
-  it('least privilege: the matcher scans, reads and batch-reads the watches, batch-reads and batch-writes deliveries, scans only four key attributes, gets the rates item only, sends to the webhook queue only', () => {
+  it('least privilege: the matcher reads only the attributes matching needs of the watches (no secret, no URL), batch-reads and batch-writes deliveries, reads only clients\' items of the keys table (no Scan), gets the rates item only, sends to the webhook queue only', () => {
     const all = statementsOf(t, FUNCTIONS.matchWatches.logicalId);
     const watches = onTable(all, tableIdOf(t, WATCHES_TABLE));
-    expect(watches.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem,dynamodb:Scan']);
+    expect(watches.map((s) => [actions(s).join(), s.Condition])).toEqual([
+      ['dynamodb:BatchGetItem,dynamodb:Scan', onlyAttributes(['clientId', 'watchId', 'filters', 'status'])],
+      ['dynamodb:GetItem', { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['~version'] } }],
+    ]);
     const deliveries = onTable(all, tableIdOf(t, WATCH_DELIVERIES_TABLE));
     expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:BatchWriteItem']);
-    const keys = onTable(all, tableIdOf(t, KEYS_TABLE));
-    expect(keys.map((s) => actions(s).join())).toEqual(['dynamodb:GetItem', 'dynamodb:Scan']);
-    expect(keys[1]!.Condition).toEqual({
-      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['keyId', 'clientId', 'status', 'graceUntil'] },
-      StringEqualsIfExists: { 'dynamodb:Select': ['SPECIFIC_ATTRIBUTES'] },
-    });
+    expectClientReadsOnly(all);
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
     // The legs table: the rates in force only (a watch's currency), by their key.
     expect(onTable(all, legsId).map((s) => [actions(s).join(), s.Condition])).toEqual([['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } }]]);

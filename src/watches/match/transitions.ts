@@ -26,7 +26,7 @@ export interface MatcherDependencies {
   airports: () => AirportIndex;
   clock: Clock;
   /** Which clients have a key (src/watches/match/active-clients.ts). */
-  activeClients: () => Promise<ActiveClients>;
+  activeClients: (clientIds: Iterable<string>) => Promise<ActiveClients>;
   /** The rates in force, which price filters and `convertedPrice` use (src/rates/source.ts: read at most once a minute). */
   rates?: RatesSource;
   /** The watch index (default: createWatchSource over `tables`). */
@@ -127,8 +127,9 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
   const watches = deps.watches ?? createWatchSource(deps);
   return async (transitions) => {
     const now = deps.clock();
-    const [{ index, malformed: badWatches, rates }, clients] = await Promise.all([watches(), deps.activeClients()]);
+    const { index, malformed: badWatches, rates } = await watches();
     const all = deliveriesOf(index, transitions, now, rates);
+    const clients = await deps.activeClients(new Set(all.map((d) => d.record.clientId)));
     const made = all.filter((d) => clients.has(d.record.clientId, now));
     const { stored, malformed } = await storedBefore(deps.tables, made);
     const fresh = made.filter((d) => !stored.has(`${d.record.watchId}#${d.record.deliveryKey}`));

@@ -110,7 +110,7 @@ describe('key store on DynamoDB Local', () => {
   it('a rotation through the API with graceHours: the old key works, deprecated, until the grace ends on the clock, then is refused', async () => {
     const HOUR = 3_600_000;
     const old = remember(await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read', 'api_key:write'], now: T0 }));
-    const caller = { keyId: old.record.keyId, clientId: old.record.clientId!, environment: 'test' as const };
+    const caller = { keyId: old.record.keyId, clientId: old.record.clientId!, environment: 'test' as const, keyHash: sha256(old.key) };
     const rotated = await rotateOwnKey(caller, old.record.keyId, { graceHours: 2 }, { client: t.client, tableName: t.keysTableName, clock: () => T0 });
     remember(rotated.key);
     expect(rotated.previous).toMatchObject({ state: 'in_grace', sunsetAt: new Date(T0 + 2 * HOUR).toISOString() });
