@@ -25,3 +25,4 @@ export { getKeyByHash, getKeyById } from './store.js';
 export { bumpKeysVersion, bumpKeysVersionItem, readKeysVersion } from './version.js';
 export { REVOCATION_BOUND_MS } from './authorizer.js';
 export { DEFAULT_RATE_LIMIT, type RateLimit } from './limits/rate-limit.js';
+export { DEFAULT_CLIENT_RATE_LIMIT, readClientRateLimit } from './limits/client-limit.js';
