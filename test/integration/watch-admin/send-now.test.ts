@@ -271,7 +271,7 @@ describe('test events and replays per client (src/watch-admin/send-limit.ts)', (
     const watch = await watchAt('limit-burst');
     const settled = await Promise.allSettled(Array.from({ length: 30 }, () => sendTestEvent(watch.clientId, watch.watchId, deps())));
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(10);
-    expect(settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason as AppError).every((e) => e.code === 'RATE_LIMITED')).toBe(true);
+    expect(settled.filter((s) => s.status === 'rejected').map((s) => (s).reason as AppError).every((e) => e.code === 'RATE_LIMITED')).toBe(true);
     expect(receiver.received.filter((r) => r.path === '/limit-burst')).toHaveLength(10);
   });
 });
