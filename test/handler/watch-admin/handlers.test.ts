@@ -138,7 +138,9 @@ describe('test events and replays per client', () => {
     const sends = Array.from({ length: 10 }, (_, i) => now - 45_000 + i * 1_000);
     ddb.on(GetCommand, { Key: { clientId: KEY.clientId, watchId: ID } }).resolves({ Item: { ...STORED, description: null } });
     ddb.on(GetCommand, { Key: { clientId: `~sends#${KEY.clientId}`, watchId: '~sends' } }).resolves({ Item: { sends, v: 10 } });
-    ddb.on(QueryCommand).resolves({ Items: [{ watchId: ID, deliveryKey: `2026-11-21T11:00:00.000Z#${DELIVERY}`, id: DELIVERY, clientId: KEY.clientId, type: 'empty_leg.listed', legId: 'L1', status: 'delivered', attempts: 1, responseCode: 204, lastAttemptAt: null, nextAttemptAt: null, createdAt: '2026-11-21T11:00:00.000Z', ttl: 0, payload: '{}' }] });
+    const delivery = { watchId: ID, deliveryKey: `2026-11-21T11:00:00.000Z#${DELIVERY}`, id: DELIVERY, clientId: KEY.clientId, type: 'empty_leg.listed', legId: 'L1', status: 'delivered', attempts: 1, responseCode: 204, lastAttemptAt: null, nextAttemptAt: null, createdAt: '2026-11-21T11:00:00.000Z', ttl: 0, payload: '{}' };
+    ddb.on(QueryCommand).resolves({ Items: [delivery] });
+    ddb.on(GetCommand, { Key: { watchId: ID, deliveryKey: delivery.deliveryKey } }).resolves({ Item: delivery });
     for (const route of [ROUTES.testWatch, ROUTES.retryWatchDelivery]) {
       const res = await handler(event(route), lambdaContext());
       expect(res.statusCode).toBe(429);
