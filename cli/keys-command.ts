@@ -11,6 +11,8 @@ import { REVOCATION_BOUND_MS } from '../src/keys/authorizer.js';
 import { createKey, listKeys, revokeKey, rotateKey, setKeyRateLimit } from '../src/api-keys/store.js';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, parseBurst, parseRate, type RateLimit } from '../src/keys/limits/rate-limit.js';
 import { readUsage } from '../src/keys/limits/usage.js';
+import { DEFAULT_CLIENT_RATE_LIMIT, readClientRateLimit } from '../src/keys/limits/client-limit.js';
+import { clientLimitCommand } from './keys-client-limit.js';
 import { clientKeys, readClient, setApprovedScopes } from '../src/api-keys/clients.js';
 import { NAME_REFUSED, NAME_RULE, unapprovedScopes } from '../src/api-keys/rules.js';
 import { readHistory } from '../src/api-keys/history.js';
@@ -31,13 +33,14 @@ const USAGE = `Usage: npm run keys -- <command> [options]
   rotate KEY_ID [--grace 7d|24h|30m|0] [--json]               new key, same name, client, scopes and limit; old key in grace (default 7d)
   revoke KEY_ID                                               revoke a key at once
   limit KEY_ID --rate R --burst B | --default                 set the key's rate limit (requests/s, burst), or back to the default
+  client-limit CLIENT_ID [--rate R --burst B | --default]     show or set the client's rate limit, all its keys together
   usage KEY_ID [--json]                                       requests per day (served, rate limited), last 30 days
   list [--json]                                               list keys, without secrets, with their rate limits
   approve CLIENT_ID --scopes S1,S2                            the scopes the client's keys may have (through the API too); replaces the list
   history CLIENT_ID [--json]                                  every change to the client's keys (create, rotate, revoke), by the API or this command
 
   Rate limit: --rate is requests per second (0.1-1000), --burst whole requests (1-10000);
-  without one a key has the default, ${describeRateLimit(DEFAULT_RATE_LIMIT)}.
+  without one a key has the default, ${describeRateLimit(DEFAULT_RATE_LIMIT)}, and a client ${describeRateLimit(DEFAULT_CLIENT_RATE_LIMIT)}.
 
   --aws --stage sandbox|prod   use the deployed stage's tables (AWS account and region of the environment)
                                instead of DynamoDB Local`;
@@ -58,19 +61,20 @@ const OPTIONS = {
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
-type CommandName = 'create' | 'rotate' | 'revoke' | 'limit' | 'usage' | 'list' | 'approve' | 'history';
+type CommandName = 'create' | 'rotate' | 'revoke' | 'limit' | 'client-limit' | 'usage' | 'list' | 'approve' | 'history';
 
 const COMMANDS: Readonly<Record<CommandName, { options: readonly OptionName[]; keyId: boolean; clientId?: true }>> = {
   create: { options: ['env', 'scopes', 'name', 'client', 'rate', 'burst', 'json'], keyId: false },
   rotate: { options: ['grace', 'json'], keyId: true },
   revoke: { options: [], keyId: true },
   limit: { options: ['rate', 'burst', 'default'], keyId: true },
+  'client-limit': { options: ['rate', 'burst', 'default'], keyId: false, clientId: true },
   usage: { options: ['json'], keyId: true },
   list: { options: ['json'], keyId: false },
   approve: { options: ['scopes'], keyId: false, clientId: true },
   history: { options: ['json'], keyId: false, clientId: true },
 };
-const COMMAND_LIST = 'create, rotate, revoke, limit, usage, list, approve, history';
+const COMMAND_LIST = 'create, rotate, revoke, limit, client-limit, usage, list, approve, history';
 const COMMON: readonly OptionName[] = ['aws', 'stage', 'help'];
 
 /** Never echo something that may be a key. */
@@ -116,7 +120,7 @@ function warnEnvironment(environment: KeyEnvironment, target: Target): void {
 
 /** `--rate` and `--burst` (create, limit: both or neither), or `limit --default`; undefined means the default. */
 function parseLimitFlags(command: CommandName, values: { rate?: string; burst?: string; default?: boolean }): RateLimit | undefined {
-  if (command !== 'create' && command !== 'limit') return undefined;
+  if (command !== 'create' && command !== 'limit' && command !== 'client-limit') return undefined;
   if (values.default) {
     if (values.rate !== undefined || values.burst !== undefined) throw CommandError.usage('--default', 'cannot go with --rate or --burst');
     return undefined;
@@ -234,6 +238,10 @@ export async function keysCommand(argv: string[]): Promise<void> {
           clientId: values.client,
           now: target.clock(),
         });
+        const clientLimit = (await readClientRateLimit(target.client, target.keysTableName, created.record.clientId!)) ?? DEFAULT_CLIENT_RATE_LIMIT;
+        if (rateLimit && rateLimit.rate > clientLimit.rate) {
+          warn(`its client's limit, ${describeRateLimit(clientLimit)} for all its keys, caps it: npm run keys -- client-limit ${created.record.clientId!} --rate R --burst B`);
+        }
         if (values.json) print(jsonKey(created));
         else {
           print(`Created ${describeKey(created)}`);
@@ -267,6 +275,10 @@ export async function keysCommand(argv: string[]): Promise<void> {
         print(
           `Key ${keyId!} now has ${rateLimit ? `its own rate limit, ${describeRateLimit(rateLimit)}` : `the default rate limit, ${describeRateLimit(DEFAULT_RATE_LIMIT)}`}: in effect within ${REVOCATION_BOUND_MS / 1000} seconds.`,
         );
+        return;
+      }
+      case 'client-limit': {
+        await clientLimitCommand(target, clientId!, rateLimit, values.default === true || values.rate !== undefined);
         return;
       }
       case 'usage': {

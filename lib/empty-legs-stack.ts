@@ -6,7 +6,7 @@ import type { Construct } from 'constructs';
 import { STACK_OUTPUTS, stackName } from '../src/deployment.js';
 import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE } from '../src/tables.js';
 import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTE_NAMES } from '../src/routes.js';
-import { constructIdOf, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, SCHEDULED_FUNCTION_NAMES, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec } from '../src/function-table.js';
+import { constructIdOf, API_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, SCHEDULED_FUNCTION_NAMES, STREAM_FUNCTION_NAMES, type FunctionName, type FunctionSetting, type FunctionSpec, type ConcurrencyFunctionName } from '../src/function-table.js';
 import { DataTables } from './constructs/data-tables.js';
 import { FeedIngestion } from './constructs/feed-ingestion.js';
 import { ApiEdge } from './constructs/edge.js';
@@ -91,6 +91,7 @@ export class EmptyLegsStack extends Stack {
       functions[name] = new ServiceFunction(this, constructIdOf(name), {
         ...common,
         name,
+        ...(spec.concurrency ? { reservedConcurrency: config.reservedConcurrency[name as ConcurrencyFunctionName] } : {}),
         environment: Object.fromEntries(spec.environment.map((setting) => [setting, stageSettings[setting] ?? ''])),
       }).grant(spec.access, tables);
     }
@@ -140,6 +141,8 @@ export class EmptyLegsStack extends Stack {
       deliveriesTable: this.tables.deliveries,
       keysTable: this.tables.keys,
       alarmNamePrefix: stackName(config.stage),
+      reservedConcurrency: config.reservedConcurrency.deliverWebhooks,
+      maximumConcurrency: config.deliveryMaximumConcurrency,
     });
     this.changeStream = new ChangeStream(this, 'Changes', {
       ...common,

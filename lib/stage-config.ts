@@ -4,6 +4,7 @@ import type { Stage } from '../src/config.js';
 import type { KeyEnvironment } from '../src/auth/verdict.js';
 import type { FeedIngestionSettings } from './constructs/feed-ingestion.js';
 import type { WafSettings } from './constructs/edge.js';
+import type { ConcurrencyFunctionName } from '../src/function-table.js';
 
 /**
  * Everything that differs between the two stages, in one typed place. The stack class reads only
@@ -67,6 +68,14 @@ export interface StageConfig {
   readonly alarms: AlarmThresholds;
   /** The feeds bucket and ingest function (lib/constructs/feed-ingestion.ts). */
   readonly feeds: FeedIngestionSettings;
+  /**
+   * Reserved concurrency of the functions that have one (src/function-table.ts `concurrency`,
+   * docs/deploy.md "Concurrency"): the authorizer's and the listing's a share that deliveries and
+   * test events cannot take; the watch administration's and the deliveries' a ceiling.
+   */
+  readonly reservedConcurrency: Readonly<Record<ConcurrencyFunctionName, number>>;
+  /** `maximumConcurrency` of the delivery queue's event source: at most the delivery function's cap. */
+  readonly deliveryMaximumConcurrency: number;
 }
 
 export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
@@ -77,8 +86,8 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     deletionProtection: false,
     logLevel: 'DEBUG',
     logRetention: RetentionDays.ONE_WEEK,
-    throttling: { rateLimit: 20, burstLimit: 40 },
-    waf: { requestsPerAddress: 600, windowSeconds: 60 },
+    throttling: { rateLimit: 200, burstLimit: 400 },
+    waf: { requestsPerAddress: 6000, windowSeconds: 60 },
     failedAuth: { perMinute: 60, burst: 20 },
     listingCacheTtlSeconds: 900,
     alarms: {
@@ -92,6 +101,8 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       usageWriteFailures: 10,
     },
     feeds: { noncurrentVersionDays: 7, fileDays: 30, staleAlarm: false, reservedConcurrency: 1 },
+    reservedConcurrency: { authorizer: 20, listEmptyLegs: 20, getEmptyLeg: 5, listChanges: 5, watchAdmin: 2, deliverWebhooks: 5 },
+    deliveryMaximumConcurrency: 5,
   },
   prod: {
     stage: 'prod',
@@ -100,8 +111,8 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
     deletionProtection: true,
     logLevel: 'INFO',
     logRetention: RetentionDays.THREE_MONTHS,
-    throttling: { rateLimit: 200, burstLimit: 400 },
-    waf: { requestsPerAddress: 6000, windowSeconds: 60 },
+    throttling: { rateLimit: 1000, burstLimit: 2000 },
+    waf: { requestsPerAddress: 30000, windowSeconds: 60 },
     failedAuth: { perMinute: 60, burst: 20 },
     listingCacheTtlSeconds: 900,
     alarms: {
@@ -115,6 +126,8 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       usageWriteFailures: 1,
     },
     feeds: { noncurrentVersionDays: 90, fileDays: 365, staleAlarm: true, reservedConcurrency: 1 },
+    reservedConcurrency: { authorizer: 100, listEmptyLegs: 100, getEmptyLeg: 20, listChanges: 20, watchAdmin: 10, deliverWebhooks: 20 },
+    deliveryMaximumConcurrency: 20,
   },
 };
 

@@ -4,7 +4,8 @@ import type { Clock } from '../src/clock.js';
 import type { Stage } from '../src/config.js';
 import { createKey } from '../src/api-keys/store.js';
 import { MAX_RATE_LIMIT } from '../src/keys/limits/rate-limit.js';
-import { environmentForStage } from '../src/keys/format.js';
+import { setClientRateLimit } from '../src/keys/limits/client-limit.js';
+import { clientIdOf, environmentForStage } from '../src/keys/format.js';
 import { utcDate } from '../src/kernel/dates.js';
 import { filledLine, uncategorizedLine } from '../cli/load-report.js';
 import { demoLegs } from './demo/index.js';
@@ -212,6 +213,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       rateLimit: MAX_RATE_LIMIT,
       now: options.clock(),
     });
+    // Its client's limit too (all its keys together: docs/api.md, "Rate limits").
+    await setClientRateLimit(ddb.client, options.keysTableName, clientIdOf(created.record), MAX_RATE_LIMIT);
     // Ready once the change consumer has applied the load: the change feed holds it, and the first
     // requests do not compete with the consumer's catch-up for DynamoDB Local.
     await poller.drain();

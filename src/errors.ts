@@ -29,12 +29,15 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** Response headers of the answer (lower case), e.g. `retry-after` of a RATE_LIMITED. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; headers?: Readonly<Record<string, string>> }) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
+    this.headers = options?.headers;
   }
 }
 

@@ -50,6 +50,12 @@ export interface FunctionSpec {
    * (the feeds construct names its function's alarms itself).
    */
   readonly alarm?: { readonly name: string; readonly errorsAlarmName?: string };
+  /**
+   * Reserved concurrency (docs/deploy.md, "Concurrency"), its figure per stage in lib/stage-config.ts:
+   * `reserved`, a share no other function can take (the authorizer, the listing); `capped`, a ceiling
+   * its load cannot pass (the owner's sends, the deliveries).
+   */
+  readonly concurrency?: 'reserved' | 'capped';
 }
 
 /** The airport reference (src/airports/): read by `new URL('./data/airports.json', import.meta.url)`. */
@@ -68,6 +74,7 @@ export const FUNCTIONS = {
     // Read on the first nearby search only (src/airports/reference.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'ListFunction' },
+    concurrency: 'reserved',
   },
   getEmptyLeg: {
     invokedBy: 'api',
@@ -79,6 +86,7 @@ export const FUNCTIONS = {
     access: ['legs:get'],
     environment: [],
     alarm: { name: 'GetLegFunction' },
+    concurrency: 'reserved',
   },
   listSources: {
     invokedBy: 'api',
@@ -101,6 +109,7 @@ export const FUNCTIONS = {
     access: ['legs:changes'],
     environment: [],
     alarm: { name: 'ChangesFunction' },
+    concurrency: 'reserved',
   },
   authorizer: {
     invokedBy: 'api',
@@ -112,6 +121,7 @@ export const FUNCTIONS = {
     access: ['keys:read', 'keys:count'],
     environment: ['FAILED_AUTH_PER_MINUTE', 'FAILED_AUTH_BURST'],
     alarm: { name: 'AuthorizerFunction', errorsAlarmName: 'AuthorizerErrors' },
+    concurrency: 'reserved',
   },
   notFound: {
     invokedBy: 'api',
@@ -210,6 +220,7 @@ export const FUNCTIONS = {
     // Read when a change names depNear or arrNear (src/listing/nearby.ts).
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'WatchAdminFunction' },
+    concurrency: 'capped',
   },
   mcp: {
     invokedBy: 'api',
@@ -245,6 +256,7 @@ export const FUNCTIONS = {
     timeoutSeconds: 30,
     access: ['watches:deliver', 'keys:clients'],
     environment: ['WEBHOOK_QUEUE_URL'],
+    concurrency: 'capped',
   },
   consumeChanges: {
     invokedBy: 'stream',
@@ -292,5 +304,8 @@ export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
 export const API_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'api');
 /** The functions an EventBridge schedule invokes (lib/constructs/scheduled-functions.ts). */
 export const SCHEDULED_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'schedule');
+/** The functions with reserved concurrency, a share or a cap (lib/stage-config.ts `reservedConcurrency`). */
+export type ConcurrencyFunctionName = { [N in FunctionName]: (typeof FUNCTIONS)[N] extends { concurrency: string } ? N : never }[FunctionName];
+export const CONCURRENCY_FUNCTION_NAMES = FUNCTION_NAMES.filter((name): name is ConcurrencyFunctionName => (FUNCTIONS[name] as FunctionSpec).concurrency !== undefined);
 /** The functions the legs table's stream invokes (lib/constructs/change-stream.ts). */
 export const STREAM_FUNCTION_NAMES = FUNCTION_NAMES.filter((name) => FUNCTIONS[name].invokedBy === 'stream');

@@ -1,8 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../../src/config.js';
-import { checksumOf, environmentForStage, generateKey, KEY_PREFIXES, randomBase62, RANDOM_LENGTH } from '../../src/keys/format.js';
+import { checksumOf, clientIdOf, environmentForStage, generateKey, KEY_PREFIXES, randomBase62, RANDOM_LENGTH } from '../../src/keys/format.js';
 import { createKey, revokeKey, rotateKey } from '../../src/api-keys/store.js';
 import { MAX_RATE_LIMIT } from '../../src/keys/limits/rate-limit.js';
+import { setClientRateLimit } from '../../src/keys/limits/client-limit.js';
 import type { LoadKeys } from './mix.js';
 
 /**
@@ -17,7 +18,11 @@ export const LOAD_SCOPE = 'empty_leg:read';
 export async function createLoadKeys(client: DynamoDBDocumentClient, keysTableName: string, stage: Stage): Promise<LoadKeys> {
   const environment = environmentForStage(stage);
   const other = environment === 'test' ? 'live' : 'test';
-  const make = (scopes: string[], name: string, env = environment) => createKey(client, keysTableName, { environment: env, scopes, name, rateLimit: MAX_RATE_LIMIT });
+  const make = async (scopes: string[], name: string, env = environment) => {
+    const made = await createKey(client, keysTableName, { environment: env, scopes, name, rateLimit: MAX_RATE_LIMIT });
+    await setClientRateLimit(client, keysTableName, clientIdOf(made.record), MAX_RATE_LIMIT);
+    return made;
+  };
 
   const valid = await make([LOAD_SCOPE], 'load: valid');
   const rotating = await make([LOAD_SCOPE], 'load: rotated');

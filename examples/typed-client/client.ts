@@ -82,6 +82,8 @@ export async function rotateWatchSecret(
 
 export type ApiKey = components['schemas']['ApiKey'];
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+/** The calling key, with its client's rate limit (`clientRateLimit`, all its keys together). */
+export type SelfApiKey = components['schemas']['SelfApiKey'];
 type Client = ReturnType<typeof emptyLegsClient>;
 const failure = (error: { code?: ErrorCode; message: string }, status: number): Failure => ({
   error: error.code ?? 'GATEWAY',
@@ -90,7 +92,7 @@ const failure = (error: { code?: ErrorCode; message: string }, status: number): 
 });
 
 /** The calling key itself (any scope): docs/api.md, "Managing keys". */
-export async function readOwnKey(client: Client): Promise<ApiKey | Failure> {
+export async function readOwnKey(client: Client): Promise<SelfApiKey | Failure> {
   const { data, error, response } = await client.GET('/open/v1/api-keys/self');
   return error ? failure(error, response.status) : data.data;
 }

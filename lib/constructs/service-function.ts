@@ -62,6 +62,8 @@ export interface ServiceFunctionProps {
    * that the template declares. Deployed stacks never have it.
    */
   readonly samLocal?: boolean;
+  /** Reserved concurrency (src/function-table.ts `concurrency`): a share no other function takes, and a ceiling. */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export class ServiceFunction extends Construct {
       description: spec.description,
       role: this.role,
       logGroup: this.logGroup,
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       bundling: bundlingFor(props.name),
       environment: {
         [ENV.stage]: props.stage,

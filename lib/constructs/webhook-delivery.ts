@@ -24,6 +24,10 @@ export interface WebhookDeliveryProps {
   /** Which clients have a key (`keys:clients`): a client without one gets no delivery. */
   readonly keysTable: ITable;
   readonly alarmNamePrefix: string;
+  /** The delivery function's reserved concurrency: its ceiling (docs/deploy.md, "Concurrency"). */
+  readonly reservedConcurrency: number;
+  /** The queue's event source's `maximumConcurrency` (2-1000): at most `reservedConcurrency`, so SQS never meets a throttled function. */
+  readonly maximumConcurrency: number;
 }
 
 /** Receives after which a message that keeps failing (not a failed attempt: a failing worker) is dead-lettered. */
@@ -43,6 +47,9 @@ export class WebhookDelivery extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
+    if (props.maximumConcurrency < 2 || props.maximumConcurrency > props.reservedConcurrency) {
+      throw new Error(`${this.node.path}: maximumConcurrency ${props.maximumConcurrency} must be 2 to the delivery function's reserved concurrency, ${props.reservedConcurrency}`);
+    }
     this.deadLetters = new Queue(this, 'DeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -67,11 +74,12 @@ export class WebhookDelivery extends Construct {
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       samLocal: props.samLocal,
+      reservedConcurrency: props.reservedConcurrency,
       environment: { [ENV.webhookQueueUrl]: this.queue.queueUrl },
     }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable, keys: props.keysTable });
     // The retries: new messages on the same queue.
     this.queue.grantSendMessages(this.deliver.function);
-    this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }));
+    this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: props.maximumConcurrency }));
 
     this.deadLetterAlarm = incidentAlarm(this, 'DeadLettersAlarm', {
       alarmName: `${props.alarmNamePrefix}-WebhookDeadLetters`,

@@ -3,7 +3,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock.js';
 import type { KeyEnvironment } from '../auth/verdict.js';
 import { AppError, invalidParameter } from '../errors.js';
-import { clientIdOf, DEFAULT_RATE_LIMIT, expiredMessage, getKeyByHash, getKeyById, keyState, MESSAGES, type KeyRecord, type RateLimit } from '../keys/index.js';
+import { clientIdOf, DEFAULT_CLIENT_RATE_LIMIT, DEFAULT_RATE_LIMIT, expiredMessage, getKeyByHash, getKeyById, keyState, MESSAGES, readClientRateLimit, type KeyRecord, type RateLimit } from '../keys/index.js';
 import { HOUR_MS } from './grace.js';
 import { MAX_SCOPES, SCOPE_PATTERN, WRITE_SCOPE } from './scopes.js';
 import { activeHolders, approvedScopes, KeyStoreError, NAME_REFUSED, NAME_RULE, unapprovedScopes } from './rules.js';
@@ -167,8 +167,10 @@ function mapRefusal(err: unknown): unknown {
   }
 }
 
-export async function readSelf(caller: Caller, deps: ApiKeysDependencies): Promise<KeyView> {
-  return keyView(await ownKey(caller, caller.keyId, deps), deps.clock());
+/** The calling key, with its client's rate limit (all its keys together). */
+export async function readSelf(caller: Caller, deps: ApiKeysDependencies): Promise<KeyView & { clientRateLimit: RateLimit }> {
+  const [record, clientLimit] = await Promise.all([ownKey(caller, caller.keyId, deps), readClientRateLimit(deps.client, deps.tableName, caller.clientId)]);
+  return { ...keyView(record, deps.clock()), clientRateLimit: clientLimit ?? DEFAULT_CLIENT_RATE_LIMIT };
 }
 
 export async function listOwnKeys(caller: Caller, deps: ApiKeysDependencies): Promise<KeyView[]> {

@@ -76,6 +76,7 @@ export function httpEnvelope(): middy.MiddlewareObj<Event, Result> {
       if (mapped.internal) logger.error('request failed', { code: mapped.code, error: request.error as Error });
       else logger.info('request refused', { code: mapped.code, reason: mapped.message });
       request.response = errorResponse(request.error, traceIdOf(request));
+      if (request.error instanceof AppError && request.error.headers) request.response.headers = { ...request.response.headers, ...request.error.headers };
       finish(request);
     },
   };

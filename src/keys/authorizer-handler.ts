@@ -9,10 +9,13 @@ import { emfLine, RATE_LIMIT_METRICS } from '../metrics.js';
 import { getKeyByHash } from './store.js';
 import { readKeysVersion } from './version.js';
 import { createRateLimiter } from './limits/limiter.js';
+import type { RateLimiter } from './limits/limiter-ports.js';
+import { createClientCheck } from './limits/client-check.js';
+import { readClientRateLimit } from './limits/client-limit.js';
 import { addUsage, reserveUsage } from './limits/usage.js';
 import { MESSAGES } from './messages.js';
 import { apiKeyHeader, requestSource, type RequestSource } from './request-source.js';
-import { createKeyAuthorizer, type KeyAuthorizer, type KeyAuthorizerOptions } from './authorizer.js';
+import { createKeyAuthorizer, DEFAULT_MAX_ENTRIES, REVOCATION_BOUND_MS, type KeyAuthorizer, type KeyAuthorizerOptions } from './authorizer.js';
 
 /** Time a write of the usage counters may take before the limiter goes on without it (fail open). */
 export const USAGE_WRITE_BUDGET_MS = 300;
@@ -28,6 +31,8 @@ export interface AuthorizerHandlerOptions extends Omit<KeyAuthorizerOptions, 'lo
   tableName: string;
   /** Least time between two writes of a key's usage counters by this container (src/keys/limits/limiter.ts). */
   usageSyncIntervalMs?: number;
+  /** A usage write's (and a client limit read's) deadline, USAGE_WRITE_BUDGET_MS unless given (tests on a busy DynamoDB Local). */
+  usageBudgetMs?: number;
   /**
    * The secret CloudFront sends in `X-Origin-Verify` (docs/deploy.md, "The edge"): when given, a
    * request without it is refused (PERMISSION_DENIED, no read) and the client's address is
@@ -48,24 +53,38 @@ function remainingTime(context: HandlerContext | undefined): { getRemainingTimeI
 
 /** The Lambda handler: simple response, always authorized, the verdict in the context. */
 export function createAuthorizerHandler(options: AuthorizerHandlerOptions): AuthorizerHandler & { authorizer: KeyAuthorizer } {
-  const { client, tableName, usageSyncIntervalMs, originSecret, ...rest } = options;
-  const limiter =
-    options.limiter ??
+  const { client, tableName, usageSyncIntervalMs, usageBudgetMs = USAGE_WRITE_BUDGET_MS, originSecret, ...rest } = options;
+  const limiterOf = (): RateLimiter =>
     createRateLimiter({
       ...(options.now ? { now: options.now } : {}),
       ...(usageSyncIntervalMs !== undefined ? { syncIntervalMs: usageSyncIntervalMs } : {}),
       // Its own short deadline: a slow or failed write never fails the request (fail open).
-      counter: (keyId, day, add) => withDeadline(USAGE_WRITE_BUDGET_MS, () => addUsage(client, tableName, keyId, day, add)),
-      reserve: (keyId, day, add, pool) => withDeadline(USAGE_WRITE_BUDGET_MS, () => reserveUsage(client, tableName, keyId, day, add, pool)),
+      counter: (keyId, day, add) => withDeadline(usageBudgetMs, () => addUsage(client, tableName, keyId, day, add)),
+      reserve: (keyId, day, add, pool) => withDeadline(usageBudgetMs, () => reserveUsage(client, tableName, keyId, day, add, pool)),
       onSyncError: (keyId, error) => {
         logger.error('usage counter write failed; enforcing this container\'s share of the limit', { keyId, error: error as Error });
         process.stdout.write(`${emfLine(RATE_LIMIT_METRICS.namespace, { [RATE_LIMIT_METRICS.dimension]: options.stage }, { [RATE_LIMIT_METRICS.writeFailures]: 1 }, new Date((options.now ?? processClock)()))}\n`);
       },
     });
+  const limiter = options.limiter ?? limiterOf();
+  const now = options.now ?? processClock;
+  // The client's counters sit beside its keys' (usage#<clientId>#<day>): a client id never is a key id.
+  // A limiter given (tests) and no client check: none.
+  const clientCheck =
+    options.clientCheck ??
+    (options.limiter ? undefined : createClientCheck({
+      limiter: limiterOf(),
+      read: (clientId) => withDeadline(usageBudgetMs, () => readClientRateLimit(client, tableName, clientId)),
+      now,
+      ttlMs: options.revocationBoundMs ?? REVOCATION_BOUND_MS,
+      maxEntries: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
+      onReadError: (clientId, error) => logger.warn("client's rate limit unread; the default applies", { clientId, error: error as Error }),
+    }));
   const authorizer = createKeyAuthorizer({
     keysVersion: () => readKeysVersion(client, tableName),
     ...rest,
     limiter,
+    ...(clientCheck ? { clientCheck } : {}),
     lookup: (keyHash) => getKeyByHash(client, tableName, keyHash),
   });
   /**

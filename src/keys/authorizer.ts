@@ -15,9 +15,11 @@ import {
 import { clientIdOf, environmentForStage, hashKey, hashPrefix, parseKey, stageForEnvironment } from './format.js';
 import { keyState, type KeyRecord } from './record.js';
 import type { RateLimiter } from './limits/limiter-ports.js';
-import { DEFAULT_RATE_LIMIT, isRateLimit, rateLimitField, rateLimitPolicyField, type RateLimit } from './limits/rate-limit.js';
+import { DEFAULT_RATE_LIMIT, isRateLimit, POLICY_NAME, rateLimitField, rateLimitPolicyField, type RateLimit } from './limits/rate-limit.js';
+import { CLIENT_POLICY_NAME } from './limits/client-limit.js';
+import type { ClientCheck } from './limits/client-check.js';
 import { createAddressLimiter, DEFAULT_FAILED_AUTH_LIMIT } from './limits/address-limit.js';
-import { addressLimitedMessage, expiredMessage, MESSAGES, rateLimitedMessage, wrongEnvironmentMessage } from './messages.js';
+import { addressLimitedMessage, clientRateLimitedMessage, expiredMessage, MESSAGES, rateLimitedMessage, wrongEnvironmentMessage } from './messages.js';
 import type { RequestSource } from './request-source.js';
 
 /**
@@ -36,10 +38,6 @@ export const DEFAULT_VERSION_CHECK_MS = 1_000;
 export const REVOCATION_BOUND_MS = 10_000;
 /** The longest a request waits for a keys-version read before it uses a cached entry within the bound. */
 export const DEFAULT_VERSION_WAIT_MS = 250;
-
-
-
-
 
 export interface KeyAuthorizerOptions {
   stage: Stage;
@@ -63,6 +61,8 @@ export interface KeyAuthorizerOptions {
   failedAuthLimit?: RateLimit;
   /** The per-key rate limiter; without it no key is limited and no RateLimit fields are given. */
   limiter?: RateLimiter;
+  /** The per-client limit, checked after the key's (src/keys/limits/client-check.ts); without it, none. */
+  clientCheck?: ClientCheck;
 }
 
 
@@ -119,6 +119,7 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
           if (previous === undefined) return;
           known.clear();
           unknown.clear();
+          options.clientCheck?.clear();
         },
       })
     : undefined;
@@ -182,16 +183,23 @@ export function createKeyAuthorizer(options: KeyAuthorizerOptions): KeyAuthorize
     }
   }
 
-  /** A verified key's verdict after its rate limit: RATE_LIMITED over it; with the RateLimit fields. */
+  /**
+   * A verified key's verdict after its rate limit, then its client's: RATE_LIMITED over either, with
+   * that policy's RateLimit fields; served, with the key's.
+   */
   async function limit(record: KeyRecord, context: AuthorizerContext): Promise<AuthorizerContext> {
     if (context.verdict !== 'ok' || !options.limiter) return context;
     const decision = await options.limiter.check(record.keyId, isRateLimit(record.rateLimit) ? record.rateLimit : DEFAULT_RATE_LIMIT);
     const fields = { rateLimitPolicy: rateLimitPolicyField(decision.limit), rateLimit: rateLimitField(decision.remaining, decision.resetSeconds) };
-    if (decision.allowed) return withRateLimit(context, fields);
-    logger.info('api key refused', { code: 'RATE_LIMITED', keyId: record.keyId, retryAfterSeconds: decision.retryAfterSeconds });
-    return withRateLimit(rejectedContext('RATE_LIMITED', rateLimitedMessage(decision)), {
-      ...fields,
-      retryAfter: String(decision.retryAfterSeconds),
+    const byClient = decision.allowed && options.clientCheck ? await options.clientCheck.check(clientIdOf(record)) : undefined;
+    if (decision.allowed && byClient?.allowed !== false) return withRateLimit(context, fields);
+    const refusal = byClient ?? decision;
+    const policy = byClient ? CLIENT_POLICY_NAME : POLICY_NAME;
+    logger.info('api key refused', { code: 'RATE_LIMITED', keyId: record.keyId, policy, retryAfterSeconds: refusal.retryAfterSeconds });
+    return withRateLimit(rejectedContext('RATE_LIMITED', byClient ? clientRateLimitedMessage(byClient) : rateLimitedMessage(decision)), {
+      rateLimitPolicy: rateLimitPolicyField(refusal.limit, policy),
+      rateLimit: rateLimitField(refusal.remaining, refusal.resetSeconds, policy),
+      retryAfter: String(refusal.retryAfterSeconds),
     });
   }
 

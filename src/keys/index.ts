@@ -26,3 +26,4 @@ export { bumpKeysVersion, bumpKeysVersionItem, readKeysVersion } from './version
 export { REVOCATION_BOUND_MS } from './authorizer.js';
 export { expiredMessage, MESSAGES } from './messages.js';
 export { DEFAULT_RATE_LIMIT, type RateLimit } from './limits/rate-limit.js';
+export { DEFAULT_CLIENT_RATE_LIMIT, readClientRateLimit } from './limits/client-limit.js';

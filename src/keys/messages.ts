@@ -21,6 +21,10 @@ export function rateLimitedMessage(decision: Pick<LimitDecision, 'limit' | 'retr
   return `Too many requests for this API key (limit ${decision.limit.rate} per second, burst ${decision.limit.burst}); retry after ${decision.retryAfterSeconds} s`;
 }
 
+export function clientRateLimitedMessage(decision: Pick<LimitDecision, 'limit' | 'retryAfterSeconds'>): string {
+  return `Too many requests for this client, all its API keys together (limit ${decision.limit.rate} per second, burst ${decision.limit.burst}); retry after ${decision.retryAfterSeconds} s`;
+}
+
 const ENVIRONMENT_NAMES: Readonly<Record<KeyEnvironment, string>> = {
   live: 'the production environment (prod)',
   test: 'the sandbox environment (sandbox)',

@@ -4,11 +4,13 @@ import { logger } from '../logger.js';
 import { publicDelivery, recordWatchSuccess, requireWatch, type Delivery, type WatchTables } from '../watches/index.js';
 import { attemptNow, type AttemptDependencies, type AttemptReport } from './attempt.js';
 import { findDelivery, recordReplay } from './store.js';
+import { countSend } from './send-limit.js';
 
 /**
  * A test event and a replay, sent now (docs/api.md, "Testing a watch", "Sending a delivery again"):
  * each answers with its attempt. A replay keeps the delivery's `webhook-id` and body and counts in
  * its history; a test event is recorded nowhere. Neither starts or extends the watch's failing period.
+ * Each counts against its client's sends (src/watch-admin/send-limit.ts) before it is made.
  */
 export type SendDependencies = AttemptDependencies & { tables: WatchTables };
 
@@ -30,6 +32,7 @@ export function testEventId(): string {
 
 export async function sendTestEvent(clientId: string, watchId: string, deps: SendDependencies): Promise<TestAttempt> {
   const watch = await requireWatch(clientId, watchId, deps);
+  await countSend(deps.tables, clientId, deps.clock());
   const body = JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: new Date(deps.clock()).toISOString(), data: { watchId } });
   const report = await attemptNow(watch, testEventId(), body, deps);
   logger.info('watch test event sent', { watchId, webhookId: report.webhookId, result: report.result, responseCode: report.responseCode });
@@ -43,6 +46,7 @@ export async function replayDelivery(clientId: string, watchId: string, delivery
   if (delivery.payload === undefined) {
     throw new AppError('DELIVERY_NOT_REPLAYABLE', 'This delivery was made before bodies were kept for replays; it cannot be sent again');
   }
+  await countSend(deps.tables, clientId, deps.clock());
   const report = await attemptNow(watch, delivery.id, delivery.payload, deps);
   const delivered = report.result === 'delivered';
   const after = await recordReplay(deps.tables, delivery, { at: report.attemptedAt, responseCode: report.responseCode, delivered });

@@ -299,6 +299,8 @@ describe('a client manages its own keys over HTTP (/open/v1/api-keys)', () => {
     const { res, body } = await call(other.key, '/self');
     expect(res.status).toBe(200);
     expect(data<View>(body)).toMatchObject({ id: other.keyId, state: 'active', scopes: ['empty_leg:read'], sunsetAt: null });
+    // Its client's limit, all its keys together: the default (docs/api.md, "Rate limits").
+    expect(data<View & { clientRateLimit: unknown }>(body).clientRateLimit).toEqual({ rate: 20, burst: 40 });
     expect(res.headers.get('ratelimit')).toMatch(/^"per-key";r=\d+;t=\d+$/);
     expect(JSON.stringify(body)).not.toContain(other.key);
   });

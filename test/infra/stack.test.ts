@@ -17,10 +17,11 @@ import { STACK_OUTPUTS, stackName } from '../../src/deployment.js';
 import { STAGES, type Stage } from '../../src/config.js';
 import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { DEFAULT_RATE_LIMIT } from '../../src/keys/limits/rate-limit.js';
+import { DEFAULT_CLIENT_RATE_LIMIT } from '../../src/keys/limits/client-limit.js';
 import { RATE_LIMIT_METRICS } from '../../src/metrics.js';
 import { DATABASE_DEADLINE_MS } from '../../src/time-budget.js';
 import { DEFAULT_ROUTE, ROUTES, routeKeyOf } from '../../src/routes.js';
-import { FUNCTION_NAMES, FUNCTIONS, type FunctionName } from '../../src/function-table.js';
+import { CONCURRENCY_FUNCTION_NAMES, FUNCTION_NAMES, FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
 import {
   allStrings,
   arnOf,
@@ -715,10 +716,41 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(config.throttling.burstLimit).toBeGreaterThanOrEqual(config.throttling.rateLimit);
       // Stated per stage (docs/api.md, "Answers from API Gateway itself"): the account's guard, all keys together.
       expect(props(s).DefaultRouteSettings).toMatchObject(
-        { sandbox: { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 }, prod: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 } }[stage],
+        { sandbox: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 }, prod: { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 } }[stage],
       );
       // Above any one key's default limit (10/s, burst 20): the stage throttle is not a key's limit.
       expect(config.throttling.rateLimit).toBeGreaterThan(DEFAULT_RATE_LIMIT.rate);
+      // Above what several clients at their default limit reach together (sandbox 10, prod 50): no few clients fill it.
+      expect(config.throttling.rateLimit).toBeGreaterThanOrEqual({ sandbox: 10, prod: 50 }[stage] * DEFAULT_CLIENT_RATE_LIMIT.rate);
+      expect(config.throttling.burstLimit).toBeGreaterThanOrEqual({ sandbox: 10, prod: 50 }[stage] * DEFAULT_CLIENT_RATE_LIMIT.burst);
+    });
+  });
+
+  describe('concurrency (docs/deploy.md, "Concurrency")', () => {
+    const reservedOf = (name: FunctionName) => props(fn(t(), FUNCTIONS[name].logicalId)).ReservedConcurrentExecutions;
+
+    it('reserves the authorizer and the listing functions a share, and caps the watch administration and the deliveries', () => {
+      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'reserved').sort()).toEqual(['authorizer', 'getEmptyLeg', 'listChanges', 'listEmptyLegs']);
+      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverWebhooks', 'watchAdmin']);
+      for (const name of CONCURRENCY_FUNCTION_NAMES) expect([name, reservedOf(name)]).toEqual([name, config.reservedConcurrency[name]]);
+      // The shares hold the stage throttle's rate at 100 ms an invocation (authorizer and list function each).
+      expect(config.reservedConcurrency.authorizer).toBeGreaterThanOrEqual(config.throttling.rateLimit / 10);
+      expect(config.reservedConcurrency.listEmptyLegs).toBeGreaterThanOrEqual(config.throttling.rateLimit / 10);
+      // Sends and deliveries together stay under the listing's share.
+      expect(config.reservedConcurrency.watchAdmin + config.reservedConcurrency.deliverWebhooks).toBeLessThan(config.reservedConcurrency.listEmptyLegs);
+      // What is reserved, the feeds' ingestion included, leaves Lambda's 100 unreserved of an account's default 1,000.
+      const reserved = Object.values(resourcesOfType(t(), 'AWS::Lambda::Function')).reduce((sum, f) => sum + Number(props(f).ReservedConcurrentExecutions ?? 0), 0);
+      expect(reserved).toBeLessThanOrEqual(900);
+      // Every other function shares the rest (none reserved by accident).
+      const others = FUNCTION_NAMES.filter((n) => !(CONCURRENCY_FUNCTION_NAMES as readonly string[]).includes(n) && n !== 'ingestFeed');
+      for (const name of others) expect([name, reservedOf(name)]).toEqual([name, undefined]);
+    });
+
+    it("bounds the delivery queue's event source by maximumConcurrency, within the delivery function's cap", () => {
+      const [, mapping] = onlyResource(t(), 'AWS::Lambda::EventSourceMapping', (r) => JSON.stringify(props(r).FunctionName).includes(FUNCTIONS.deliverWebhooks.logicalId));
+      expect(props(mapping).ScalingConfig).toEqual({ MaximumConcurrency: config.deliveryMaximumConcurrency });
+      expect(config.deliveryMaximumConcurrency).toBeGreaterThanOrEqual(2);
+      expect(config.deliveryMaximumConcurrency).toBeLessThanOrEqual(config.reservedConcurrency.deliverWebhooks);
     });
   });
 

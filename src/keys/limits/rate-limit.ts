@@ -73,16 +73,16 @@ export function policyWindowSeconds(limit: RateLimit): number {
  * The RateLimit-Policy field (draft-ietf-httpapi-ratelimit-headers-11, section 3): one quota policy
  * item, a String, with `q` (the burst) and `w` (the refill window).
  */
-export function rateLimitPolicyField(limit: RateLimit): string {
-  return `"${POLICY_NAME}";q=${limit.burst};w=${policyWindowSeconds(limit)}`;
+export function rateLimitPolicyField(limit: RateLimit, name: string = POLICY_NAME): string {
+  return `"${name}";q=${limit.burst};w=${policyWindowSeconds(limit)}`;
 }
 
 /**
  * The RateLimit field (section 4): `r`, the requests available now, and `t`, the seconds within
  * which no more than `r` can be used (until the next request's worth comes back).
  */
-export function rateLimitField(remaining: number, resetSeconds: number): string {
-  return `"${POLICY_NAME}";r=${Math.max(0, Math.floor(remaining))};t=${Math.max(0, Math.ceil(resetSeconds))}`;
+export function rateLimitField(remaining: number, resetSeconds: number, name: string = POLICY_NAME): string {
+  return `"${name}";r=${Math.max(0, Math.floor(remaining))};t=${Math.max(0, Math.ceil(resetSeconds))}`;
 }
 
 /** `10 req/s, burst 20` as the commands print it. */

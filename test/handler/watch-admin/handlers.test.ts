@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { AirportIndex } from '../../../src/airports/reference.js';
@@ -128,5 +128,25 @@ describe('the owner\'s operations', () => {
     const kept = await call(event(ROUTES.updateWatch, { body: '{"description":"kept"}' }));
     expect([kept.status, kept.body.data?.filters, kept.body.data?.description]).toEqual([200, { currency: 'XAU', maxPrice: 5 }, 'kept']);
     expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual(['watches']);
+  });
+});
+
+describe('test events and replays per client', () => {
+  it("answers the 11th of a minute 429 RATE_LIMITED in the envelope with Retry-After, before any attempt", async () => {
+    const now = Date.parse('2026-11-21T12:00:00Z');
+    // Ten sends of this client in the last minute, the oldest 45 s ago: a place frees in 15 s.
+    const sends = Array.from({ length: 10 }, (_, i) => now - 45_000 + i * 1_000);
+    ddb.on(GetCommand, { Key: { clientId: KEY.clientId, watchId: ID } }).resolves({ Item: { ...STORED, description: null } });
+    ddb.on(GetCommand, { Key: { clientId: `~sends#${KEY.clientId}`, watchId: '~sends' } }).resolves({ Item: { sends, v: 10 } });
+    const delivery = { watchId: ID, deliveryKey: `2026-11-21T11:00:00.000Z#${DELIVERY}`, id: DELIVERY, clientId: KEY.clientId, type: 'empty_leg.listed', legId: 'L1', status: 'delivered', attempts: 1, responseCode: 204, lastAttemptAt: null, nextAttemptAt: null, createdAt: '2026-11-21T11:00:00.000Z', ttl: 0, payload: '{}' };
+    ddb.on(QueryCommand).resolves({ Items: [delivery] });
+    ddb.on(GetCommand, { Key: { watchId: ID, deliveryKey: delivery.deliveryKey } }).resolves({ Item: delivery });
+    for (const route of [ROUTES.testWatch, ROUTES.retryWatchDelivery]) {
+      const res = await handler(event(route), lambdaContext());
+      expect(res.statusCode).toBe(429);
+      expect(res.headers?.['retry-after']).toBe('15');
+      expect(JSON.parse(res.body ?? '{}')).toMatchObject({ code: 'RATE_LIMITED', data: null });
+    }
+    expect(ddb.commandCalls(UpdateCommand).filter((c) => String(c.args[0].input.Key?.clientId).startsWith('~sends#'))).toHaveLength(0);
   });
 });

@@ -2,6 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_RATE_LIMIT } from '../../../src/keys/limits/rate-limit.js';
+import { setClientRateLimit } from '../../../src/keys/limits/client-limit.js';
+import { clientIdOf } from '../../../src/keys/format.js';
 import { createAuthorizerHandler } from '../../../src/keys/authorizer-handler.js';
 import { createKey, revokeKey, rotateKey } from '../../../src/api-keys/store.js';
 import { withChangeAwareCache } from '../../../src/listing/change-aware-cache.js';
@@ -184,6 +186,7 @@ describe('authorizer: keys version', () => {
   it('every warm container marks a just-rotated key deprecated within 2 s', async () => {
     // The highest rate limit: the polling below asks far more often than the default allows.
     const { key, record } = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], rateLimit: MAX_RATE_LIMIT });
+    await setClientRateLimit(t.client, t.keysTableName, clientIdOf(record), MAX_RATE_LIMIT);
     const containers = [authorizer(), authorizer()];
     for (const h of containers) expect((await h(withKey(key))).context).toMatchObject({ verdict: 'ok', deprecated: false });
     await rotateKey(t.client, t.keysTableName, record.keyId);

@@ -17,6 +17,7 @@ import { countingClient } from '../../support/counting-client.js';
 import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import { startReceiver, verifiesWith, type Receiver } from '../../support/webhook-receiver.js';
 import { testNow } from '../../support/clock.js';
+import type { AppError } from '../../../src/errors.js';
 
 /**
  * The owner's attempts made now (src/watch-admin/): a test event, a replay and the signing after a
@@ -236,5 +237,41 @@ describe("a secret's rotation", () => {
     const second = await rotateWatchSecret(watch.clientId, watch.watchId, { tables, clock: () => NOW - 3_600_000 });
     const got = await arrived((await sendTestEvent(watch.clientId, watch.watchId, deps())).webhookId);
     expect([verifiesWith(second.secret, got), verifiesWith(first.secret, got), verifiesWith(watch.secret, got)]).toEqual([true, true, false]);
+  });
+});
+
+describe('test events and replays per client (src/watch-admin/send-limit.ts)', () => {
+  it('100 test events in a minute: the first 10 are sent, whatever the receiver answers, the other 90 are 429 with Retry-After; another client is not affected', async () => {
+    receiver.respond = (path) => (path === '/limit-503' ? 503 : 204);
+    const watch = await watchAt('limit-503');
+    const results: (string | number)[] = [];
+    // One every 0.5 s of the injected clock: 50 s in all.
+    for (let i = 0; i < 100; i++) {
+      try {
+        results.push((await sendTestEvent(watch.clientId, watch.watchId, deps({ clock: () => NOW + i * 500 }))).result);
+      } catch (err) {
+        const e = err as AppError;
+        expect(e).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
+        // The first send (at NOW) frees its place at NOW + 60 s.
+        expect(Number(e.headers?.['retry-after'])).toBe(Math.ceil((60_000 - i * 500) / 1000));
+        results.push(429);
+      }
+    }
+    expect(results.slice(0, 10)).toEqual(Array(10).fill('rejected'));
+    expect(results.slice(10)).toEqual(Array(90).fill(429));
+    expect(receiver.received.filter((r) => r.path === '/limit-503')).toHaveLength(10);
+    // A minute after the first: one place again.
+    expect((await sendTestEvent(watch.clientId, watch.watchId, deps({ clock: () => NOW + 60_001 }))).result).toBe('rejected');
+    await expect(sendTestEvent(watch.clientId, watch.watchId, deps({ clock: () => NOW + 60_002 }))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    const other = await watchAt('limit-other');
+    expect((await sendTestEvent(other.clientId, other.watchId, deps({ clock: () => NOW + 1_000 }))).result).toBe('delivered');
+  });
+
+  it('30 sent at once: exactly 10 go out', async () => {
+    const watch = await watchAt('limit-burst');
+    const settled = await Promise.allSettled(Array.from({ length: 30 }, () => sendTestEvent(watch.clientId, watch.watchId, deps())));
+    expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(10);
+    expect(settled.filter((s) => s.status === 'rejected').map((s) => (s).reason as AppError).every((e) => e.code === 'RATE_LIMITED')).toBe(true);
+    expect(receiver.received.filter((r) => r.path === '/limit-burst')).toHaveLength(10);
   });
 });
