@@ -9,7 +9,7 @@ import { toApiRecord } from '../src/kernel/model.js';
 import { derivedIndexKeyOf } from '../src/kernel/leg-change.js';
 import { toStorageItem } from '../src/kernel/leg-item.js';
 import { packRecord } from '../src/kernel/record-pack.js';
-import { stateListing } from '../src/changes/initial-listing.js';
+import { stateListing } from '../src/changes/store-parts/initial-listing.js';
 import { writeLegs } from '../src/loading/loader.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
 import { demoLegs } from '../local/demo/index.js';

@@ -54,7 +54,7 @@ export type TableAccess =
   /**
    * Legs table: the change consumer (src/changes/): read the table's stream; GetItem, BatchGetItem,
    * PutItem, UpdateItem (in TransactWriteItems) on the change log's items only (ids `~change...`,
-   * `~feed#...`); UpdateItem on a leg's derived attributes only (src/changes/reindex.ts). No Scan,
+   * `~feed#...`); UpdateItem on a leg's derived attributes only (src/changes/store-parts/reindex.ts). No Scan,
    * no Query, no other write to a leg.
    */
   | 'legs:consume'

@@ -11,7 +11,7 @@ import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_IND
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
-import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
+import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
 import { CLIENT_ITEM_ATTRIBUTES, KEY_STATE_ATTRIBUTES, MATCH_WATCH_ATTRIBUTES, type TableAccess } from '../../src/table-access.js';
 import { ARCHITECTURE, PROJECT_ROOT, RUNTIME, bundlingFor, entryPath } from '../bundling.js';
@@ -268,7 +268,7 @@ export class ServiceFunction extends Construct {
    * PutItem and UpdateItem (the actions of its TransactWriteItems) on the change log's items only
    * (the head, the entries, the legs' states, the index pages), by `dynamodb:LeadingKeys`. Reading the stream is granted by its
    * event source mapping (lib/constructs/change-stream.ts). UpdateItem on a leg, for its derived
-   * attributes only (`dynamodb:Attributes`: src/changes/reindex.ts). No Scan, no Query, no Put or Delete of a leg.
+   * attributes only (`dynamodb:Attributes`: src/changes/store-parts/reindex.ts). No Scan, no Query, no Put or Delete of a leg.
    */
   consumeChanges(table: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], table.tableArn, {

@@ -4,12 +4,12 @@ import { batchGet } from '../aws/batch-get.js';
 import { CHANGE_PAGE_SIZE } from '../kernel/leg-change.js';
 import { MAX_BATCH_GET_ATTEMPTS } from '../aws/batch-limits.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './index-codes.js';
+import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './store-parts/index-codes.js';
 import { packRecord } from '../kernel/record-pack.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
 import type { IndexRepair } from '../kernel/leg-change.js';
-import { reindexLeg } from './reindex.js';
-import { scanListing, stateListing } from './initial-listing.js';
+import { reindexLeg } from './store-parts/reindex.js';
+import { scanListing, stateListing } from './store-parts/initial-listing.js';
 
 /**
  * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
@@ -59,7 +59,7 @@ export interface ChangeLogStore {
    * position to go on after (it may come with fewer legs: the Scan is capped), undefined when done.
    */
   listed(afterKey: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
-  /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/reindex.ts). */
+  /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/store-parts/reindex.ts). */
   reindex(id: string, image: Readonly<Record<string, unknown>>, repair: IndexRepair): Promise<boolean>;
 }
 
@@ -170,7 +170,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       // A state carries the record its last entry gave (`r`, compressed: the state stays within one
       // write unit): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
       const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
-      // A listed leg's state is in the listedLegs index too (src/changes/initial-listing.ts).
+      // A listed leg's state is in the listedLegs index too (src/changes/store-parts/initial-listing.ts).
       const indexed = new Map(group.entries.map((e) => [e.id, e.index]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
         Put: {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { STREAM_MAPPING, STREAM_READERS } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
-import { REINDEX_ATTRIBUTES } from '../../src/changes/reindex.js';
+import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS } from '../../src/function-table.js';
 import { KEYS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
@@ -98,7 +98,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(onItems.Condition).toEqual({
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, `${STATE_PREFIX}*`, `${PAGE_PREFIX}*`] },
     });
-    // A leg's item: UpdateItem naming only its derived attributes and what they derive from (src/changes/reindex.ts).
+    // A leg's item: UpdateItem naming only its derived attributes and what they derive from (src/changes/store-parts/reindex.ts).
     const onLegs = onTable(all, legsId).filter((s) => s !== onItems);
     expect(onLegs.map((s) => [actions(s), s.Condition])).toEqual([
       [['dynamodb:UpdateItem'], { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] } }],

@@ -730,8 +730,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
     const reservedOf = (name: FunctionName) => props(fn(t(), FUNCTIONS[name].logicalId)).ReservedConcurrentExecutions;
 
     it('reserves the authorizer and the listing functions a share, and caps the watch administration and the deliveries', () => {
-      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'reserved').sort()).toEqual(['authorizer', 'getEmptyLeg', 'listChanges', 'listEmptyLegs']);
-      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverWebhooks', 'watchAdmin']);
+      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'reserved').sort()).toEqual(['authorizer', 'getEmptyLeg', 'listChanges', 'listEmptyLegs', 'listSources']);
+      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverWebhooks', 'mcp', 'watchAdmin']);
       for (const name of CONCURRENCY_FUNCTION_NAMES) expect([name, reservedOf(name)]).toEqual([name, config.reservedConcurrency[name]]);
       // The shares hold the stage throttle's rate at 100 ms an invocation (authorizer and list function each).
       expect(config.reservedConcurrency.authorizer).toBeGreaterThanOrEqual(config.throttling.rateLimit / 10);

@@ -1,4 +1,4 @@
-import { legOfGroup, stateListing, type ListingGroup } from '../../src/changes/initial-listing.js';
+import { legOfGroup, stateListing, type ListingGroup } from '../../src/changes/store-parts/initial-listing.js';
 import { SORT_ATTR } from '../../src/kernel/leg-item.js';
 import { packRecord } from '../../src/kernel/record-pack.js';
 import type { EmptyLeg } from '../../src/kernel/model.js';

@@ -5,7 +5,7 @@ import { batchPut } from '../../../src/aws/batch-write.js';
 import { decodeCursor } from '../../../src/changes/cursor.js';
 import { readChanges, type ChangesPage } from '../../../src/changes/feed.js';
 import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
-import { LISTING_SCANS_PER_PAGE } from '../../../src/changes/initial-listing.js';
+import { LISTING_SCANS_PER_PAGE } from '../../../src/changes/store-parts/initial-listing.js';
 import { createChangeLogStore } from '../../../src/changes/store.js';
 import { fixedClock } from '../../../src/clock.js';
 import { toStorageItem } from '../../../src/kernel/leg-item.js';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { consumeChanges } from '../../../src/changes/consume.js';
 import { readChanges, type ChangesPage } from '../../../src/changes/feed.js';
 import { decodeCursor } from '../../../src/changes/cursor.js';
-import { INDEXED_SOURCE_FIELDS } from '../../../src/changes/reindex.js';
+import { INDEXED_SOURCE_FIELDS } from '../../../src/changes/store-parts/reindex.js';
 import type { ChangeLogStore } from '../../../src/changes/store.js';
 import type { ItemChange, ListingTransition } from '../../../src/changes/transition.js';
 import { listedRecord } from '../../../src/kernel/listed.js';
@@ -81,7 +81,7 @@ async function run(ops: readonly Op[], groupSize: number) {
     else table.set(key, next);
     stream.push({ id: key, sequenceNumber: String(++sequence), oldImage: old, newImage: next });
   };
-  // The consumer's repair, as src/changes/reindex.ts makes it: conditioned on the fields it derived from.
+  // The consumer's repair, as src/changes/store-parts/reindex.ts makes it: conditioned on the fields it derived from.
   const log: typeof memory = {
     ...memory,
     reindex(key, image, repair) {

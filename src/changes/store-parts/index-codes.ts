@@ -1,5 +1,5 @@
-import type { ChangeSet } from '../kernel/leg-change.js';
-import type { LogEntry } from './log.js';
+import type { ChangeSet } from '../../kernel/leg-change.js';
+import type { LogEntry } from '../log.js';
 
 /** How the head and the index pages hold entries' index changes: compact codes, decoded to change sets. */
 /** Bytes of the head's recent index changes: the head stays within one 4 KB read unit. */

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { IndexRepair } from '../kernel/leg-change.js';
-import { BUCKET_ATTR, EXPIRY_DAY_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
+import type { IndexRepair } from '../../kernel/leg-change.js';
+import { BUCKET_ATTR, EXPIRY_DAY_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../../kernel/leg-item.js';
 
 /** The fields a leg's index attributes derive from (src/kernel/leg-change.ts, derivedIndexKeyOf). */
 export const INDEXED_SOURCE_FIELDS = [

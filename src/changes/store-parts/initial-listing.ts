@@ -1,12 +1,12 @@
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { utcDate } from '../kernel/dates.js';
-import { IndexEntryReader } from '../kernel/index-entry.js';
-import type { IndexKey } from '../kernel/leg-change.js';
-import { SORT_ATTR } from '../kernel/leg-item.js';
-import { inWindow, listedRecord, unfilteredWindow } from '../kernel/listed.js';
-import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { unpackRecord } from '../kernel/record-pack.js';
-import { LISTED_LEGS_INDEX } from '../tables.js';
+import { utcDate } from '../../kernel/dates.js';
+import { IndexEntryReader } from '../../kernel/index-entry.js';
+import type { IndexKey } from '../../kernel/leg-change.js';
+import { SORT_ATTR } from '../../kernel/leg-item.js';
+import { inWindow, listedRecord, unfilteredWindow } from '../../kernel/listed.js';
+import { toApiRecord, type EmptyLeg } from '../../kernel/model.js';
+import { unpackRecord } from '../../kernel/record-pack.js';
+import { LISTED_LEGS_INDEX } from '../../tables.js';
 
 /**
  * The first read's listing (docs/api.md, "Change feed"; docs/storage.md, "The change log's items"):
