@@ -1,5 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../errors.js';
 import { mapError } from '../http/envelope.js';
@@ -90,9 +92,19 @@ export async function connectToolServer(server: Server, transport: Transport): P
   await server.connect(transport);
 }
 
+let ajv: AjvJsonSchemaValidator | undefined;
+
+/**
+ * The servers' one JSON Schema validator, made on first use (the SDK makes a new Ajv per server
+ * otherwise, most of a warm search's CPU: docs/performance.md, "MCP"); only elicitation uses it.
+ */
+export const SHARED_SCHEMA_VALIDATOR: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
 /** An SDK server with the tools `scopes` allow; connect it with `connectToolServer`. */
 export function createToolServer(api: LegsApi, scopes: readonly string[]): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: SHARED_SCHEMA_VALIDATOR });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: TOOLS.filter((tool) => missingScopes(tool, scopes).length === 0).map(toolListing),
   }));
