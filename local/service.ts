@@ -265,6 +265,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       tableName: watchesConfig.localQueueTableName,
       lane: 'slow',
       concurrency: 2,
+      // Half as many scans of the local queue table as the shared lane's worker: its receivers are slow anyway.
+      pollMs: 500,
       handler: await importHandler<(event: SQSEvent) => Promise<SQSBatchResponse>>('deliverSlowWebhooks'),
       clock: watchesConfig.clock,
       say: options.say,
