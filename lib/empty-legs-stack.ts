@@ -143,6 +143,7 @@ export class EmptyLegsStack extends Stack {
       alarmNamePrefix: stackName(config.stage),
       reservedConcurrency: config.reservedConcurrency.deliverWebhooks,
       maximumConcurrency: config.deliveryMaximumConcurrency,
+      slowLaneConcurrency: config.reservedConcurrency.deliverSlowWebhooks,
     });
     this.changeStream = new ChangeStream(this, 'Changes', {
       ...common,
@@ -200,6 +201,7 @@ export class EmptyLegsStack extends Stack {
       ...this.changeStream.functions,
       ingestFeed: this.feeds.ingest,
       deliverWebhooks: this.webhooks.deliver,
+      deliverSlowWebhooks: this.webhooks.deliverSlow,
     } as Record<FunctionName, ServiceFunction>;
     new CfnOutput(this, 'FeedsBucketName', {
       value: this.feeds.bucketName,

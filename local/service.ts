@@ -259,6 +259,18 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       clock: watchesConfig.clock,
       say: options.say,
     });
+    // The slow lane (docs/watches.md, "The slow lane"): its own worker, capped as its event source is.
+    const slowWorker = startQueueWorker({
+      client: ddb.client,
+      tableName: watchesConfig.localQueueTableName,
+      lane: 'slow',
+      concurrency: 2,
+      // Half as many scans of the local queue table as the shared lane's worker: its receivers are slow anyway.
+      pollMs: 500,
+      handler: await importHandler<(event: SQSEvent) => Promise<SQSBatchResponse>>('deliverSlowWebhooks'),
+      clock: watchesConfig.clock,
+      say: options.say,
+    });
     return {
       url: serviceUrl(options.host, options.port),
       dynamodbEndpoint: ddb.endpoint,
@@ -266,7 +278,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       apiKey: created.key,
       async stop() {
         clearInterval(snapshotTimer);
-        await Promise.all([poller?.stop(), matcher?.stop(), worker.stop()]);
+        await Promise.all([poller?.stop(), matcher?.stop(), worker.stop(), slowWorker.stop()]);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());
           listening.closeAllConnections();

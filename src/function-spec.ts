@@ -5,7 +5,7 @@ import type { TableAccess } from './table-access.js';
  * values them per stage (LISTING_CACHE_TTL_SECONDS) or from the resources it creates (the feeds
  * bucket's name).
  */
-export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST' | 'WEBHOOK_QUEUE_URL' | 'RATES_URL';
+export type FunctionSetting = 'LISTING_CACHE_TTL_SECONDS' | 'FEEDS_BUCKET_NAME' | 'FAILED_AUTH_PER_MINUTE' | 'FAILED_AUTH_BURST' | 'WEBHOOK_QUEUE_URL' | 'WEBHOOK_SLOW_QUEUE_URL' | 'RATES_URL';
 
 /** A file copied beside a function's bundle: `from` the repository root, `to` the bundle's folder. */
 export interface BundledFile {

@@ -207,7 +207,18 @@ export const FUNCTIONS = {
     // A batch's ten deliveries run at once, each at most 10 s (its DNS lookup included), and their writes.
     timeoutSeconds: 30,
     access: ['watches:deliver', 'keys:clients'],
-    environment: ['WEBHOOK_QUEUE_URL'],
+    environment: ['WEBHOOK_QUEUE_URL', 'WEBHOOK_SLOW_QUEUE_URL'],
+    concurrency: 'capped',
+  },
+  deliverSlowWebhooks: {
+    invokedBy: 'queue',
+    entry: 'functions/deliver-slow-webhooks/handler.ts',
+    logicalId: 'DeliverSlowWebhooksFunction',
+    description: 'Slow lane: the deliveries of watches whose receiver answered slower than 2 s, off the shared queue',
+    memorySize: 512,
+    timeoutSeconds: 30,
+    access: ['watches:deliver', 'keys:clients'],
+    environment: ['WEBHOOK_SLOW_QUEUE_URL'],
     concurrency: 'capped',
   },
   consumeChanges: {

@@ -25,6 +25,7 @@ export const ENV = {
   watchesTableName: 'WATCHES_TABLE_NAME',
   deliveriesTableName: 'WATCH_DELIVERIES_TABLE_NAME',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
+  webhookSlowQueueUrl: 'WEBHOOK_SLOW_QUEUE_URL',
   ratesUrl: 'RATES_URL',
   listingCacheTtlSeconds: 'LISTING_CACHE_TTL_SECONDS',
   failedAuthPerMinute: 'FAILED_AUTH_PER_MINUTE',

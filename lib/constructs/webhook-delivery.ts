@@ -28,6 +28,8 @@ export interface WebhookDeliveryProps {
   readonly reservedConcurrency: number;
   /** The queue's event source's `maximumConcurrency` (2-1000): at most `reservedConcurrency`, so SQS never meets a throttled function. */
   readonly maximumConcurrency: number;
+  /** The slow lane's function's reserved concurrency, also its queue's `maximumConcurrency` (2, SQS's least). */
+  readonly slowLaneConcurrency: number;
 }
 
 /** Receives after which a message that keeps failing (not a failed attempt: a failing worker) is dead-lettered. */
@@ -44,28 +46,20 @@ export class WebhookDelivery extends Construct {
   readonly deliver: ServiceFunction;
   readonly deadLetterAlarm: Alarm;
   readonly errorsAlarm: Alarm;
+  /** The slow lane (docs/watches.md, "The slow lane"): its queue, dead letters, capped function and alarms. */
+  readonly slowQueue: Queue;
+  readonly slowDeadLetters: Queue;
+  readonly deliverSlow: ServiceFunction;
+  readonly slowAlarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
     if (props.maximumConcurrency < 2 || props.maximumConcurrency > props.reservedConcurrency) {
       throw new Error(`${this.node.path}: maximumConcurrency ${props.maximumConcurrency} must be 2 to the delivery function's reserved concurrency, ${props.reservedConcurrency}`);
     }
-    this.deadLetters = new Queue(this, 'DeadLetters', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: props.removalPolicy,
-    });
-    acknowledge(this.deadLetters, { id: 'AwsSolutions-SQS3', reason: 'This is the dead-letter queue of the webhook queue; it has none of its own.' });
-    this.queue = new Queue(this, 'Queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Six times the function's timeout, as Lambda's SQS event source asks.
-      visibilityTimeout: Duration.seconds(6 * FUNCTIONS.deliverWebhooks.timeoutSeconds),
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: MAX_RECEIVES },
-      removalPolicy: props.removalPolicy,
-    });
+    if (props.slowLaneConcurrency < 2) throw new Error(`${this.node.path}: slowLaneConcurrency ${props.slowLaneConcurrency} must be at least 2 (SQS's least maximumConcurrency)`);
+    [this.queue, this.deadLetters] = this.queueWithDeadLetters('', props.removalPolicy);
+    [this.slowQueue, this.slowDeadLetters] = this.queueWithDeadLetters('Slow', props.removalPolicy);
 
     this.deliver = new ServiceFunction(this, 'DeliverWebhooks', {
       name: 'deliverWebhooks',
@@ -75,11 +69,25 @@ export class WebhookDelivery extends Construct {
       removalPolicy: props.removalPolicy,
       samLocal: props.samLocal,
       reservedConcurrency: props.reservedConcurrency,
-      environment: { [ENV.webhookQueueUrl]: this.queue.queueUrl },
+      environment: { [ENV.webhookQueueUrl]: this.queue.queueUrl, [ENV.webhookSlowQueueUrl]: this.slowQueue.queueUrl },
     }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable, keys: props.keysTable });
-    // The retries: new messages on the same queue.
+    // The retries: new messages on the same queue; a slow watch's deliveries: forwarded to the slow lane's.
     this.queue.grantSendMessages(this.deliver.function);
+    this.slowQueue.grantSendMessages(this.deliver.function);
     this.deliver.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: props.maximumConcurrency }));
+
+    this.deliverSlow = new ServiceFunction(this, 'DeliverSlowWebhooks', {
+      name: 'deliverSlowWebhooks',
+      stage: props.stage,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+      samLocal: props.samLocal,
+      reservedConcurrency: props.slowLaneConcurrency,
+      environment: { [ENV.webhookSlowQueueUrl]: this.slowQueue.queueUrl },
+    }).grant(FUNCTIONS.deliverSlowWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable, keys: props.keysTable });
+    this.slowQueue.grantSendMessages(this.deliverSlow.function);
+    this.deliverSlow.function.addEventSource(new SqsEventSource(this.slowQueue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: props.slowLaneConcurrency }));
 
     this.deadLetterAlarm = incidentAlarm(this, 'DeadLettersAlarm', {
       alarmName: `${props.alarmNamePrefix}-WebhookDeadLetters`,
@@ -95,11 +103,43 @@ export class WebhookDelivery extends Construct {
       threshold: 0,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     });
+    this.slowAlarms = [
+      incidentAlarm(this, 'SlowDeadLettersAlarm', {
+        alarmName: `${props.alarmNamePrefix}-WebhookSlowDeadLetters`,
+        alarmDescription: 'A slow-lane webhook message failed to be processed 5 times (the worker, not the receiver, failed): see docs/watches.md, "The slow lane"',
+        metric: this.slowDeadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
+      incidentAlarm(this, 'DeliverSlowFunctionErrors', {
+        alarmName: `${props.alarmNamePrefix}-DeliverSlowWebhooksErrors`,
+        alarmDescription: 'The slow lane\'s delivery function failed (not a receiver: the function itself)',
+        metric: this.deliverSlow.function.metricErrors({ period: Duration.minutes(5) }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      }),
+    ];
+  }
+
+  /** A lane's queue (`''` the shared, `'Slow'`) and its dead-letter queue (14 days). */
+  private queueWithDeadLetters(prefix: '' | 'Slow', removalPolicy: RemovalPolicy): [Queue, Queue] {
+    const deadLetters = new Queue(this, `${prefix}DeadLetters`, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14), removalPolicy });
+    acknowledge(deadLetters, { id: 'AwsSolutions-SQS3', reason: `This is the dead-letter queue of the webhook${prefix === '' ? '' : ' slow lane'} queue; it has none of its own.` });
+    const queue = new Queue(this, `${prefix}Queue`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // Six times the function's timeout, as Lambda's SQS event source asks.
+      visibilityTimeout: Duration.seconds(6 * FUNCTIONS.deliverWebhooks.timeoutSeconds),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: MAX_RECEIVES },
+      removalPolicy,
+    });
+    return [queue, deadLetters];
   }
 
   /** The alarms notify `topic` (the alarm topic, made after the change consumer that sends to this queue). */
   alarmTo(topic: ITopic): this {
-    notifyTopic(topic, this.deadLetterAlarm, this.errorsAlarm);
+    notifyTopic(topic, this.deadLetterAlarm, this.errorsAlarm, ...this.slowAlarms);
     return this;
   }
 }

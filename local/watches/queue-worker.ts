@@ -3,6 +3,7 @@ import { DeleteCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient 
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Clock } from '../../src/clock.js';
+import type { DeliveryLane } from '../../src/watches/queue.js';
 
 /**
  * The local stand-in for SQS's event source (npm start, tests): polls the local queue table
@@ -23,6 +24,8 @@ export interface QueueWorkerOptions {
   batchSize?: number;
   /** Batches handled at once (default 5, as Lambda's SQS event source starts with). */
   concurrency?: number;
+  /** The lane whose messages it takes (default shared): the slow lane's worker stands for its capped event source. */
+  lane?: DeliveryLane;
   say?: (line: string) => void;
 }
 
@@ -36,6 +39,7 @@ interface Item {
   visibleAt: number;
   receiveCount: number;
   dead?: boolean;
+  lane?: DeliveryLane;
 }
 
 export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
@@ -43,6 +47,7 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
   const visibilityMs = o.visibilityMs ?? 30_000;
   const maxReceives = o.maxReceives ?? 5;
   const concurrency = o.concurrency ?? 5;
+  const lane = o.lane ?? 'shared';
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   const batches = new Set<Promise<void>>();
@@ -77,7 +82,7 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
   async function once(): Promise<void> {
     const now = o.clock();
     const out = await o.client.send(new ScanCommand({ TableName: o.tableName, ConsistentRead: true }));
-    const visible = ((out.Items ?? []) as Item[]).filter((i) => !i.dead && i.visibleAt <= now).slice(0, o.batchSize ?? 10);
+    const visible = ((out.Items ?? []) as Item[]).filter((i) => !i.dead && i.visibleAt <= now && (i.lane ?? 'shared') === lane).slice(0, o.batchSize ?? 10);
     const records: SQSRecord[] = [];
     for (const item of visible) {
       if (item.receiveCount >= maxReceives) {
@@ -99,7 +104,7 @@ export function startQueueWorker(o: QueueWorkerOptions): QueueWorker {
         messageAttributes: {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
-        eventSourceARN: 'arn:aws:sqs:local:000000000000:webhooks',
+        eventSourceARN: `arn:aws:sqs:local:000000000000:${lane === 'slow' ? 'webhooks-slow' : 'webhooks'}`,
         awsRegion: 'local',
       });
     }

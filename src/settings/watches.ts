@@ -11,6 +11,8 @@ export interface WatchesConfig extends Config {
   deliveriesTableName: string;
   /** The SQS queue between matching and delivery; undefined locally (the local queue stands in). */
   webhookQueueUrl: string | undefined;
+  /** The slow lane's SQS queue (docs/watches.md, "The slow lane"); undefined locally (the local queue's slow lane stands in). */
+  webhookSlowQueueUrl: string | undefined;
   /** The local queue's table (npm start, tests), when there is no WEBHOOK_QUEUE_URL. */
   localQueueTableName: string;
   webhookTargets: WebhookTargets;
@@ -35,6 +37,12 @@ function retrySchedule(env: Env): readonly number[] {
   return parts.map(Number);
 }
 
+function sqsUrl(env: Env, name: 'WEBHOOK_QUEUE_URL' | 'WEBHOOK_SLOW_QUEUE_URL'): string | undefined {
+  const url = env[name]?.trim() || undefined;
+  if (url !== undefined && !/^https:\/\/\S+$/.test(url)) throw new ConfigError(name, `'${url}' is not an SQS queue URL`);
+  return url;
+}
+
 export function readWatchesConfig(env: Env, options: { defaultToLocal?: boolean } = {}): WatchesConfig {
   const base = readConfig(env, options);
   const targets = env.WEBHOOK_TARGETS?.trim() || 'public';
@@ -42,13 +50,13 @@ export function readWatchesConfig(env: Env, options: { defaultToLocal?: boolean 
   if (targets === 'local' && base.dynamodbEndpoint === undefined) {
     throw new ConfigError('WEBHOOK_TARGETS', 'local is for npm start only; the deployed stages call public https targets');
   }
-  const queueUrl = env.WEBHOOK_QUEUE_URL?.trim() || undefined;
-  if (queueUrl !== undefined && !/^https:\/\/\S+$/.test(queueUrl)) throw new ConfigError('WEBHOOK_QUEUE_URL', `'${queueUrl}' is not an SQS queue URL`);
+  const queueUrl = sqsUrl(env, 'WEBHOOK_QUEUE_URL');
   return {
     ...base,
     watchesTableName: tableName(env, 'WATCHES_TABLE_NAME', 'watches'),
     deliveriesTableName: tableName(env, 'WATCH_DELIVERIES_TABLE_NAME', 'watch-deliveries'),
     webhookQueueUrl: queueUrl,
+    webhookSlowQueueUrl: sqsUrl(env, 'WEBHOOK_SLOW_QUEUE_URL'),
     localQueueTableName: tableName(env, 'WEBHOOK_LOCAL_QUEUE_TABLE_NAME', 'webhook-queue'),
     webhookTargets: targets,
     retryScheduleSeconds: retrySchedule(env),

@@ -14,6 +14,7 @@ import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition } from '../changes/index.js';
 import { withConvertedPrice, type RateSet } from '../rates/index.js';
 import type { ActiveClients } from './match/active-clients.js';
+import { isSlow, markWatchSlow, slowUntilAfter } from './lane/slow.js';
 
 /**
  * Delivering one event to one watch's URL, at least once (docs/watches.md, "Queue, retries, dead
@@ -84,13 +85,17 @@ export interface DeliveryDependencies {
   activeClients?: (clientIds: Iterable<string>) => Promise<ActiveClients>;
   /** An answer slower than this counts as a failing endpoint (default SLOW_ANSWER_MS). */
   slowAfterMs?: number;
+  /** The shared lane's: where a slow watch's deliveries go instead of being attempted (absent in the slow lane itself). */
+  slowLane?: DeliveryQueue;
+  /** An answer slower than this makes the watch slow (default SLOW_LANE_ANSWER_MS). */
+  slowLaneAnswerMs?: number;
   random?: () => number;
   /** The stage of the batch's metric line (MalformedWatchItems, when a batch met any), and where it goes (default stdout). */
   stage?: Stage;
   emit?: (line: string) => void;
 }
 
-export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'dropped' | 'waiting' | 'malformed';
+export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'dropped' | 'waiting' | 'malformed' | 'forwarded';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -122,11 +127,18 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
   }
   const current = await getDelivery(deps.tables, m.watchId, m.deliveryKey);
   if (current !== undefined && current.status !== 'pending') return current.status === 'delivered' ? 'delivered' : 'dropped';
+  if (deps.slowLane !== undefined && isSlow(watch, now)) {
+    // The slow lane attempts it, as it is: this lane's concurrency is never held by a slow receiver.
+    await deps.slowLane.send([message(m, 0)]);
+    return 'forwarded';
+  }
   const attempts = Math.max(m.attempts, current?.attempts ?? 0) + 1;
 
   const outcome = await attemptWatch(watch, m.deliveryId, m.payload, deps);
   const { status, error } = outcome;
   const at = deps.clock();
+  const slowUntil = slowUntilAfter(watch, outcome.durationMs, at, deps.slowLaneAnswerMs);
+  if (slowUntil !== undefined) await markWatchSlow(deps.tables, watch, slowUntil);
   if (outcome.delivered) {
     await updateDelivery(deps.tables, m.watchId, m.deliveryKey, { status: 'delivered', attempts, responseCode: status ?? null, lastAttemptAt: iso(at), nextAttemptAt: null });
     // A slow answer is delivered, but the endpoint counts as failing (docs/watches.md, "Slow receivers").

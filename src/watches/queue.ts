@@ -44,24 +44,33 @@ export function createSqsQueue(client: SQSClient, queueUrl: string): DeliveryQue
   };
 }
 
-/** The local queue's table: one item per message (`messageId`), visible from `visibleAt` (epoch ms). */
+/** The local queue's table: one item per message (`messageId`), visible from `visibleAt` (epoch ms), in the shared lane or (`lane: 'slow'`) the slow one. */
 export const LOCAL_QUEUE_TABLE = { partitionKey: 'messageId', indexes: [] } as const;
 
-export function createTableQueue(client: DynamoDBDocumentClient, tableName: string, clock: Clock): DeliveryQueue {
+/** The two queues of deliveries (docs/watches.md, "The slow lane"). */
+export type DeliveryLane = 'shared' | 'slow';
+
+export function createTableQueue(client: DynamoDBDocumentClient, tableName: string, clock: Clock, lane: DeliveryLane = 'shared'): DeliveryQueue {
   return {
     async send(messages) {
-      const items = messages.map((m) => ({ messageId: randomUUID(), body: m.body, visibleAt: clock() + Math.max(0, m.delaySeconds) * 1000, receiveCount: 0 }));
+      const items = messages.map((m) => ({
+        messageId: randomUUID(),
+        body: m.body,
+        visibleAt: clock() + Math.max(0, m.delaySeconds) * 1000,
+        receiveCount: 0,
+        ...(lane === 'slow' ? { lane } : {}),
+      }));
       await batchPut(client, tableName, items, { concurrency: QUEUE_SEND_CONCURRENCY, attempts: 8 });
     },
   };
 }
 
-/** The webhook queue the settings name: SQS on AWS (WEBHOOK_QUEUE_URL), the local queue's table under npm start. */
+/** A lane's queue the settings name: SQS on AWS (WEBHOOK_QUEUE_URL, WEBHOOK_SLOW_QUEUE_URL), the local queue's table under npm start. */
 export function createWebhookQueue(
-  config: Pick<WatchesConfig, 'webhookQueueUrl' | 'localQueueTableName' | 'clock' | 'aws'>,
+  config: Pick<WatchesConfig, 'webhookQueueUrl' | 'webhookSlowQueueUrl' | 'localQueueTableName' | 'clock' | 'aws'>,
   client: DynamoDBDocumentClient,
+  lane: DeliveryLane = 'shared',
 ): DeliveryQueue {
-  return config.webhookQueueUrl !== undefined
-    ? createSqsQueue(createSqsClient(config.aws), config.webhookQueueUrl)
-    : createTableQueue(client, config.localQueueTableName, config.clock);
+  const url = lane === 'slow' ? config.webhookSlowQueueUrl : config.webhookQueueUrl;
+  return url !== undefined ? createSqsQueue(createSqsClient(config.aws), url) : createTableQueue(client, config.localQueueTableName, config.clock, lane);
 }

@@ -33,6 +33,8 @@ export interface WatchRecord {
   /** The secret replaced by the last rotation, signing too until `previousSecretExpiresAt` (src/watches/attempt.ts). */
   previousSecret?: string | null;
   previousSecretExpiresAt?: string | null;
+  /** Epoch ms until which its deliveries take the slow lane (src/watches/lane/slow.ts); absent when it never answered slowly. */
+  slowUntil?: number;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
@@ -80,6 +82,7 @@ const WatchSchema = v.object({
   disabledAt: nullableString,
   previousSecret: nullableString,
   previousSecretExpiresAt: nullableString,
+  slowUntil: v.optional(v.number()),
 });
 
 function toWatch(item: Record<string, unknown>): WatchRecord {

@@ -665,8 +665,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 18 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(19);
+      // 18 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(20);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -731,13 +731,13 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 
     it('reserves the authorizer and the listing functions a share, and caps the watch administration and the deliveries', () => {
       expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'reserved').sort()).toEqual(['authorizer', 'getEmptyLeg', 'listChanges', 'listEmptyLegs', 'listSources']);
-      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverWebhooks', 'mcp', 'watchAdmin']);
+      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverSlowWebhooks', 'deliverWebhooks', 'mcp', 'watchAdmin']);
       for (const name of CONCURRENCY_FUNCTION_NAMES) expect([name, reservedOf(name)]).toEqual([name, config.reservedConcurrency[name]]);
       // The shares hold the stage throttle's rate at 100 ms an invocation (authorizer and list function each).
       expect(config.reservedConcurrency.authorizer).toBeGreaterThanOrEqual(config.throttling.rateLimit / 10);
       expect(config.reservedConcurrency.listEmptyLegs).toBeGreaterThanOrEqual(config.throttling.rateLimit / 10);
       // Sends and deliveries together stay under the listing's share.
-      expect(config.reservedConcurrency.watchAdmin + config.reservedConcurrency.deliverWebhooks).toBeLessThan(config.reservedConcurrency.listEmptyLegs);
+      expect(config.reservedConcurrency.watchAdmin + config.reservedConcurrency.deliverWebhooks + config.reservedConcurrency.deliverSlowWebhooks).toBeLessThan(config.reservedConcurrency.listEmptyLegs);
       // What is reserved, the feeds' ingestion included, leaves Lambda's 100 unreserved of an account's default 1,000.
       const reserved = Object.values(resourcesOfType(t(), 'AWS::Lambda::Function')).reduce((sum, f) => sum + Number(props(f).ReservedConcurrentExecutions ?? 0), 0);
       expect(reserved).toBeLessThanOrEqual(900);
@@ -751,6 +751,34 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(props(mapping).ScalingConfig).toEqual({ MaximumConcurrency: config.deliveryMaximumConcurrency });
       expect(config.deliveryMaximumConcurrency).toBeGreaterThanOrEqual(2);
       expect(config.deliveryMaximumConcurrency).toBeLessThanOrEqual(config.reservedConcurrency.deliverWebhooks);
+    });
+
+    it('gives the slow lane its own queue, dead letters and capped function: the shared function forwards to it (docs/watches.md, "The slow lane")', () => {
+      const queues = resourcesOfType(t(), 'AWS::SQS::Queue');
+      const [slowQueueId, slowQueue] = Object.entries(queues).find(([id]) => id.startsWith('WebhooksSlowQueue'))!;
+      const [slowDeadId] = Object.entries(queues).find(([id]) => id.startsWith('WebhooksSlowDeadLetters'))!;
+      const [sharedQueueId] = Object.entries(queues).find(([id]) => id.startsWith('WebhooksQueue'))!;
+      expect(props(slowQueue).RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [slowDeadId, 'Arn'] }, maxReceiveCount: 5 });
+      const slowFn = props(fn(t(), FUNCTIONS.deliverSlowWebhooks.logicalId));
+      expect(slowFn.ReservedConcurrentExecutions).toBe(config.reservedConcurrency.deliverSlowWebhooks);
+      expect(config.reservedConcurrency.deliverSlowWebhooks).toBeLessThan(config.reservedConcurrency.deliverWebhooks);
+      expect((slowFn.Environment as { Variables: Record<string, unknown> }).Variables.WEBHOOK_SLOW_QUEUE_URL).toEqual({ Ref: slowQueueId });
+      const [, mapping] = onlyResource(t(), 'AWS::Lambda::EventSourceMapping', (r) => JSON.stringify(props(r).FunctionName).includes(FUNCTIONS.deliverSlowWebhooks.logicalId));
+      expect(props(mapping).EventSourceArn).toEqual({ 'Fn::GetAtt': [slowQueueId, 'Arn'] });
+      expect(props(mapping).ScalingConfig).toEqual({ MaximumConcurrency: config.reservedConcurrency.deliverSlowWebhooks });
+      expect(props(mapping).FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      // The shared lane's function knows the slow queue and may send to it; the slow lane's never reads the shared queue.
+      const sharedFn = props(fn(t(), FUNCTIONS.deliverWebhooks.logicalId));
+      expect((sharedFn.Environment as { Variables: Record<string, unknown> }).Variables.WEBHOOK_SLOW_QUEUE_URL).toEqual({ Ref: slowQueueId });
+      const policies = Object.values(resourcesOfType(t(), 'AWS::IAM::Policy')).map((p) => JSON.stringify(props(p)));
+      // A policy's roles are named for the construct (Webhooks/DeliverWebhooks, Webhooks/DeliverSlowWebhooks).
+      const sendsTo = (queueId: string, constructId: string) =>
+        policies.some((p) => p.includes(`"Fn::GetAtt":["${queueId}","Arn"]`) && p.includes('sqs:SendMessage') && p.includes(`Webhooks${constructId}`));
+      expect(sendsTo(slowQueueId, 'DeliverWebhooks')).toBe(true);
+      expect(sendsTo(slowQueueId, 'DeliverSlowWebhooks')).toBe(true);
+      expect(sendsTo(sharedQueueId, 'DeliverSlowWebhooks')).toBe(false);
+      const sharedMappings = Object.values(resourcesOfType(t(), 'AWS::Lambda::EventSourceMapping')).filter((r) => JSON.stringify(props(r).EventSourceArn).includes(sharedQueueId));
+      expect(sharedMappings.map((r) => JSON.stringify(props(r).FunctionName))).toEqual([expect.stringContaining(FUNCTIONS.deliverWebhooks.logicalId)]);
     });
   });
 
@@ -839,6 +867,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'WatchDeliveriesTableThrottles',
           'DeliverWebhooksErrors',
           'WebhookDeadLetters',
+          'DeliverSlowWebhooksErrors',
+          'WebhookSlowDeadLetters',
           ...(config.feeds.staleAlarm ? ['NoFeedLoaded24h'] : []),
         ]
           .map(name)
@@ -990,6 +1020,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'ApiKeys/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',
+          'Webhooks/DeliverSlowWebhooks/Function AwsSolutions-L1',
+          'Webhooks/SlowDeadLetters AwsSolutions-SQS3',
           'Feeds/Ingest/Function AwsSolutions-L1',
           'ListChanges/Function AwsSolutions-L1',
           'Changes/ConsumeChanges/Function AwsSolutions-L1',
