@@ -154,9 +154,9 @@ describe('events/authorizer.json → authorizer handler', () => {
     expect(res.isAuthorized).toBe(true);
     // The list event's context is exactly what the authorizer hands on for this key.
     expect(res.context).toEqual(verified);
-    // One read of the key, beside the read of the keys version (src/keys/version.ts).
+    // One read of the key, beside the read of the keys version (src/keys/version.ts) and of its client's rate limit.
     expect(ddb.commandCalls(GetCommand).filter((c) => c.args[0].input.Key?.keyHash === keyHash)).toHaveLength(1);
-    expect(ddb.commandCalls(GetCommand).map((c) => String(c.args[0].input.Key?.keyHash)).sort()).toEqual([keyHash, '~version'].sort());
+    expect(ddb.commandCalls(GetCommand).map((c) => String(c.args[0].input.Key?.keyHash)).sort()).toEqual([keyHash, `client#${verified.clientId}`, '~version'].sort());
   });
 });
 
