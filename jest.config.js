@@ -56,6 +56,9 @@ export default {
   // Integration and e2e tests start processes (DynamoDB Local, the commands, the server): give
   // them room on a loaded 2-core CI machine.
   testTimeout: 30_000,
+  // A worker runs hundreds of ESM files and its heap only grows (one reached V8's 4 GB limit in a
+  // full run): one over this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1536MB',
   testSequencer: '<rootDir>/test/support/sequencer.mjs',
   projects: [...layers, ...atInstants],
 };
