@@ -80,7 +80,9 @@ describe('GET /open/v1/empty-legs/changes', () => {
     const expired = await call({ after: old });
     expect(expired.res.statusCode).toBe(410);
     expect(expired.body).toMatchObject({ code: 'CURSOR_EXPIRED', data: null });
-    ddb.on(ScanCommand).resolves({ Items: [LEG], LastEvaluatedKey: { id: 'EL-1' } });
+    // Pages that go on, as DynamoDB's do: a leg settles when the next one's group starts.
+    const next = toStorageItem(storedLeg({ id: 'EL-2', startDate: '2026-12-02', endDate: '2026-12-04', price: 10 }));
+    ddb.on(ScanCommand).resolvesOnce({ Items: [LEG], LastEvaluatedKey: { id: 'EL-1' } }).resolves({ Items: [next], LastEvaluatedKey: { id: 'EL-2' } });
     const one = await call({ size: '0' });
     expect(one.body.data!.changes).toHaveLength(1);
     expect(one.body.data!.hasMore).toBe(true);
