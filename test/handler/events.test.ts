@@ -156,7 +156,7 @@ describe('events/authorizer.json → authorizer handler', () => {
     expect(res.context).toEqual(verified);
     // One read of the key, beside the read of the keys version (src/keys/version.ts) and of its client's rate limit.
     expect(ddb.commandCalls(GetCommand).filter((c) => c.args[0].input.Key?.keyHash === keyHash)).toHaveLength(1);
-    expect(ddb.commandCalls(GetCommand).map((c) => String(c.args[0].input.Key?.keyHash)).sort()).toEqual([keyHash, `client#${verified.clientId}`, '~version'].sort());
+    expect(ddb.commandCalls(GetCommand).map((c) => String(c.args[0].input.Key?.keyHash)).sort()).toEqual([keyHash, `client#${String(verified.clientId)}`, '~version'].sort());
   });
 });
 
