@@ -20,6 +20,9 @@ export const STATE_EXPIRY_ATTR = 'x';
 /** Scan requests of the index one first-read page makes at most; then its cursor goes on after the last leg settled. */
 export const LISTING_SCANS_PER_PAGE = 3;
 
+/** Scan requests a first-read page makes before it gives up: a page of the index that settles no leg is a fault. */
+export const LISTING_SCANS_LIMIT = 4 * LISTING_SCANS_PER_PAGE;
+
 /** Items a Scan of the index evaluates at least per request. */
 const SCAN_PAGE_MIN = 100;
 
@@ -103,5 +106,6 @@ export async function scanListing(
     }
     // The cap: the next page goes on after the last group settled (the open one is read again).
     if (scans >= LISTING_SCANS_PER_PAGE && settled !== afterKey) return { legs, next: settled };
+    if (scans >= LISTING_SCANS_LIMIT) throw new Error(`listedLegs: ${scans} Scan requests settled no leg after ${afterKey ?? 'the start'}`);
   }
 }
