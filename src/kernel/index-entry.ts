@@ -1,6 +1,7 @@
 import { AIRCRAFT_CATEGORIES, type AircraftCategory } from './aircraft-category.js';
 import { DEFAULT_SOURCE, isSource } from './source.js';
 import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, NO_COUNTRY, SEP, SORT_ATTR } from './leg-item.js';
+import { decodeConfirmed } from './leg/instants.js';
 
 /**
  * The part of a leg the listing filters and orders on: what the index holds. Its places stay in the
@@ -36,6 +37,8 @@ export interface IndexEntry {
   currency: string;
   /** The leg's source (src/kernel/source.ts): the entry's tenth field, `default` without one. */
   source: string;
+  /** Epoch ms of its last load that wrote it (the eleventh field: `confirmedAtOf` adds its source's syncs); NaN when unknown. */
+  confirmedAt: number;
 }
 
 export type Side = 'dep' | 'arr';
@@ -205,8 +208,8 @@ export class IndexEntryReader {
 
   /**
    * An entry from its id, the sort key's first ten characters and the filter attribute `text`: its
-   * eight fields, a ninth for a priced leg and a tenth for a source (seven when written before the countries field, six
-   * before the aircraft field) separated by U+001F.
+   * eight fields, a ninth for a priced leg, a tenth for a source, an eleventh for its confirmed instant
+   * (seven when written before the countries field, six before the aircraft field) separated by U+001F.
    */
   fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
     const step = SEP.length;
@@ -223,12 +226,16 @@ export class IndexEntryReader {
     const countriesEnd = s8 < 0 ? to : s8;
     if (s7 >= 0 && countriesEnd - s7 - step !== 4) return undefined;
     const s9 = s8 < 0 ? -1 : text.indexOf(SEP, s8 + step);
-    if (s9 >= 0 && text.indexOf(SEP, s9 + step) >= 0) return undefined;
+    const s10 = s9 < 0 ? -1 : text.indexOf(SEP, s9 + step);
+    if (s10 >= 0 && text.indexOf(SEP, s10 + step) >= 0) return undefined;
     let source = DEFAULT_SOURCE;
-    if (s9 >= 0) {
-      source = text.slice(s9 + step);
+    // The source field: empty (the default source) only when a confirmed instant follows.
+    if (s9 >= 0 && (s10 < 0 || s10 > s9 + step)) {
+      source = text.slice(s9 + step, s10 < 0 ? to : s10);
       if (!isSource(source)) return undefined;
     }
+    const confirmedAt = s10 < 0 ? Number.NaN : decodeConfirmed(text.slice(s10 + step));
+    if (s10 >= 0 && Number.isNaN(confirmedAt)) return undefined;
     const aircraftEnd = s7 < 0 ? to : s7;
     // The aircraft field: its leading digits are the seats, a letter right after them and last the category.
     let seats = 0;
@@ -282,6 +289,7 @@ export class IndexEntryReader {
       price,
       currency,
       source,
+      confirmedAt,
     };
   }
 }

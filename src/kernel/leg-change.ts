@@ -3,6 +3,7 @@ import { BUCKET_ATTR, EXPIRY_DAY_ATTR, FILTER_ATTR, listingAttributes, SORT_ATTR
 import { toApiRecord } from './model.js';
 import { retirementDay } from './retirement.js';
 import { sourceOf } from './source.js';
+import { instantOf } from './leg/instants.js';
 
 /** A leg's index entry as the listing index holds it: bucket, sort key, filter attribute (storage.ts). */
 export interface IndexKey {
@@ -65,7 +66,9 @@ export function derivedIndexKeyOf(item: Readonly<Record<string, unknown>> | unde
   if (!isCalendarDate(leg.startDate) || !isCalendarDate(leg.endDate) || leg.endDate < leg.startDate) return undefined;
   const seatNum = leg.seatNum !== null && Number.isInteger(leg.seatNum) && leg.seatNum >= 0 ? leg.seatNum : null;
   const zone = typeof item.depTimezone === 'string' ? item.depTimezone : 'UTC';
-  const a = listingAttributes({ ...leg, seatNum, source: sourceOf(item) }, zone);
+  const confirmedAt = instantOf(item.confirmedAt);
+  const depTimeTo = typeof item.depTimeTo === 'string' ? item.depTimeTo : undefined;
+  const a = listingAttributes({ ...leg, seatNum, source: sourceOf(item), confirmedAt, depTimeTo }, zone);
   return { lb: a[BUCKET_ATTR]!, ls: a[SORT_ATTR]!, lf: a[FILTER_ATTR]! };
 }
 

@@ -4,17 +4,21 @@ import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
 import { expiryShard, retirementDay } from './retirement.js';
 import { DEFAULT_SOURCE } from './source.js';
+import { encodeConfirmed, type LegInstants } from './leg/instants.js';
 
 /**
  * How a leg is stored: the item, and for a listed unblocked leg the index attributes `lb`, `ls`
  * and `lf` (eight fields joined by U+001F); every leg carries `xp` and `xd` (docs/storage.md, "The leg's item").
  */
-export interface StoredLeg extends EmptyLeg {
+export interface StoredLeg extends EmptyLeg, LegInstants {
   listed: boolean;
   blocked: boolean;
   depTimezone: string;
   /** The feed the leg came from (src/kernel/source.ts); absent means `default`. Never shown by the API. */
   source?: string;
+  /** The earliest departure on startDate and the latest on endDate, `HH:mm` local (src/kernel/leg/departure.ts). */
+  depTimeFrom?: string | undefined;
+  depTimeTo?: string | undefined;
 }
 
 export const BUCKET_ATTR = LEGS_INDEX.partitionKey;
@@ -123,16 +127,41 @@ export function expiryInstant(endDate: string, timeZone: string): number {
   return startOfDayIn(addDays(endDate, 1), timeZone);
 }
 
+/** When a leg leaves the listing: its latest departure when it has one (`depTimeTo`, HH:mm), else its expiryInstant. */
+export function legExpiry(leg: { endDate: string; depTimeTo?: string | null | undefined }, timeZone: string): number {
+  return typeof leg.depTimeTo === 'string' && DEP_TIME_PATTERN.test(leg.depTimeTo) ? localInstant(leg.endDate, leg.depTimeTo, timeZone) : expiryInstant(leg.endDate, timeZone);
+}
+
+const HOUR_MS = 60 * MINUTE_MS;
+
+/** A departure time of the import format (`depTimeFrom`, `depTimeTo`): HH:mm, 00:00 to 23:59. */
+export const DEP_TIME_PATTERN = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+
+/**
+ * The instant of the local date-time `date` `time` (HH:mm) in `timeZone`. A time the clock skips
+ * (spring forward) is read with the offset before the change, so it falls that much later; a time it
+ * repeats (fall back) is the first of the two (as RFC 5545 and Temporal's `compatible` read them).
+ */
+export function localInstant(date: string, time: string, timeZone: string): number {
+  const wall = Date.parse(`${date}T${time}:00Z`);
+  const before = wall - offsetAt(wall - 14 * HOUR_MS, timeZone);
+  const after = wall - offsetAt(wall + 14 * HOUR_MS, timeZone);
+  const holds = (instant: number) => instant + offsetAt(instant, timeZone) === wall;
+  if (holds(before) && holds(after)) return Math.min(before, after);
+  return holds(after) && !holds(before) ? after : before;
+}
+
 /** The fields of a leg the listing index holds (its filters and order). */
 export type IndexedFields = Pick<
   EmptyLeg,
   'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'depCountryCode' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'arrCountryCode' | 'seatNum' | 'aircraftType'
 > &
-  Partial<Pick<EmptyLeg, 'price' | 'currency'>> & { source?: string | undefined };
+  Partial<Pick<EmptyLeg, 'price' | 'currency'>> & { source?: string | undefined; confirmedAt?: number | undefined; depTimeTo?: string | undefined };
 
 /**
  * The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. A leg of a
- * source other than `default` ends with a tenth field, its source (the price field then empty when unpriced).
+ * source other than `default` has a tenth field, its source (the price field then empty when unpriced);
+ * a leg with a confirmed instant an eleventh, that instant (the fields before it then present, maybe empty).
  */
 export function filterText(leg: IndexedFields, expiry: string): string {
   const fields = [
@@ -147,8 +176,10 @@ export function filterText(leg: IndexedFields, expiry: string): string {
   ];
   const price = priceField(leg.price ?? null, leg.currency ?? null);
   const source = leg.source ?? DEFAULT_SOURCE;
-  if (price !== '' || source !== DEFAULT_SOURCE) fields.push(price);
-  if (source !== DEFAULT_SOURCE) fields.push(source);
+  const confirmed = encodeConfirmed(leg.confirmedAt);
+  if (price !== '' || source !== DEFAULT_SOURCE || confirmed !== '') fields.push(price);
+  if (source !== DEFAULT_SOURCE || confirmed !== '') fields.push(source === DEFAULT_SOURCE ? '' : source);
+  if (confirmed !== '') fields.push(confirmed);
   return fields.join(SEP);
 }
 
@@ -210,7 +241,7 @@ export function listingAttributes(leg: IndexedFields & Pick<EmptyLeg, 'id'>, dep
   return {
     [BUCKET_ATTR]: bucketOf(leg.startDate, leg.endDate),
     [SORT_ATTR]: `${leg.startDate}#${leg.id}`,
-    [FILTER_ATTR]: filterText(leg, encodeExpiry(leg.endDate, expiryInstant(leg.endDate, depTimezone))),
+    [FILTER_ATTR]: filterText(leg, encodeExpiry(leg.endDate, legExpiry(leg, depTimezone))),
   };
 }
 
