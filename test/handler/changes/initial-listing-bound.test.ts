@@ -7,7 +7,9 @@ import { testDocumentClient } from '../../support/handlers.js';
 const ddb = mockClient(DynamoDBDocumentClient);
 
 describe('scanListing: a bounded number of Scan requests whatever the index answers', () => {
-  beforeEach(() => ddb.reset());
+  beforeEach(() => {
+    ddb.reset();
+  });
 
   it('pages that settle no leg (empty, with a next key) end in an error after LISTING_SCANS_LIMIT requests', async () => {
     ddb.on(ScanCommand).resolves({ Items: [], LastEvaluatedKey: { id: 'x', ls: 'x' } });
