@@ -1,6 +1,6 @@
 import type { AirportIndex } from '../airports/index.js';
 import { invalidParameter } from '../errors.js';
-import { compileQuery, INTEGER_PARAMETERS, LIST_QUERY_FIELDS, parseListQuery, type CompiledQuery, type ListQuery } from '../listing/index.js';
+import { compileQuery, FLAG_PARAMETERS, INTEGER_PARAMETERS, LIST_QUERY_FIELDS, parseListQuery, type CompiledQuery, type ListQuery } from '../listing/index.js';
 import { knowsCurrency, type RateSet } from '../rates/index.js';
 
 /**
@@ -17,9 +17,9 @@ const NOT_FILTERS: Readonly<Record<string, string>> = {
 export const WATCH_FILTER_FIELDS = LIST_QUERY_FIELDS.filter((f) => NOT_FILTERS[f] === undefined);
 /** The integer parameters: answered as JSON numbers. */
 export const INTEGER_FILTERS: ReadonlySet<string> = new Set(WATCH_FILTER_FIELDS.filter((f) => INTEGER_PARAMETERS.has(f)));
-/** The price bounds (decimals), answered as JSON numbers, and the flag, answered as a boolean. */
+/** The price bounds (decimals), answered as JSON numbers, and the flags (`pricedOnly`, `verifiedOnly`), answered as booleans. */
 const DECIMAL_FILTERS: ReadonlySet<string> = new Set(['minPrice', 'maxPrice']);
-const FLAG_FILTERS: ReadonlySet<string> = new Set(['pricedOnly']);
+const FLAG_FILTERS: ReadonlySet<string> = new Set(WATCH_FILTER_FIELDS.filter((f) => FLAG_PARAMETERS.has(f)));
 
 /** Filters as stored: the parameters given, each as its query-string text. */
 export type StoredFilters = Readonly<Record<string, string>>;
