@@ -120,13 +120,12 @@ export const flag = shaped(
 
 /** `source` (docs/api.md, "Sources"): at most this many ids. */
 export const MAX_SOURCE_IDS = 50;
-const SOURCE_ID = '[a-z0-9][a-z0-9-]{0,39}';
 
-/** One or more items separated by commas, each trimmed and lower-cased, at most `max`; checked by `known`, naming the first it refuses. */
-const lowerList = (known: (item: string) => boolean, rule: string, max: number) =>
+/** One or more items separated by commas, each trimmed (never re-cased), at most `max`; checked by `known`, naming the first it refuses. */
+const trimmedList = (known: (item: string) => boolean, rule: string, max: number) =>
   v.pipe(
     optionalRaw,
-    v.transform((s) => s?.split(',').map((item) => item.trim().toLowerCase())),
+    v.transform((s) => s?.split(',').map((item) => item.trim())),
     v.check((list) => (list?.length ?? 0) <= max, `must give at most ${max}, separated by commas`),
     v.check(
       (list) => list?.every(known) ?? true,
@@ -134,19 +133,22 @@ const lowerList = (known: (item: string) => boolean, rule: string, max: number) 
     ),
   );
 
-/** `source`: source ids (src/kernel/source.ts), any case. */
+/** A comma list of `item` (a regular expression's text) as JSON Schema says it, blanks around each allowed. */
+const listPattern = (item: string) => `^\\s*${item}\\s*(,\\s*${item}\\s*)*$`;
+
+/** `source`: source ids as `GET /open/v1/sources` gives them (src/kernel/source.ts). */
 export const sourceIds = shaped(
-  lowerList(isSource, 'a source id (1-40 of a-z 0-9 -, starting with a letter or digit)', MAX_SOURCE_IDS),
-  { type: 'string', pattern: `^${SOURCE_ID}(,${SOURCE_ID})*$`, maxLength: MAX_SOURCE_IDS * 41 - 1 },
+  trimmedList(isSource, 'a source id (1-40 of a-z 0-9 -, starting with a letter or digit)', MAX_SOURCE_IDS),
+  { type: 'string', pattern: listPattern('[a-z0-9][a-z0-9-]{0,39}') },
   false,
 );
 
 /** `kind`: `operator`, `broker` or both; a source of kind `unknown` matches neither. */
 export const sourceKinds = shaped(
   v.pipe(
-    lowerList((k) => (SOURCE_KINDS as readonly string[]).includes(k), `one of ${SOURCE_KINDS.join(', ')}`, SOURCE_KINDS.length),
+    trimmedList((k) => (SOURCE_KINDS as readonly string[]).includes(k), `one of ${SOURCE_KINDS.join(', ')}`, SOURCE_KINDS.length),
     v.transform((list) => list as RegisteredKind[] | undefined),
   ),
-  { type: 'string', pattern: `^(${SOURCE_KINDS.join('|')})(,(${SOURCE_KINDS.join('|')}))?$`, maxLength: 15 },
+  { type: 'string', pattern: listPattern(`(${SOURCE_KINDS.join('|')})`) },
   false,
 );

@@ -112,6 +112,18 @@ describe('the query parameters: the bounds are the parser\'s', () => {
       expect({ value, matches: pattern.test(value) }).toEqual({ value, matches: !refused });
     }
   });
+
+  it.each([
+    ['source', ['acme-air', ' acme-air , jets-4-u', 'Acme', 'acme air', 'acme,', ',acme', '-acme', 'a'.repeat(40), 'a'.repeat(41)]],
+    ['kind', ['operator', 'broker, operator', 'unknown', 'Broker', 'operator,', 'operator,broker,broker']],
+  ] as const)('%s: the pattern is what the parser reads (up to the count of ids)', (name, values) => {
+    const pattern = regex(parameter(name));
+    for (const value of values) {
+      const refused = typeof parsed({ [name]: value }) === 'string';
+      expect({ value, matches: pattern.test(value) }).toEqual({ value, matches: !refused });
+    }
+    expect(parameter(name).maxLength).toBe(10240);
+  });
 });
 
 describe('If-None-Match: the pattern is the values that take effect', () => {

@@ -72,8 +72,8 @@ const filters = fc.record(
 );
 
 describe('parseListQuery: source, kind, verifiedOnly', () => {
-  it('reads source ids trimmed and in lower case, kinds likewise, verifiedOnly as a flag', () => {
-    const q = parseListQuery({ source: ' Acme-Air,resell-co ', kind: 'Broker, operator', verifiedOnly: 'true' });
+  it('reads source ids and kinds trimmed, verifiedOnly as a flag', () => {
+    const q = parseListQuery({ source: ' acme-air,resell-co ', kind: 'broker, operator', verifiedOnly: 'true' });
     expect([q.source, q.kind, q.verifiedOnly]).toEqual([['acme-air', 'resell-co'], ['broker', 'operator'], true]);
     expect(parseListQuery({ verifiedOnly: 'false' }).verifiedOnly).toBe(false);
     const none = parseListQuery({ source: '', kind: '', verifiedOnly: '' });
@@ -82,12 +82,14 @@ describe('parseListQuery: source, kind, verifiedOnly', () => {
 
   it.each([
     ['source', 'acme air', '"acme air" is not a source id'],
+    ['source', 'Acme-Air', '"Acme-Air" is not a source id'],
     ['source', 'acme-air,', '"" is not a source id'],
     ['source', '-acme', '"-acme" is not a source id'],
     ['source', 'a'.repeat(41), 'is not a source id'],
     ['source', Array.from({ length: 51 }, (_, i) => `s${i}`).join(','), 'at most 50'],
     ['kind', 'unknown', '"unknown" is not one of operator, broker'],
     ['kind', 'operator,reseller', '"reseller"'],
+    ['kind', 'Broker', '"Broker"'],
     ['kind', 'operator,broker,operator', 'at most 2'],
     ['verifiedOnly', 'yes', 'must be true or false'],
     ['verifiedOnly', 'TRUE', 'must be true or false'],
