@@ -2,7 +2,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { derivedIndexKeyOf } from '../kernel/leg-change.js';
+import { derivedIndexKeyOf, type IndexKey } from '../kernel/leg-change.js';
+import { IndexEntryReader } from '../kernel/index-entry.js';
+import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
@@ -30,6 +32,23 @@ export interface ListingTransition {
   changeId?: string;
   before: EmptyLeg | null;
   after: EmptyLeg | null;
+  /** The leg's source before and after (src/kernel/source.ts), given when not `default`: what the watches' source filters read. */
+  beforeSource?: string;
+  afterSource?: string;
+}
+
+/** A state item's source attribute (src/changes/store.ts): the source of the leg it lists, when not `default`. */
+export const STATE_SOURCE_ATTR = 's';
+
+/** The source attribute of a listed leg's state, from its listing index entry (its tenth field). */
+export function stateSource(index: IndexKey | undefined): Record<string, string> {
+  const source = index === undefined ? DEFAULT_SOURCE : (new IndexEntryReader().fromFilter('', index.ls.slice(0, 10), index.lf)?.source ?? DEFAULT_SOURCE);
+  return source === DEFAULT_SOURCE ? {} : { [STATE_SOURCE_ATTR]: source };
+}
+
+/** The sides' sources of a transition, as `ListingTransition` gives them (none for `default`). */
+export function transitionSources(before: string, after: string): Pick<ListingTransition, 'beforeSource' | 'afterSource'> {
+  return { ...(before === DEFAULT_SOURCE ? {} : { beforeSource: before }), ...(after === DEFAULT_SOURCE ? {} : { afterSource: after }) };
 }
 
 /** Ids of the table's own bookkeeping items (snapshot, change log, sync order) start with this; a leg's never does. */
@@ -53,6 +72,7 @@ export function transitionOf(change: ItemChange, changedAt: number): ListingTran
     changeId: change.sequenceNumber,
     before: shownLeg(change.oldImage),
     after: shownLeg(change.newImage),
+    ...transitionSources(sourceOf(change.oldImage ?? {}), sourceOf(change.newImage ?? {})),
   };
 }
 

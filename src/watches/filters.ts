@@ -2,6 +2,7 @@ import type { AirportIndex } from '../airports/index.js';
 import { invalidParameter } from '../errors.js';
 import { compileQuery, FLAG_PARAMETERS, INTEGER_PARAMETERS, LIST_QUERY_FIELDS, parseListQuery, type CompiledQuery, type ListQuery } from '../listing/index.js';
 import { knowsCurrency, type RateSet } from '../rates/index.js';
+import type { SourceFacts } from '../kernel/source.js';
 
 /**
  * A watch's filters (docs/api.md, "Watches"): the listing's query parameters by the same names, rules
@@ -62,16 +63,17 @@ export function parseWatchFilters(raw: unknown, airports: () => AirportIndex, ra
 }
 
 /**
- * Stored filters compiled for matching with the rates in force (docs/watches.md, "Prices"): as the
+ * Stored filters compiled for matching with the rates in force (docs/watches.md, "Prices") and the
+ * sources registry's facts (`kind`, `verifiedOnly`): as the
  * listing compiles them, except that a currency the rates no longer know converts nothing (no leg
  * passes a price bound or `pricedOnly=true`) rather than refusing. Throws INVALID_PARAMETER like the listing otherwise.
  */
-export function parseStoredFilters(stored: StoredFilters, airports: () => AirportIndex, rates?: RateSet): ParsedFilters {
+export function parseStoredFilters(stored: StoredFilters, airports: () => AirportIndex, rates?: RateSet, sources?: SourceFacts): ParsedFilters {
   const query = parseListQuery(stored);
   if (query.currency === undefined || knowsCurrency(rates ?? { date: '', rates: {} }, query.currency)) {
-    return { query, compiled: compileQuery(query, airports, rates) };
+    return { query, compiled: compileQuery(query, airports, rates, sources) };
   }
-  const unpriced = compileQuery({ ...query, currency: undefined, minPrice: undefined, maxPrice: undefined, pricedOnly: undefined }, airports);
+  const unpriced = compileQuery({ ...query, currency: undefined, minPrice: undefined, maxPrice: undefined, pricedOnly: undefined }, airports, undefined, sources);
   const priced = query.minPrice !== undefined || query.maxPrice !== undefined || query.pricedOnly === true;
   return { query, compiled: priced ? { ...unpriced, query, matches: () => false } : { ...unpriced, query } };
 }
