@@ -129,7 +129,7 @@ export function evaluateTargets(input: TargetInputs): Target[] {
     },
     input.calibration.machine,
   );
-  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input)];
+  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input), ...sellerTargets(input)];
 }
 
 /** Trip and area searches (docs/performance.md, "Trips and areas"): their read units within 10 % of the plain listing's. */
@@ -208,6 +208,45 @@ function priceTargets(input: TargetInputs): Target[] {
       name: "warm-cache handler CPU time p95 of a price-sorted search over the whole horizon / the plain listing's",
       value: round(sorted.warmP95Ms / (plain.warmP95Ms || Number.MIN_VALUE), 3),
       limit: PRICE_MAX_WARM_CPU_RATIO,
+      unit: 'ratio',
+    }),
+  ];
+}
+
+/** A search of the seller targets: the mix names them `seller ...` (bench/mix.ts). */
+export const isSellerSearch = (q: { name: string }): boolean => q.name.startsWith('seller');
+
+/** Seller searches (issue 41; docs/performance.md, "Sellers"): read units within 10 % of the same search without `source`, `kind`, `verifiedOnly`. */
+export const SELLER_MAX_READ_UNIT_RATIO = 1.1;
+/** Their warm CPU: at most 1.5 times the same search's without them. */
+export const SELLER_MAX_WARM_CPU_RATIO = 1.5;
+const SELLER_PARAMETERS = new Set(['source', 'kind', 'verifiedOnly']);
+
+/** `params` without the seller parameters. */
+export const withoutSeller = (params: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(params).filter(([k]) => !SELLER_PARAMETERS.has(k)));
+
+/** The seller targets: each seller search of the mix against the mix's query with its other parameters (worst pair); none without a pair. */
+function sellerTargets(input: TargetInputs): Target[] {
+  const others = input.queries.filter((q) => !isSellerSearch(q));
+  const pairs = input.queries
+    .filter((q) => isSellerSearch(q) && q.params !== undefined)
+    .flatMap((q) => {
+      const base = others.find((o) => o.params !== undefined && sameParams(o.params, withoutSeller(q.params!)));
+      return base === undefined ? [] : [{ q, base }];
+    });
+  if (pairs.length === 0) return [];
+  return [
+    judge({
+      name: 'read units per request of a seller search (source, kind, verifiedOnly) / the same search without them (worst search, empty cache)',
+      value: round(Math.max(...pairs.map(({ q, base }) => q.coldReadUnits / (base.coldReadUnits || 1))), 3),
+      limit: SELLER_MAX_READ_UNIT_RATIO,
+      unit: 'ratio',
+    }),
+    judge({
+      name: 'warm-cache handler CPU time p95 of a seller search / the same search without its seller parameters (worst search)',
+      value: round(Math.max(...pairs.map(({ q, base }) => q.warmP95Ms / (base.warmP95Ms || Number.MIN_VALUE))), 3),
+      limit: SELLER_MAX_WARM_CPU_RATIO,
       unit: 'ratio',
     }),
   ];
