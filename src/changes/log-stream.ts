@@ -33,7 +33,7 @@ export function logTransitionOf(record: DynamoDBRecord): ListingTransition | und
   const after = unmarshall(d.NewImage as Image);
   if (typeof after.n !== 'string' || typeof after.t !== 'string') return undefined;
   const before = d.OldImage === undefined ? undefined : unmarshall(d.OldImage as Image);
-  const sourceOfState = (image: Record<string, unknown> | undefined) => (typeof image?.[STATE_SOURCE_ATTR] === 'string' ? (image[STATE_SOURCE_ATTR] as string) : DEFAULT_SOURCE);
+  const sourceOfState = (image: Record<string, unknown> | undefined) => (typeof image?.[STATE_SOURCE_ATTR] === 'string' ? image[STATE_SOURCE_ATTR] : DEFAULT_SOURCE);
   return {
     id: key.slice(STATE_PREFIX.length),
     changedAt: after.t,
