@@ -53,6 +53,7 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'seller (kind=operator, verifiedOnly=true)', params: { kind: 'operator', verifiedOnly: 'true' } },
     { name: 'seller (kind=broker), depDate offset 3', params: { kind: 'broker', depDate, offsetDays: '3' } },
     { name: 'seller (source=northjet,azur-charter), city', params: { source: 'northjet,azur-charter', depCityName: 'London' } },
+    { name: 'seller (maxAgeHours=24)', params: { maxAgeHours: '24' } },
   ];
 }
 
@@ -222,8 +223,12 @@ export const BENCH_FACTS: SourceFacts = {
   verified: new Set(Object.entries(BENCH_REGISTRY).flatMap(([id, s]) => (s.verified ? [id] : []))),
 };
 
-/** docs/api.md, "Sellers": `source`, `kind` and `verifiedOnly` on the leg's source and the registry. */
-function sellerMatches(params: Readonly<Record<string, string>>, leg: StoredLeg): boolean {
+/** docs/api.md, "Sellers": `source`, `kind` and `verifiedOnly` on the leg's source and the registry, `maxAgeHours` on its confirmed instant (whole seconds) at `now`. */
+function sellerMatches(params: Readonly<Record<string, string>>, leg: StoredLeg, now: Date): boolean {
+  if (params.maxAgeHours !== undefined) {
+    const confirmed = leg.confirmedAt === undefined ? undefined : Math.floor(leg.confirmedAt / 1000) * 1000;
+    if (confirmed === undefined || now.getTime() - confirmed > Number(params.maxAgeHours) * 3_600_000) return false;
+  }
   const source = sourceOf(leg);
   const registered = BENCH_REGISTRY[source];
   if (params.source !== undefined && !params.source.split(',').includes(source)) return false;
@@ -259,7 +264,7 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!continentMatches(params.depContinent, leg.depAirportIcao, leg.depAirportIata, leg.depCountryCode)) return false;
     if (!continentMatches(params.arrContinent, leg.arrAirportIcao, leg.arrAirportIata, leg.arrCountryCode)) return false;
     if (params.tripFrom !== undefined && tripExtraKm(params, leg) === undefined) return false;
-    if (!sellerMatches(params, leg)) return false;
+    if (!sellerMatches(params, leg, now)) return false;
     return priceMatches(params, leg, amountOf(leg));
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);

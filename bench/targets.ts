@@ -216,11 +216,11 @@ function priceTargets(input: TargetInputs): Target[] {
 /** A search of the seller targets: the mix names them `seller ...` (bench/mix.ts). */
 export const isSellerSearch = (q: { name: string }): boolean => q.name.startsWith('seller');
 
-/** Seller searches (issue 41; docs/performance.md, "Sellers"): read units within 10 % of the same search without `source`, `kind`, `verifiedOnly`. */
+/** Seller searches (issue 41; docs/performance.md, "Sellers"): read units within 10 % of the same search without `source`, `kind`, `verifiedOnly`, `maxAgeHours`. */
 export const SELLER_MAX_READ_UNIT_RATIO = 1.1;
 /** Their warm CPU: at most 1.5 times the same search's without them. */
 export const SELLER_MAX_WARM_CPU_RATIO = 1.5;
-const SELLER_PARAMETERS = new Set(['source', 'kind', 'verifiedOnly']);
+const SELLER_PARAMETERS = new Set(['source', 'kind', 'verifiedOnly', 'maxAgeHours']);
 
 /** `params` without the seller parameters. */
 export const withoutSeller = (params: Readonly<Record<string, string>>): Record<string, string> =>
@@ -238,7 +238,7 @@ function sellerTargets(input: TargetInputs): Target[] {
   if (pairs.length === 0) return [];
   return [
     judge({
-      name: 'read units per request of a seller search (source, kind, verifiedOnly) / the same search without them (worst search, empty cache)',
+      name: 'read units per request of a seller search (source, kind, verifiedOnly, maxAgeHours) / the same search without them (worst search, empty cache)',
       value: round(Math.max(...pairs.map(({ q, base }) => q.coldReadUnits / (base.coldReadUnits || 1))), 3),
       limit: SELLER_MAX_READ_UNIT_RATIO,
       unit: 'ratio',

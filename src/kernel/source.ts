@@ -22,6 +22,8 @@ export interface SourceFacts {
   revision: number;
   kinds: ReadonlyMap<string, RegisteredKind>;
   verified: ReadonlySet<string>;
+  /** Each source's last complete sync, epoch ms (a sync carries its legs unchanged without writing them: `confirmedAtOf`). */
+  lastSyncedAt?: ReadonlyMap<string, number> | undefined;
 }
 
 export function isSource(value: unknown): value is string {

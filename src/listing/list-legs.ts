@@ -47,7 +47,7 @@ export async function listEmptyLegs(
     airports?: (() => AirportIndex) | undefined;
     /** The rates in force, read only when the query has `currency` (src/rates/source.ts). */
     rates?: RatesSource | undefined;
-    /** The sources registry's facts, read only when the query has `kind` or `verifiedOnly=true` (src/sources/cached.ts). */
+    /** The sources registry's facts, read only when the query has `kind`, `verifiedOnly=true` or `maxAgeHours` (src/sources/cached.ts). */
     sources?: (() => Promise<SourceFacts>) | undefined;
   },
 ): Promise<LegsPage> {
@@ -75,7 +75,7 @@ export async function listEmptyLegs(
     const { months, long } = matches;
     reads.forEach((read, i) => collectMatches(lists[i]!, read, compiled, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
     if (compiled.rank !== undefined) matches = { months: ranked([...months, ...long], compiled.rank), long: [] };
-    deps.memo?.set(key, lists, matches);
+    deps.memo?.set(key, lists, matches, compiled.matchingUntil);
   }
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
 
@@ -92,8 +92,9 @@ export async function listEmptyLegs(
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }
 
-/** True when the query's filters read the sources registry (`kind`, `verifiedOnly=true`). */
-export const usesRegistry = (query: Pick<ListQuery, 'kind' | 'verifiedOnly'>): boolean => query.kind !== undefined || query.verifiedOnly === true;
+/** True when the query's filters read the sources registry (`kind`, `verifiedOnly=true`, `maxAgeHours`: its sources' syncs). */
+export const usesRegistry = (query: Pick<ListQuery, 'kind' | 'verifiedOnly' | 'maxAgeHours'>): boolean =>
+  query.kind !== undefined || query.verifiedOnly === true || query.maxAgeHours !== undefined;
 
 /**
  * The number of legs the unfiltered listing lists at `now`, per source (GET /open/v1/sources): the

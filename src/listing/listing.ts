@@ -18,6 +18,7 @@ import { lowerBound, placedAt, type IndexEntry, type Side } from '../kernel/inde
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
 import type { SourceFacts } from '../kernel/source.js';
+import { confirmedAtOf } from '../kernel/leg/instants.js';
 
 /**
  * The listing's pure logic: the date window, the index buckets it needs, the compiled query (which
@@ -140,6 +141,20 @@ export interface CompiledQuery {
   matches(entry: IndexEntry, window: DateWindow, nowMs: number): boolean;
   /** The rank of a match under `sort`; undefined: the index's order (startDate, then id). */
   readonly rank: Rank | undefined;
+  /** With `maxAgeHours`: the instant (epoch ms) from which a leg no longer matches, by its age; undefined without. */
+  readonly matchingUntil: ((entry: IndexEntry) => number) | undefined;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * `maxAgeHours`: the instant a leg stops matching, just past `hours` after it was last confirmed (its own
+ * instant, or its source's last complete sync when later: `confirmedAtOf`); NaN (never matches) when unknown.
+ */
+function ageLimit(hours: number | undefined, sources: SourceFacts | undefined): ((entry: IndexEntry) => number) | undefined {
+  if (hours === undefined) return undefined;
+  const synced = sources?.lastSyncedAt;
+  return (e) => confirmedAtOf(e, synced?.get(e.source)) + hours * HOUR_MS + 1;
 }
 
 /**
@@ -189,13 +204,15 @@ export function compileQuery(query: ListQuery, airports: () => AirportIndex = ai
   if (trip !== undefined) tests.push((e) => trip.detourOf(e) !== undefined);
   const rank = RANKS[query.sort ?? 'startDate']({ query, trip }, converted);
   const passes = allOf(tests);
+  const until = ageLimit(query.maxAgeHours, sources);
   return {
     query,
     near,
     trip,
     window: (todayUtc) => queryWindow(query, todayUtc),
-    matches: (entry, window, nowMs) => inWindow(entry, window, nowMs) && passes(entry),
+    matches: (entry, window, nowMs) => inWindow(entry, window, nowMs) && passes(entry) && (until === undefined || nowMs < until(entry)),
     rank,
+    matchingUntil: until,
   };
 }
 

@@ -29,6 +29,8 @@ export const DEFAULT_MAX_DETOUR_PCT = 25;
 export const MAX_DETOUR_PCT = 100;
 /** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
 export const MIN_SEATS = 1;
+/** `maxAgeHours` (docs/api.md, "Sellers"): legs confirmed within 1 to 720 hours (30 days). */
+export const MAX_AGE_HOURS = 720;
 
 export interface AirportFilter {
   /** `icao` for 4 letters, `iata` for 3. */
@@ -210,6 +212,8 @@ const PARAMETERS = {
   source: param(sourceIds, (ids) => fromSources(new Set(ids))),
   kind: param(sourceKinds, (kinds, { sources }) => fromSources(new Set([...(sources?.kinds ?? [])].flatMap(([id, k]) => (kinds.includes(k) ? [id] : []))))),
   verifiedOnly: param(flag, (only, { sources }) => (only ? fromSources(sources?.verified ?? new Set()) : () => true)),
+  // Read with the request's instant (`compileQuery`).
+  maxAgeHours: param(boundedInteger(1, MAX_AGE_HOURS, ' (hours)')),
   sort: param(sort),
   currency: param(currencyCode),
   minPrice: param(priceBound, bound((amount, limit) => amount >= limit)),

@@ -87,14 +87,14 @@ export function isStale(registry: Registry, source: string, now: number): boolea
 }
 
 /** The registry as the listing's filters read it (`kind`, `verifiedOnly`): the kinds and the verified sources. */
-export function sourceFactsOf(registry: Registry): SourceFacts {
+export function sourceFactsOf(registry: Registry & { lastSyncedAt?: ReadonlyMap<string, number> | undefined }): SourceFacts {
   const kinds = new Map<string, RegisteredKind>();
   const verified = new Set<string>();
   for (const [id, { settings }] of registry.sources) {
     if (settings.kind !== 'unknown') kinds.set(id, settings.kind);
     if (settings.verified) verified.add(id);
   }
-  return { revision: registry.revision, kinds, verified };
+  return { revision: registry.revision, kinds, verified, lastSyncedAt: registry.lastSyncedAt };
 }
 
 /** A source as `GET /open/v1/sources` and `sources show` give it. */

@@ -105,7 +105,11 @@ describe('sources on the local server', () => {
     expect(await ids('verifiedOnly=true')).toEqual(['S-1', 'S-2']);
     expect(await ids('verifiedOnly=false')).toEqual(['S-1', 'S-3', 'S-4', 'S-2']);
     expect(await ids('kind=operator,broker&verifiedOnly=true&source=acme-air,resell-co')).toEqual(['S-1', 'S-2']);
-    for (const [name, value] of [['source', 'Acme-Air'], ['kind', 'unknown'], ['verifiedOnly', 'yes']] as const) {
+    // maxAgeHours: the legs npm start just loaded, where a load records the leg's confirmed instant.
+    const recent = await ids('maxAgeHours=1');
+    expect(['S-1', 'S-3', 'S-4', 'S-2']).toEqual(expect.arrayContaining(recent));
+    expect(await ids('maxAgeHours=720&source=acme-air')).toEqual(recent.filter((id) => id === 'S-1' || id === 'S-2'));
+    for (const [name, value] of [['source', 'Acme-Air'], ['kind', 'unknown'], ['verifiedOnly', 'yes'], ['maxAgeHours', '0'], ['maxAgeHours', '721']] as const) {
       const { res, body } = await list(`${name}=${value}`);
       expect([res.status, body.code]).toEqual([400, 'INVALID_PARAMETER']);
       expect(body.message).toContain(`'${name}'`);

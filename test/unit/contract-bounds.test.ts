@@ -79,6 +79,7 @@ describe('the query parameters: the bounds are the parser\'s', () => {
     ['depRadiusKm', { depNear: 'EGLL' }],
     ['arrRadiusKm', { arrNear: 'LFMN' }],
     ['minSeats', {}],
+    ['maxAgeHours', {}],
   ] as const)('%s: a value out of the schema\'s range is refused, its ends are accepted', (name, needs) => {
     const { minimum, maximum } = parameter(name);
     const at = (value: number) => parsed({ ...needs, [name]: String(value) });

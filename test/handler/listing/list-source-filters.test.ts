@@ -114,7 +114,24 @@ describe('list-empty-legs: source, kind, verifiedOnly', () => {
     expect(registryReads).toBe(2);
   });
 
+  it('maxAgeHours keeps the legs confirmed within the hours, and a warm container drops one as it ages past them', async () => {
+    const hour = 3_600_000;
+    serve([
+      { ...leg('F1', 'acme-air'), confirmedAt: NOW.getTime() - 2 * hour },
+      { ...leg('F2', 'resell-co'), confirmedAt: NOW.getTime() - 30 * hour },
+      leg('F3', 'acme-air'),
+    ]);
+    expect((await ids({ maxAgeHours: '3' })).ids).toEqual(['F1']);
+    expect((await ids({ maxAgeHours: '48' })).ids).toEqual(['F1', 'F2']);
+    expect((await ids()).ids).toEqual(['F1', 'F2', 'F3']);
+    // One hour and a millisecond later, F1 is 3 hours old: the memo of the first answer does not serve it.
+    jest.setSystemTime(NOW.getTime() + hour + 1);
+    expect((await ids({ maxAgeHours: '3' })).ids).toEqual([]);
+    expect((await ids({ maxAgeHours: '48' })).ids).toEqual(['F1', 'F2']);
+  });
+
   it.each([
+    ['maxAgeHours', '721'],
     ['source', 'Acme-Air'],
     ['kind', 'unknown'],
     ['verifiedOnly', 'yes'],

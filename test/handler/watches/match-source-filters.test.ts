@@ -24,6 +24,7 @@ import { storedLeg } from '../../support/legs.js';
  */
 const ddb = mockClient(DynamoDBDocumentClient);
 const NOW = Date.parse('2026-11-25T10:00:05Z');
+const HOUR = 3_600_000;
 type Image = NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
 const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as Image;
 const CLIENT = 'cli_AAAAAAAAAAAAAAAAAAAA';
@@ -36,6 +37,7 @@ const WATCHES: Record<string, Record<string, string>> = {
   verified: { verifiedOnly: 'true' },
   anyVerified: { verifiedOnly: 'false' },
   verifiedBrokers: { kind: 'broker', verifiedOnly: 'true' },
+  fresh: { maxAgeHours: '3' },
 };
 const settings = (kind: string, verified: boolean) => ({ name: null, kind, verified, verifiedAt: verified ? NOW : null, staleAfterMinutes: null, staleAfterSetAt: null });
 
@@ -90,9 +92,9 @@ function matcher(sent: QueuedMessage[]) {
   });
 }
 
-/** The watches that get `empty_leg.listed` for a new leg of `source` (none: loaded without one). */
-async function listedTo(source: string | undefined, id: string): Promise<string[]> {
-  const leg = toStorageItem(storedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-03', ...(source === undefined ? {} : { source }) }));
+/** The watches that get `empty_leg.listed` for a new leg of `source` (none: loaded without one), confirmed `confirmedAt` (none: unknown). */
+async function listedTo(source: string | undefined, id: string, confirmedAt?: number): Promise<string[]> {
+  const leg = toStorageItem(storedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-03', ...(source === undefined ? {} : { source }), ...(confirmedAt === undefined ? {} : { confirmedAt }) }));
   const event = await consume({ eventName: 'INSERT', dynamodb: { Keys: { id: { S: id } }, SequenceNumber: `4${id.length}${states.length}`, NewImage: image(leg) } });
   expect(event.Records).toHaveLength(1);
   const sent: QueuedMessage[] = [];
@@ -107,10 +109,19 @@ async function listedTo(source: string | undefined, id: string): Promise<string[
 }
 
 describe('the watches matcher: source, kind, verifiedOnly', () => {
-  it("keeps the leg's source in the log's state (not for `default`), where the matcher reads it", async () => {
+  it("keeps the leg's source (not `default`) and confirmed instant (when known) in the log's state, where the matcher reads them", async () => {
     await listedTo('acme-air', 'EL-1');
-    await listedTo(undefined, 'EL-2');
-    expect(states.map((s) => [s.id, s.s])).toEqual([['~feed#EL-1', 'acme-air'], ['~feed#EL-2', undefined]]);
+    await listedTo(undefined, 'EL-2', NOW - HOUR);
+    expect(states.map((s) => [s.id, s.s, s.c])).toEqual([
+      ['~feed#EL-1', 'acme-air', undefined],
+      ['~feed#EL-2', undefined, Math.floor((NOW - HOUR) / 1000) * 1000],
+    ]);
+  });
+
+  it('maxAgeHours: a leg confirmed within the hours, not one confirmed before them or never', async () => {
+    expect(await listedTo('acme-air', 'EL-7', NOW - 2 * HOUR)).toContain('fresh');
+    expect(await listedTo('acme-air', 'EL-8', NOW - 4 * HOUR)).not.toContain('fresh');
+    expect(await listedTo('acme-air', 'EL-9')).not.toContain('fresh');
   });
 
   it('a registered, verified operator: the watches of its id, its kind and verifiedOnly', async () => {

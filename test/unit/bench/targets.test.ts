@@ -132,11 +132,11 @@ describe('the seller targets', () => {
   const q = (name: string, params: Record<string, string>, coldReadUnits: number, warmP95Ms = 0.2) => ({ name, params, coldReadUnits, wholeItemReadUnits: 2000, warmP95Ms, excessBuckets: [] });
   const plain = q('no filter, page 1', {}, 50, 0.2);
   const dated = q('depDate, offset 3', { depDate: '2026-12-11', offsetDays: '3' }, 24, 0.1);
-  const units = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'seller search (source, kind, verifiedOnly)');
+  const units = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'seller search (source, kind, verifiedOnly, maxAgeHours)');
   const cpu = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'p95 of a seller search');
 
   it('drops source, kind and verifiedOnly, and keeps every other parameter', () => {
-    expect(withoutSeller({ source: 'a,b', kind: 'operator', verifiedOnly: 'true', depDate: 'd', offsetDays: '3' })).toEqual({ depDate: 'd', offsetDays: '3' });
+    expect(withoutSeller({ source: 'a,b', kind: 'operator', verifiedOnly: 'true', maxAgeHours: '24', depDate: 'd', offsetDays: '3' })).toEqual({ depDate: 'd', offsetDays: '3' });
   });
 
   it('holds each seller search against the search of the mix with its other parameters: read units within 10 %, warm CPU within 1.5 times (worst pair)', () => {

@@ -49,6 +49,7 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
   source: absentOr(fc.constantFrom('acme-air', ' acme-air', 'acme-air,resell-co', 'resell-co, acme-air', 'default', '')),
   kind: absentOr(fc.constantFrom('operator', 'broker', ' broker', 'operator,broker', '')),
   verifiedOnly: absentOr(fc.constantFrom('true', 'false')),
+  maxAgeHours: absentOr(fc.integer({ min: 1, max: 720 }).map(String)),
   sort: absentOr(fc.constantFrom('startDate', 'detour', 'price', '-price')),
   currency: absentOr(fc.constantFrom('EUR', 'USD', 'GBP')),
   minPrice: absentOr(fc.constantFrom('0', '1000', '12500.5', '20000')),

@@ -41,6 +41,7 @@ describe('parseListQuery: defaults', () => {
       source: undefined,
       kind: undefined,
       verifiedOnly: undefined,
+      maxAgeHours: undefined,
       sort: undefined,
       currency: undefined,
       minPrice: undefined,

@@ -17,7 +17,7 @@ const TODAY = '2026-11-21';
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const SOURCES = ['default', 'acme-air', 'resell-co', 'jets-4-u', 'quiet'] as const;
 
-function entryOf(id: string, source: string, priced: boolean): IndexEntry {
+function entryOf(id: string, source: string, priced: boolean, confirmedAt?: number): IndexEntry {
   const leg = {
     startDate: '2026-12-01',
     endDate: '2026-12-02',
@@ -33,6 +33,7 @@ function entryOf(id: string, source: string, priced: boolean): IndexEntry {
     aircraftType: null,
     ...(priced ? { price: 12_500, currency: 'EUR' } : {}),
     source,
+    confirmedAt,
   };
   const entry = new IndexEntryReader().fromFilter(id, leg.startDate, filterText(leg, '0'));
   if (entry === undefined) throw new Error('not an entry');
@@ -93,11 +94,59 @@ describe('parseListQuery: source, kind, verifiedOnly', () => {
     ['kind', 'operator,broker,operator', 'at most 2'],
     ['verifiedOnly', 'yes', 'must be true or false'],
     ['verifiedOnly', 'TRUE', 'must be true or false'],
+    ['maxAgeHours', '0', 'must be an integer from 1 to 720 (hours)'],
+    ['maxAgeHours', '721', 'must be an integer from 1 to 720 (hours)'],
+    ['maxAgeHours', '1.5', 'must be an integer from 1 to 720 (hours)'],
+    ['maxAgeHours', 'day', 'must be an integer from 1 to 720 (hours)'],
   ])('%s=%s is INVALID_PARAMETER naming the parameter', (name, value, rule) => {
     const err = invalid({ [name]: value });
     expect(err.code).toBe('INVALID_PARAMETER');
     expect(err.message).toContain(`'${name}'`);
     expect(err.message).toContain(rule);
+  });
+});
+
+describe('maxAgeHours', () => {
+  const HOUR = 3_600_000;
+  const at = (params: Record<string, string>, entry: IndexEntry, now: number, facts?: SourceFacts) => {
+    const compiled = compileQuery(parseListQuery(params), undefined, undefined, facts);
+    return compiled.matches(entry, compiled.window(TODAY)!, now);
+  };
+
+  it('reads an integer from 1 to 720', () => {
+    expect(parseListQuery({ maxAgeHours: '1' }).maxAgeHours).toBe(1);
+    expect(parseListQuery({ maxAgeHours: '720' }).maxAgeHours).toBe(720);
+    expect(parseListQuery({ maxAgeHours: '' }).maxAgeHours).toBeUndefined();
+  });
+
+  it('keeps a leg confirmed within the hours (its own instant, or its source\'s last complete sync when later); an unknown instant never', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 720 }),
+        fc.option(fc.integer({ min: -800, max: 10 }).map((h) => NOW + h * HOUR), { nil: undefined }),
+        fc.option(fc.integer({ min: -800 * 3600, max: 0 }).map((s) => NOW + s * 1000), { nil: undefined }),
+        fc.constantFrom(...SOURCES),
+        (hours, confirmed, synced, source) => {
+          const entry = entryOf('L-9', source, false, confirmed);
+          const facts: SourceFacts = { revision: 1, kinds: new Map(), verified: new Set(), lastSyncedAt: synced === undefined ? undefined : new Map([[source, synced]]) };
+          // Stored in whole seconds.
+          const own = confirmed === undefined ? undefined : Math.floor(confirmed / 1000) * 1000;
+          const latest = Math.max(own ?? Number.NEGATIVE_INFINITY, synced ?? Number.NEGATIVE_INFINITY);
+          const expected = Number.isFinite(latest) && NOW - latest <= hours * HOUR;
+          expect(at({ maxAgeHours: String(hours) }, entry, NOW, facts)).toBe(expected);
+        },
+      ),
+      fcParams(1_000),
+    );
+  });
+
+  it('is inclusive at the hour, and drops the leg one millisecond after', () => {
+    const entry = entryOf('L-10', 'acme-air', false, NOW - 3 * HOUR);
+    expect(at({ maxAgeHours: '3' }, entry, NOW)).toBe(true);
+    expect(at({ maxAgeHours: '3' }, entry, NOW + 1)).toBe(false);
+    expect(at({ maxAgeHours: '3' }, entryOf('L-11', 'acme-air', false), NOW)).toBe(false);
+    // Without the parameter, an unknown instant is listed as before.
+    expect(at({}, entryOf('L-11', 'acme-air', false), NOW)).toBe(true);
   });
 });
 
