@@ -86,7 +86,7 @@ describe('sources on the local server', () => {
     expect(bad.stderr).toContain('--stale-after');
   });
 
-  it('filters the listing by source, kind and verifiedOnly as the registry says (after the first test registered acme-air and quiet-broker)', async () => {
+  it('filters the listing by source, kind, verifiedOnly and maxAgeHours (after the first test registered acme-air and quiet-broker)', async () => {
     const list = (query: string) =>
       callApi<Envelope<{ records: { id: string }[]; total: number }>>(`${service.baseUrl}/open/v1/empty-legs?${query}`, { headers: { 'X-API-Key': service.apiKey } });
     const ids = async (query: string) => {
