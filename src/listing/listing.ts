@@ -145,16 +145,11 @@ export interface CompiledQuery {
   readonly matchingUntil: ((entry: IndexEntry) => number) | undefined;
 }
 
-const HOUR_MS = 3_600_000;
-
-/**
- * `maxAgeHours`: the instant a leg stops matching, just past `hours` after it was last confirmed (its own
- * instant, or its source's last complete sync when later: `confirmedAtOf`); NaN (never matches) when unknown.
- */
+/** `maxAgeHours`: when a leg stops matching, just past `hours` after its confirmation (`confirmedAtOf`; NaN: unknown, never matches). */
 function ageLimit(hours: number | undefined, sources: SourceFacts | undefined): ((entry: IndexEntry) => number) | undefined {
   if (hours === undefined) return undefined;
   const synced = sources?.lastSyncedAt;
-  return (e) => confirmedAtOf(e, synced?.get(e.source)) + hours * HOUR_MS + 1;
+  return (e) => confirmedAtOf(e, synced?.get(e.source)) + hours * 3_600_000 + 1;
 }
 
 /**
