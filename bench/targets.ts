@@ -180,6 +180,19 @@ export function withoutPrice(params: Readonly<Record<string, string>>): Record<s
 const sameParams = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
+type Query = TargetInputs['queries'][number];
+
+/** Each search of the mix that `isSearch` names, with the mix's query of its parameters but those `without` drops; a search without one is left out. */
+function searchPairs(input: TargetInputs, isSearch: (q: Query) => boolean, without: (params: Readonly<Record<string, string>>) => Record<string, string>): { q: Query; base: Query }[] {
+  const others = input.queries.filter((q) => !isSearch(q));
+  return input.queries
+    .filter((q) => isSearch(q) && q.params !== undefined)
+    .flatMap((q) => {
+      const base = others.find((o) => o.params !== undefined && sameParams(o.params, without(q.params!)));
+      return base === undefined ? [] : [{ q, base }];
+    });
+}
+
 /**
  * The price targets, over the mix's queries whose names start with `price`, each against the query of
  * the mix with its parameters but the price ones (a price search without one is left out); none when
@@ -187,13 +200,7 @@ const sameParams = (a: Readonly<Record<string, string>>, b: Readonly<Record<stri
  */
 function priceTargets(input: TargetInputs): Target[] {
   const plain = input.queries.find((q) => q.name === PLAIN);
-  const others = input.queries.filter((q) => !isPriceSearch(q));
-  const pairs = input.queries
-    .filter((q) => isPriceSearch(q) && q.params !== undefined)
-    .flatMap((q) => {
-      const base = others.find((o) => o.params !== undefined && sameParams(o.params, withoutPrice(q.params!)));
-      return base === undefined ? [] : [{ q, base }];
-    });
+  const pairs = searchPairs(input, isPriceSearch, withoutPrice);
   const sorted = input.queries.find((q) => isPriceSearch(q) && q.params?.sort === 'price' && q.name.includes('whole horizon'));
   if (plain === undefined || pairs.length === 0 || sorted === undefined) return [];
   const worstUnits = Math.max(...pairs.map(({ q, base }) => q.coldReadUnits / (base.coldReadUnits || 1)));
@@ -228,13 +235,7 @@ export const withoutSeller = (params: Readonly<Record<string, string>>): Record<
 
 /** The seller targets: each seller search of the mix against the mix's query with its other parameters (worst pair); none without a pair. */
 function sellerTargets(input: TargetInputs): Target[] {
-  const others = input.queries.filter((q) => !isSellerSearch(q));
-  const pairs = input.queries
-    .filter((q) => isSellerSearch(q) && q.params !== undefined)
-    .flatMap((q) => {
-      const base = others.find((o) => o.params !== undefined && sameParams(o.params, withoutSeller(q.params!)));
-      return base === undefined ? [] : [{ q, base }];
-    });
+  const pairs = searchPairs(input, isSellerSearch, withoutSeller);
   if (pairs.length === 0) return [];
   return [
     judge({
