@@ -3,6 +3,7 @@ import { continentOfCountry } from '../src/airports/continents.js';
 import { addDays, dateInZone } from '../src/kernel/dates.js';
 import type { StoredLeg } from '../src/kernel/leg-item.js';
 import type { RateSet } from '../src/rates/index.js';
+import { sourceOf, type RegisteredKind, type SourceFacts } from '../src/kernel/source.js';
 import { windowOf, type Window } from './buckets.js';
 
 /**
@@ -46,6 +47,13 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'price (pricedOnly=true)', params: { pricedOnly: 'true' } },
     { name: 'price (currency=EUR, sort=price), whole horizon', params: { currency: 'EUR', sort: 'price' } },
     { name: 'price (currency=CHF, pricedOnly=true, sort=-price)', params: { currency: 'CHF', pricedOnly: 'true', sort: '-price' } },
+    // Names starting `seller` are the searches of the seller targets, each held against the mix's query
+    // with the same parameters but `source`, `kind` and `verifiedOnly` (bench/targets.ts).
+    { name: 'seller (source=skyline)', params: { source: 'skyline' } },
+    { name: 'seller (kind=operator, verifiedOnly=true)', params: { kind: 'operator', verifiedOnly: 'true' } },
+    { name: 'seller (kind=broker), depDate offset 3', params: { kind: 'broker', depDate, offsetDays: '3' } },
+    { name: 'seller (source=northjet,azur-charter), city', params: { source: 'northjet,azur-charter', depCityName: 'London' } },
+    { name: 'seller (maxAgeHours=24)', params: { maxAgeHours: '24' } },
   ];
 }
 
@@ -201,6 +209,33 @@ function priceMatches(params: Readonly<Record<string, string>>, leg: StoredLeg, 
   return true;
 }
 
+/** The sources the benchmark registers (bench/run.ts): the demo's, of both kinds, one verified, none stale. */
+export const BENCH_REGISTRY: Readonly<Record<string, { kind: RegisteredKind; verified?: true }>> = {
+  skyline: { kind: 'operator', verified: true },
+  northjet: { kind: 'broker' },
+  'azur-charter': { kind: 'operator' },
+};
+
+/** The registry's facts as the listing reads them (the traffic simulation's containers take them as they are). */
+export const BENCH_FACTS: SourceFacts = {
+  revision: 1,
+  kinds: new Map(Object.entries(BENCH_REGISTRY).map(([id, s]) => [id, s.kind])),
+  verified: new Set(Object.entries(BENCH_REGISTRY).flatMap(([id, s]) => (s.verified ? [id] : []))),
+};
+
+/** docs/api.md, "Sellers": `source`, `kind` and `verifiedOnly` on the leg's source and the registry, `maxAgeHours` on its confirmed instant (whole seconds) at `now`. */
+function sellerMatches(params: Readonly<Record<string, string>>, leg: StoredLeg, now: Date): boolean {
+  if (params.maxAgeHours !== undefined) {
+    const confirmed = leg.confirmedAt === undefined ? undefined : Math.floor(leg.confirmedAt / 1000) * 1000;
+    if (confirmed === undefined || now.getTime() - confirmed > Number(params.maxAgeHours) * 3_600_000) return false;
+  }
+  const source = sourceOf(leg);
+  const registered = BENCH_REGISTRY[source];
+  if (params.source !== undefined && !params.source.split(',').includes(source)) return false;
+  if (params.kind !== undefined && (registered === undefined || !params.kind.split(',').includes(registered.kind))) return false;
+  return params.verifiedOnly !== 'true' || registered?.verified === true;
+}
+
 /**
  * What the listing must answer to `params` at `now` over `data` (params as the mix writes them);
  * `rates`: the rates in force, for the price searches.
@@ -229,6 +264,7 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     if (!continentMatches(params.depContinent, leg.depAirportIcao, leg.depAirportIata, leg.depCountryCode)) return false;
     if (!continentMatches(params.arrContinent, leg.arrAirportIcao, leg.arrAirportIata, leg.arrCountryCode)) return false;
     if (params.tripFrom !== undefined && tripExtraKm(params, leg) === undefined) return false;
+    if (!sellerMatches(params, leg, now)) return false;
     return priceMatches(params, leg, amountOf(leg));
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);

@@ -33,11 +33,12 @@ import { allowedBuckets, checkBuckets, type BucketCheck } from './buckets.js';
 import { buildAndMeasure, type BundleReport } from './bundle.js';
 import { floorReadUnits, itemSize, pageReadUnits, wireItemSize, type WireValue } from './capacity.js';
 import { consumedUnits, recordCalls, stringValue, summarizeCall, type RecordedCall } from './consumed.js';
-import { queryMix, type DataLeg, type MixQuery } from './mix.js';
+import { BENCH_REGISTRY, queryMix, type DataLeg, type MixQuery } from './mix.js';
+import { cachedFacts, cachedRegistry, createSourcesStore } from '../src/sources/index.js';
 import { createServedChecker } from './oracle.js';
 import { summarize, type LatencySummary } from './stats.js';
 import { calibrate, describeMachine, machine, referenceRunMs, type Calibration } from './calibration.js';
-import { coldGrowthTarget, evaluateTargets, isPriceSearch, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldGrowthTarget, evaluateTargets, isPriceSearch, isSellerSearch, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
 import { rateLimitScenarios, runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
 import { MAX_RATE_LIMIT } from '../src/keys/limits/rate-limit.js';
@@ -371,6 +372,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const rateSet = parseEcbRates(ratesText);
     const loadedRates = await loadRatesText(ratesText, { store: createRatesStore(client, names.legsTableName), clock });
     log(`  the ECB reference rates of ${loadedRates.date} (${loadedRates.currencies} currencies per euro) are in force`);
+    // The sources registry, as `npm run sources -- set` writes it: what the seller searches read.
+    const registry = createSourcesStore(client, names.legsTableName);
+    for (const [id, s] of Object.entries(BENCH_REGISTRY)) await registry.set(id, { kind: s.kind, ...(s.verified ? { verified: true } : {}) }, { id: 'bench', at: clock() });
     // The listing snapshot's first build, and what building it again costs (the scheduled build: the
     // index read, no part written when nothing changed).
     await buildSnapshot(client, names.legsTableName);
@@ -400,7 +404,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     });
     const cache = createListRepository(documentClient, functionSettings);
     const rates = cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
-    const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates });
+    const sources = cachedFacts(cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
+    const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates, sources });
 
     const mix = queryMix(today);
     // Each response is checked against the answer at the instant it was served; the reference
@@ -718,9 +723,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
           tableName: names.legsTableName,
           keysTableName: names.keysTableName,
           data,
-          // Without the price searches: they read and cache what the same searches without prices do,
+          // Without the price and seller searches: they read and cache what the same searches without them do,
           // and the oracle's conversions and sorts would double the simulation's time.
-          mix: mix.filter((q) => !isPriceSearch(q)),
+          mix: mix.filter((q) => !isPriceSearch(q) && !isSellerSearch(q)),
           today,
           newClient: () => createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, region: 'local' }),
           consume: async (at) => {

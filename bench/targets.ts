@@ -129,7 +129,7 @@ export function evaluateTargets(input: TargetInputs): Target[] {
     },
     input.calibration.machine,
   );
-  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input)];
+  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input), ...sellerTargets(input)];
 }
 
 /** Trip and area searches (docs/performance.md, "Trips and areas"): their read units within 10 % of the plain listing's. */
@@ -180,6 +180,19 @@ export function withoutPrice(params: Readonly<Record<string, string>>): Record<s
 const sameParams = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([k, v]) => b[k] === v);
 
+type Query = TargetInputs['queries'][number];
+
+/** Each search of the mix that `isSearch` names, with the mix's query of its parameters but those `without` drops; a search without one is left out. */
+function searchPairs(input: TargetInputs, isSearch: (q: Query) => boolean, without: (params: Readonly<Record<string, string>>) => Record<string, string>): { q: Query; base: Query }[] {
+  const others = input.queries.filter((q) => !isSearch(q));
+  return input.queries
+    .filter((q) => isSearch(q) && q.params !== undefined)
+    .flatMap((q) => {
+      const base = others.find((o) => o.params !== undefined && sameParams(o.params, without(q.params!)));
+      return base === undefined ? [] : [{ q, base }];
+    });
+}
+
 /**
  * The price targets, over the mix's queries whose names start with `price`, each against the query of
  * the mix with its parameters but the price ones (a price search without one is left out); none when
@@ -187,13 +200,7 @@ const sameParams = (a: Readonly<Record<string, string>>, b: Readonly<Record<stri
  */
 function priceTargets(input: TargetInputs): Target[] {
   const plain = input.queries.find((q) => q.name === PLAIN);
-  const others = input.queries.filter((q) => !isPriceSearch(q));
-  const pairs = input.queries
-    .filter((q) => isPriceSearch(q) && q.params !== undefined)
-    .flatMap((q) => {
-      const base = others.find((o) => o.params !== undefined && sameParams(o.params, withoutPrice(q.params!)));
-      return base === undefined ? [] : [{ q, base }];
-    });
+  const pairs = searchPairs(input, isPriceSearch, withoutPrice);
   const sorted = input.queries.find((q) => isPriceSearch(q) && q.params?.sort === 'price' && q.name.includes('whole horizon'));
   if (plain === undefined || pairs.length === 0 || sorted === undefined) return [];
   const worstUnits = Math.max(...pairs.map(({ q, base }) => q.coldReadUnits / (base.coldReadUnits || 1)));
@@ -208,6 +215,39 @@ function priceTargets(input: TargetInputs): Target[] {
       name: "warm-cache handler CPU time p95 of a price-sorted search over the whole horizon / the plain listing's",
       value: round(sorted.warmP95Ms / (plain.warmP95Ms || Number.MIN_VALUE), 3),
       limit: PRICE_MAX_WARM_CPU_RATIO,
+      unit: 'ratio',
+    }),
+  ];
+}
+
+/** A search of the seller targets: the mix names them `seller ...` (bench/mix.ts). */
+export const isSellerSearch = (q: { name: string }): boolean => q.name.startsWith('seller');
+
+/** Seller searches (issue 41; docs/performance.md, "Sellers"): read units within 10 % of the same search without `source`, `kind`, `verifiedOnly`, `maxAgeHours`. */
+export const SELLER_MAX_READ_UNIT_RATIO = 1.1;
+/** Their warm CPU: at most 1.5 times the same search's without them. */
+export const SELLER_MAX_WARM_CPU_RATIO = 1.5;
+const SELLER_PARAMETERS = new Set(['source', 'kind', 'verifiedOnly', 'maxAgeHours']);
+
+/** `params` without the seller parameters. */
+export const withoutSeller = (params: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(params).filter(([k]) => !SELLER_PARAMETERS.has(k)));
+
+/** The seller targets: each seller search of the mix against the mix's query with its other parameters (worst pair); none without a pair. */
+function sellerTargets(input: TargetInputs): Target[] {
+  const pairs = searchPairs(input, isSellerSearch, withoutSeller);
+  if (pairs.length === 0) return [];
+  return [
+    judge({
+      name: 'read units per request of a seller search (source, kind, verifiedOnly, maxAgeHours) / the same search without them (worst search, empty cache)',
+      value: round(Math.max(...pairs.map(({ q, base }) => q.coldReadUnits / (base.coldReadUnits || 1))), 3),
+      limit: SELLER_MAX_READ_UNIT_RATIO,
+      unit: 'ratio',
+    }),
+    judge({
+      name: 'warm-cache handler CPU time p95 of a seller search / the same search without its seller parameters (worst search)',
+      value: round(Math.max(...pairs.map(({ q, base }) => q.warmP95Ms / (base.warmP95Ms || Number.MIN_VALUE))), 3),
+      limit: SELLER_MAX_WARM_CPU_RATIO,
       unit: 'ratio',
     }),
   ];

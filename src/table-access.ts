@@ -60,6 +60,8 @@ export type TableAccess =
   | 'legs:consume'
   /** Legs table: GetItem on the rates in force only (id `~rates`, src/rates/store.ts): the watches' functions (a filter's currency) and matcher. */
   | 'legs:rates'
+  /** Legs table: GetItem on the sources registry only (id `~sources`, src/sources/store.ts): the watches' matcher (`kind`, `verifiedOnly`). */
+  | 'legs:sources'
   /** Legs table: GetItem and PutItem on the rates in force only (id `~rates`): the scheduled rates fetch. */
   | 'legs:rates-write'
   /** Keys table: GetItem on the table (a key is read by its hash). */

@@ -2,6 +2,7 @@ import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { cachedRates, createRatesStore } from '../../src/rates/index.js';
+import { cachedFacts, cachedRegistry, createSourcesStore } from '../../src/sources/index.js';
 import { createActiveClients } from '../../src/watches/match/active-clients.js';
 import { createMatchHandler } from '../../src/watches/match/handler.js';
 import { createTransitionMatcher } from '../../src/watches/match/transitions.js';
@@ -18,6 +19,7 @@ export const handler = createMatchHandler({
     airports: airportReference,
     clock: config.clock,
     rates,
+    sources: cachedFacts(cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock })),
     activeClients: createActiveClients({ client, keysTableName: config.keysTableName, clock: config.clock, intervalMs: 0 }),
   }),
   clock: config.clock,

@@ -6,6 +6,7 @@ import { createListRepository } from '../../src/listing/list-handler.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
 import { cachedRates, createRatesStore } from '../../src/rates/index.js';
 import { systemResolver } from '../../src/watches/target.js';
+import { cachedFacts, cachedRegistry, createSourcesStore } from '../../src/sources/index.js';
 
 /** /open/v1/mcp (src/routes.ts); the handler is built by src/mcp/handler.ts. */
 const config = watchesFunctionConfig();
@@ -24,5 +25,6 @@ export const handler = createMcpHandler({
   },
   clock: config.clock,
   rates,
+  sources: cachedFacts(cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock })),
   listingCacheTtlSeconds: config.listingCacheTtlSeconds,
 });

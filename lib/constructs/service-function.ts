@@ -10,6 +10,7 @@ import type { Stage } from '../../src/config.js';
 import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
+import { SOURCES_ID } from '../../src/sources/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
@@ -163,6 +164,9 @@ export class ServiceFunction extends Construct {
         case 'legs:rates':
           this.readRates(table(tables.legs, a), ['dynamodb:GetItem']);
           break;
+        case 'legs:sources':
+          this.readRegistry(table(tables.legs, a));
+          break;
         case 'legs:rates-write':
           this.readRates(table(tables.legs, a), ['dynamodb:GetItem', 'dynamodb:PutItem']);
           break;
@@ -287,6 +291,13 @@ export class ServiceFunction extends Construct {
   /** `actions` on the rates in force only (id `~rates`, src/rates/store.ts), by `dynamodb:LeadingKeys`. */
   readRates(table: ITable, actions: string[]): this {
     this.allow(actions, table.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [RATES_ID] } });
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /** GetItem on the sources registry item only (`~sources`). */
+  readRegistry(table: ITable): this {
+    this.allow(['dynamodb:GetItem'], table.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID] } });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }

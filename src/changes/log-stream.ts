@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { unpackRecord } from '../kernel/record-pack.js';
 import { STATE_PREFIX } from './store.js';
-import type { ListingTransition } from './transition.js';
+import { entryFacts, STATE_CONFIRMED_ATTR, STATE_SOURCE_ATTR, transitionFacts, type ListingTransition } from './transition.js';
 
 /**
  * The change log as a stream (docs/watches.md, "The change log's port"): each committed entry
@@ -32,5 +32,13 @@ export function logTransitionOf(record: DynamoDBRecord): ListingTransition | und
   const after = unmarshall(d.NewImage as Image);
   if (typeof after.n !== 'string' || typeof after.t !== 'string') return undefined;
   const before = d.OldImage === undefined ? undefined : unmarshall(d.OldImage as Image);
-  return { id: key.slice(STATE_PREFIX.length), changedAt: after.t, changeId: after.n, before: shownOf(before), after: shownOf(after) };
+  const factsOf = (image: Record<string, unknown> | undefined) => entryFacts(image?.[STATE_SOURCE_ATTR], image?.[STATE_CONFIRMED_ATTR]);
+  return {
+    id: key.slice(STATE_PREFIX.length),
+    changedAt: after.t,
+    changeId: after.n,
+    before: shownOf(before),
+    after: shownOf(after),
+    ...transitionFacts(factsOf(before), factsOf(after)),
+  };
 }

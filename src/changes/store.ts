@@ -10,6 +10,7 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './store-parts/reindex.js';
 import { scanListing, stateListing } from './store-parts/initial-listing.js';
+import { stateFacts } from './transition.js';
 
 /**
  * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
@@ -179,7 +180,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)) }),
+            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)), ...stateFacts(indexed.get(id)) }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }

@@ -2,7 +2,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
-import { derivedIndexKeyOf } from '../kernel/leg-change.js';
+import { derivedIndexKeyOf, type IndexKey } from '../kernel/leg-change.js';
+import { IndexEntryReader } from '../kernel/index-entry.js';
+import { DEFAULT_SOURCE } from '../kernel/source.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
@@ -30,6 +32,41 @@ export interface ListingTransition {
   changeId?: string;
   before: EmptyLeg | null;
   after: EmptyLeg | null;
+  /**
+   * What the leg's index entry says beyond its record, before and after: its source (src/kernel/source.ts;
+   * absent: `default`) and its confirmed instant (epoch ms; absent: unknown). What the watches' seller filters read.
+   */
+  beforeFacts?: EntryFacts;
+  afterFacts?: EntryFacts;
+}
+
+export interface EntryFacts {
+  source?: string;
+  confirmedAt?: number;
+}
+
+/** A state item's attributes (src/changes/store.ts) for its leg's source (when not `default`) and confirmed instant (when known). */
+export const STATE_SOURCE_ATTR = 's';
+export const STATE_CONFIRMED_ATTR = 'c';
+
+/** A side's facts from a source and a confirmed instant; undefined when they say nothing (`default`, unknown). */
+export function entryFacts(source: unknown, confirmedAt: unknown): EntryFacts | undefined {
+  const facts: EntryFacts = {};
+  if (typeof source === 'string' && source !== DEFAULT_SOURCE) facts.source = source;
+  if (typeof confirmedAt === 'number' && Number.isFinite(confirmedAt)) facts.confirmedAt = confirmedAt;
+  return facts.source === undefined && facts.confirmedAt === undefined ? undefined : facts;
+}
+
+/** The facts attributes of a listed leg's state, from its listing index entry (its tenth and eleventh fields). */
+export function stateFacts(index: IndexKey | undefined): Record<string, string | number> {
+  const entry = index === undefined ? undefined : new IndexEntryReader().fromFilter('', index.ls.slice(0, 10), index.lf);
+  const facts = entry === undefined ? undefined : entryFacts(entry.source, entry.confirmedAt);
+  return { ...(facts?.source === undefined ? {} : { [STATE_SOURCE_ATTR]: facts.source }), ...(facts?.confirmedAt === undefined ? {} : { [STATE_CONFIRMED_ATTR]: facts.confirmedAt }) };
+}
+
+/** A transition's facts, as `ListingTransition` gives them. */
+export function transitionFacts(before: EntryFacts | undefined, after: EntryFacts | undefined): Pick<ListingTransition, 'beforeFacts' | 'afterFacts'> {
+  return { ...(before === undefined ? {} : { beforeFacts: before }), ...(after === undefined ? {} : { afterFacts: after }) };
 }
 
 /** Ids of the table's own bookkeeping items (snapshot, change log, sync order) start with this; a leg's never does. */
@@ -53,6 +90,7 @@ export function transitionOf(change: ItemChange, changedAt: number): ListingTran
     changeId: change.sequenceNumber,
     before: shownLeg(change.oldImage),
     after: shownLeg(change.newImage),
+    ...transitionFacts(entryFacts(change.oldImage?.source, change.oldImage?.confirmedAt), entryFacts(change.newImage?.source, change.newImage?.confirmedAt)),
   };
 }
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { isSource, SOURCE_KINDS, type RegisteredKind } from '../kernel/source.js';
 
 /** Building blocks of query-string parameters (docs/api.md, "Query parameters"), shared by the operations. */
 
@@ -48,6 +49,29 @@ export const optionalRaw = v.optional(
   '',
 );
 
+/** The rules whose values are integers (a watch answers them as JSON numbers). */
+const INTEGER_RULES = new WeakSet<object>();
+export const isIntegerRule = (rule: object): boolean => INTEGER_RULES.has(rule);
+export const integerRule = <S extends object>(rule: S): S => {
+  INTEGER_RULES.add(rule);
+  return rule;
+};
+
+/**
+ * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
+ * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
+ * 1 would drop the legs whose seats are unknown).
+ */
+export const boundedInteger = (min: number, max: number, unit = '') =>
+  integerRule(shaped(v.pipe(
+    optionalRaw,
+    v.check(
+      (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
+      `must be an integer from ${min} to ${max}${unit}`,
+    ),
+    v.transform((s) => (s === undefined ? undefined : Number(s))),
+  ), { type: 'integer', minimum: min, maximum: max }, true));
+
 /** An integer parameter clamped into min-max (default when absent); not an integer is refused. */
 export const clampedInteger = (min: number, max: number, fallback: number) =>
   shaped(
@@ -92,4 +116,39 @@ export const flag = shaped(
   ),
   { type: 'boolean', default: false },
   true,
+);
+
+/** `source` (docs/api.md, "Sources"): at most this many ids. */
+export const MAX_SOURCE_IDS = 50;
+
+/** One or more items separated by commas, each trimmed (never re-cased), at most `max`; checked by `known`, naming the first it refuses. */
+const trimmedList = (known: (item: string) => boolean, rule: string, max: number) =>
+  v.pipe(
+    optionalRaw,
+    v.transform((s) => s?.split(',').map((item) => item.trim())),
+    v.check((list) => (list?.length ?? 0) <= max, `must give at most ${max}, separated by commas`),
+    v.check(
+      (list) => list?.every(known) ?? true,
+      (issue) => `${JSON.stringify((issue.input as string[]).find((item) => !known(item)))} is not ${rule}: give one or more, separated by commas`,
+    ),
+  );
+
+/** A comma list of `item` (a regular expression's text) as JSON Schema says it, blanks around each allowed. */
+const listPattern = (item: string) => `^\\s*${item}\\s*(,\\s*${item}\\s*)*$`;
+
+/** `source`: source ids as `GET /open/v1/sources` gives them (src/kernel/source.ts). */
+export const sourceIds = shaped(
+  trimmedList(isSource, 'a source id (1-40 of a-z 0-9 -, starting with a letter or digit)', MAX_SOURCE_IDS),
+  { type: 'string', pattern: listPattern('[a-z0-9][a-z0-9-]{0,39}') },
+  false,
+);
+
+/** `kind`: `operator`, `broker` or both; a source of kind `unknown` matches neither. */
+export const sourceKinds = shaped(
+  v.pipe(
+    trimmedList((k) => (SOURCE_KINDS as readonly string[]).includes(k), `one of ${SOURCE_KINDS.join(', ')}`, SOURCE_KINDS.length),
+    v.transform((list) => list as RegisteredKind[] | undefined),
+  ),
+  { type: 'string', pattern: listPattern(`(${SOURCE_KINDS.join('|')})`) },
+  false,
 );

@@ -16,6 +16,7 @@ import { parseListQuery } from './query.js';
 import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
 import type { RatesSource } from '../rates/index.js';
+import type { SourceFacts } from '../kernel/source.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
 export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
@@ -29,6 +30,8 @@ export interface ListHandlerDependencies {
   airports?: () => AirportIndex;
   /** The rates in force, for `currency` (default: none loaded). */
   rates?: RatesSource;
+  /** The sources registry's facts, for `kind` and `verifiedOnly` (default: none registered). */
+  sources?: () => Promise<SourceFacts>;
 }
 
 /**
@@ -56,6 +59,7 @@ export function createListHandler({
   clock = processClock,
   airports = airportReference,
   rates,
+  sources,
 }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
@@ -66,7 +70,7 @@ export function createListHandler({
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
-        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates }),
+        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates, sources }),
       );
       return listResponse(page, traceIdOf({ context }));
     });

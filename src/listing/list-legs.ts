@@ -9,6 +9,7 @@ import { LONG_BUCKET } from '../kernel/leg-item.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import type { Detour } from './nearby.js';
 import { withConvertedPrice, type RatesSource } from '../rates/index.js';
+import type { SourceFacts } from '../kernel/source.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -46,11 +47,14 @@ export async function listEmptyLegs(
     airports?: (() => AirportIndex) | undefined;
     /** The rates in force, read only when the query has `currency` (src/rates/source.ts). */
     rates?: RatesSource | undefined;
+    /** The sources registry's facts, read only when the query has `kind`, `verifiedOnly=true` or `maxAgeHours` (src/sources/cached.ts). */
+    sources?: (() => Promise<SourceFacts>) | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
+  const sources = usesRegistry(query) ? await deps.sources?.() : undefined;
   // An unknown airport or currency is refused before anything is read.
-  const compiled = compileQuery(query, deps.airports ?? airportReference, rates);
+  const compiled = compileQuery(query, deps.airports ?? airportReference, rates, sources);
   const todayUtc = utcDate(deps.now);
   const window = compiled.window(todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
@@ -63,15 +67,15 @@ export async function listEmptyLegs(
   // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
   // as the page goes. Another order ranks them all, once per memo entry.
   const nowMs = deps.now.getTime();
-  // Converted prices filter and order with the rates of their date.
-  const key = matchesKey(query, rates === undefined ? todayUtc : `${todayUtc} ${rates.date}`);
+  // Converted prices filter and order with the rates of their date, kinds with the registry's revision.
+  const key = matchesKey(query, [todayUtc, rates?.date, sources?.revision].filter((part) => part !== undefined).join(' '));
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
     matches = { months: [], long: [] };
     const { months, long } = matches;
     reads.forEach((read, i) => collectMatches(lists[i]!, read, compiled, window, nowMs, read.bucket === LONG_BUCKET ? long : months));
     if (compiled.rank !== undefined) matches = { months: ranked([...months, ...long], compiled.rank), long: [] };
-    deps.memo?.set(key, lists, matches);
+    deps.memo?.set(key, lists, matches, compiled.matchingUntil);
   }
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
 
@@ -87,6 +91,10 @@ export async function listEmptyLegs(
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }
+
+/** True when the query's filters read the sources registry (`kind`, `verifiedOnly=true`, `maxAgeHours`: its sources' syncs). */
+export const usesRegistry = (query: Pick<ListQuery, 'kind' | 'verifiedOnly' | 'maxAgeHours'>): boolean =>
+  query.kind !== undefined || query.verifiedOnly === true || query.maxAgeHours !== undefined;
 
 /**
  * The number of legs the unfiltered listing lists at `now`, per source (GET /open/v1/sources): the

@@ -17,6 +17,8 @@ import { nearOf, tripOf, type Near, type NearCodes, type Trip } from './nearby.j
 import { lowerBound, placedAt, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import { LONG_BUCKET, MAX_BUCKET_SPAN_DAYS } from '../kernel/leg-item.js';
+import type { SourceFacts } from '../kernel/source.js';
+import { confirmedAtOf } from '../kernel/leg/instants.js';
 
 /**
  * The listing's pure logic: the date window, the index buckets it needs, the compiled query (which
@@ -139,6 +141,15 @@ export interface CompiledQuery {
   matches(entry: IndexEntry, window: DateWindow, nowMs: number): boolean;
   /** The rank of a match under `sort`; undefined: the index's order (startDate, then id). */
   readonly rank: Rank | undefined;
+  /** With `maxAgeHours`: the instant (epoch ms) from which a leg no longer matches, by its age; undefined without. */
+  readonly matchingUntil: ((entry: IndexEntry) => number) | undefined;
+}
+
+/** `maxAgeHours`: when a leg stops matching, just past `hours` after its confirmation (`confirmedAtOf`; NaN: unknown, never matches). */
+function ageLimit(hours: number | undefined, sources: SourceFacts | undefined): ((entry: IndexEntry) => number) | undefined {
+  if (hours === undefined) return undefined;
+  const synced = sources?.lastSyncedAt;
+  return (e) => confirmedAtOf(e, synced?.get(e.source)) + hours * 3_600_000 + 1;
 }
 
 /**
@@ -173,27 +184,30 @@ const NO_RATES: RateSet = { date: '', rates: {} };
 
 /**
  * Compiles a parsed query: the filters of one parameter each (`filterTests`), the nearby and trip searches,
- * the date window and the order, prices converted with `rates` (the rates in force). Throws
+ * the date window and the order, prices converted with `rates` (the rates in force), sources judged by
+ * `sources` (the registry's facts). Throws
  * INVALID_PARAMETER for an unknown airport or currency; `airports` is
  * called only when the query needs the reference.
  */
-export function compileQuery(query: ListQuery, airports: () => AirportIndex = airportReference, rates?: RateSet): CompiledQuery {
+export function compileQuery(query: ListQuery, airports: () => AirportIndex = airportReference, rates?: RateSet, sources?: SourceFacts): CompiledQuery {
   const converted = query.currency === undefined ? undefined : priceConverter(query.currency, rates);
   const near = nearOf(query, airports);
   const trip = tripOf(query, airports);
-  const tests = filterTests(query, { airports, converted });
+  const tests = filterTests(query, { airports, converted, sources });
   if (near.dep !== undefined) tests.push(placedTest('dep', near.dep));
   if (near.arr !== undefined) tests.push(placedTest('arr', near.arr));
   if (trip !== undefined) tests.push((e) => trip.detourOf(e) !== undefined);
   const rank = RANKS[query.sort ?? 'startDate']({ query, trip }, converted);
   const passes = allOf(tests);
+  const until = ageLimit(query.maxAgeHours, sources);
   return {
     query,
     near,
     trip,
     window: (todayUtc) => queryWindow(query, todayUtc),
-    matches: (entry, window, nowMs) => inWindow(entry, window, nowMs) && passes(entry),
+    matches: (entry, window, nowMs) => inWindow(entry, window, nowMs) && passes(entry) && (until === undefined || nowMs < until(entry)),
     rank,
+    matchingUntil: until,
   };
 }
 

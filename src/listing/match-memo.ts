@@ -56,9 +56,12 @@ export class MatchMemo {
     return { months: memo.months, long: memo.long };
   }
 
-  set(key: string, sources: readonly (readonly IndexEntry[])[], matches: Matches): void {
+  /** `until`: when a match stops matching other than by expiry (`maxAgeHours`); none: only by expiry. */
+  set(key: string, sources: readonly (readonly IndexEntry[])[], matches: Matches, until?: (entry: IndexEntry) => number): void {
     let validUntil = Infinity;
-    for (const list of [matches.months, matches.long]) for (const e of list) if (e.expiresAt < validUntil) validUntil = e.expiresAt;
+    for (const list of [matches.months, matches.long]) {
+      for (const e of list) validUntil = Math.min(validUntil, e.expiresAt, until?.(e) ?? Infinity);
+    }
     this.entries.set(key, { ...matches, sources, validUntil });
   }
 

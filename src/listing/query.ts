@@ -4,7 +4,8 @@ import { CATEGORY_LIST, categoryBit, categoryNamed } from '../kernel/aircraft-ca
 import { isCalendarDate } from '../kernel/dates.js';
 import { MAX_SEATS } from '../kernel/model.js';
 import { fold } from '../kernel/leg-item.js';
-import { clampedInteger, currencyCode, flag, INTEGER, optionalRaw, priceBound, shaped, shapeOf, type ValueShape } from '../http/query-params.js';
+import { boundedInteger, clampedInteger, currencyCode, flag, integerRule, isIntegerRule, optionalRaw, priceBound, shaped, shapeOf, sourceIds, sourceKinds, type ValueShape } from '../http/query-params.js';
+import type { SourceFacts } from '../kernel/source.js';
 import { cityIncludes, codeOf, countryCodeOf, countryKey, countryOf, hasCode, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { COUNTRY_CODES } from '../kernel/countries.js';
 import { airportContinentBit, continentBit, continentOfCountry, CONTINENTS, type AirportIndex, type Continent } from '../airports/index.js';
@@ -28,6 +29,8 @@ export const DEFAULT_MAX_DETOUR_PCT = 25;
 export const MAX_DETOUR_PCT = 100;
 /** `minSeats` (docs/api.md, "Filters"): the range of `seatNum` (1 to MAX_SEATS). */
 export const MIN_SEATS = 1;
+/** `maxAgeHours` (docs/api.md, "Sellers"): legs confirmed within 1 to 720 hours (30 days). */
+export const MAX_AGE_HOURS = 720;
 
 export interface AirportFilter {
   /** `icao` for 4 letters, `iata` for 3. */
@@ -109,28 +112,6 @@ const onContinents =
     return (e) => (continentOfSide(e, side, airports) & mask) !== 0;
   };
 
-/** The rules whose values are integers (a watch answers them as JSON numbers). */
-const INTEGER_RULES = new WeakSet<object>();
-const integerRule = <S extends object>(rule: S): S => {
-  INTEGER_RULES.add(rule);
-  return rule;
-};
-
-/**
- * An integer literal from `min` to `max`, checked (not clamped: a value out of range is a mistake,
- * not a preference; a clamped `minSeats=1000` would list 850-seat legs, and `minSeats=0` clamped to
- * 1 would drop the legs whose seats are unknown).
- */
-const boundedInteger = (min: number, max: number, unit = '') =>
-  integerRule(shaped(v.pipe(
-    optionalRaw,
-    v.check(
-      (s) => s === undefined || (INTEGER.test(s) && Number(s) >= min && Number(s) <= max),
-      `must be an integer from ${min} to ${max}${unit}`,
-    ),
-    v.transform((s) => (s === undefined ? undefined : Number(s))),
-  ), { type: 'integer', minimum: min, maximum: max }, true));
-
 const radiusKm = boundedInteger(MIN_RADIUS_KM, MAX_RADIUS_KM, ' (km)');
 
 const offsetDays = integerRule(
@@ -159,7 +140,12 @@ export type EntryTest = (entry: IndexEntry) => boolean;
 export interface FilterContext {
   airports: () => AirportIndex;
   converted?: ((entry: IndexEntry) => number | null) | undefined;
+  /** The sources registry's facts, for `kind` and `verifiedOnly`; undefined: none registered. */
+  sources?: SourceFacts | undefined;
 }
+
+/** A leg whose source (its index entry's) is one of `ids`. */
+const fromSources = (ids: ReadonlySet<string>): EntryTest => (e) => ids.has(e.source);
 
 /** A price bound's test: the converted price within it; a leg without one never passes. */
 const bound = (within: (amount: number, limit: number) => boolean) => (limit: number, context: FilterContext): EntryTest => {
@@ -222,6 +208,12 @@ const PARAMETERS = {
   arrCountryCode: param(countryCodes, inCountries('arr')),
   depContinent: param(continents, onContinents('dep')),
   arrContinent: param(continents, onContinents('arr')),
+  // A source's kind and verification are the registry's (src/sources/): an unregistered source is neither.
+  source: param(sourceIds, (ids) => fromSources(new Set(ids))),
+  kind: param(sourceKinds, (kinds, { sources }) => fromSources(new Set([...(sources?.kinds ?? [])].flatMap(([id, k]) => (kinds.includes(k) ? [id] : []))))),
+  verifiedOnly: param(flag, (only, { sources }) => (only ? fromSources(sources?.verified ?? new Set()) : () => true)),
+  // Read with the request's instant (`compileQuery`).
+  maxAgeHours: param(boundedInteger(1, MAX_AGE_HOURS, ' (hours)')),
   sort: param(sort),
   currency: param(currencyCode),
   minPrice: param(priceBound, bound((amount, limit) => amount >= limit)),
@@ -250,8 +242,11 @@ export function filterTests(query: ListQuery, context: FilterContext): EntryTest
 
 /** The integer parameters (a watch answers them as JSON numbers). */
 export const INTEGER_PARAMETERS: ReadonlySet<string> = new Set(
-  Object.entries(PARAMETERS).flatMap(([name, p]) => (INTEGER_RULES.has(p.rule) ? [name] : [])),
+  Object.entries(PARAMETERS).flatMap(([name, p]) => (isIntegerRule(p.rule) ? [name] : [])),
 );
+
+/** The true/false parameters (a watch answers them as JSON booleans). */
+export const FLAG_PARAMETERS: ReadonlySet<string> = new Set(Object.entries(PARAMETERS).flatMap(([name, p]) => (p.rule === flag ? [name] : [])));
 
 /** Each parameter's value as JSON (the MCP search tool's arguments, src/mcp/), from its rule. */
 export const PARAMETER_SHAPES: Readonly<Record<string, ValueShape>> = Object.fromEntries(

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { getEmptyLeg, parseCurrency, parseLegId, type LegReader } from '../leg-by-id/index.js';
 import { listEmptyLegs, parseListQuery, type LegsRepository, type MatchMemo } from '../listing/index.js';
 import type { RatesSource } from '../rates/index.js';
+import type { SourceFacts } from '../kernel/source.js';
 import { createWatch, parseWatchId, readWatches, removeWatch, type WatchDependencies } from '../watches/index.js';
 import type { LegsApi } from './tools.js';
 
@@ -15,6 +16,8 @@ export interface UseCaseDependencies {
   clock: Clock;
   airports?: () => AirportIndex;
   rates?: RatesSource;
+  /** The sources registry's facts, for `kind` and `verifiedOnly`. */
+  sources?: () => Promise<SourceFacts>;
 }
 
 /**
@@ -28,7 +31,7 @@ export function inProcessApi(deps: UseCaseDependencies, memo: MatchMemo | undefi
     search: (params) => {
       const query = parseListQuery(params);
       const now = new Date(deps.clock());
-      return within(() => listEmptyLegs(query, { repository: deps.repository, now, memo, airports: deps.airports, rates: deps.rates }));
+      return within(() => listEmptyLegs(query, { repository: deps.repository, now, memo, airports: deps.airports, rates: deps.rates, sources: deps.sources }));
     },
     getLeg: (id, currency) => {
       const legId = parseLegId(id);

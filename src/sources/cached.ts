@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { createVersionFollower } from '../kernel/version-follower.js';
-import { EMPTY_REGISTRY, type Registry } from './registry.js';
+import type { SourceFacts } from '../kernel/source.js';
+import { EMPTY_REGISTRY, sourceFactsOf, type Registry } from './registry.js';
 import type { SourcesStore } from './store.js';
 
 /** The registry as a request sees it. */
@@ -25,5 +26,16 @@ export function cachedRegistry(store: Pick<SourcesStore, 'read'>, options: { clo
     if (follower.confirmed() === undefined) await (read ?? follower.inFlight());
     else read?.catch(() => undefined);
     return follower.confirmed()?.value ?? EMPTY_REGISTRY;
+  };
+}
+
+/** The facts of a container's registry (`sourceFactsOf`), made once per registry read. */
+export function cachedFacts(registry: RegistrySource): () => Promise<SourceFacts> {
+  const made = new WeakMap<Registry, SourceFacts>();
+  return async () => {
+    const read = await registry();
+    let facts = made.get(read);
+    if (facts === undefined) made.set(read, (facts = sourceFactsOf(read)));
+    return facts;
   };
 }

@@ -2,8 +2,9 @@
  * The sources registry (docs/sources.md): what the team running the service knows of each feed that
  * legs name. A source it does not know is `kind: unknown`, unverified and never stale.
  */
-export const SOURCE_KINDS = ['operator', 'broker'] as const;
-export type RegisteredKind = (typeof SOURCE_KINDS)[number];
+import { SOURCE_KINDS, type RegisteredKind, type SourceFacts } from '../kernel/source.js';
+
+export { SOURCE_KINDS, type RegisteredKind };
 export type SourceKind = RegisteredKind | 'unknown';
 
 export interface SourceSettings {
@@ -83,6 +84,17 @@ export function isStale(registry: Registry, source: string, now: number): boolea
   if (settings.staleAfterMinutes === null) return false;
   const from = registry.lastLoadedAt.get(source) ?? settings.staleAfterSetAt;
   return from !== null && now - from > settings.staleAfterMinutes * 60_000;
+}
+
+/** The registry as the listing's filters read it (`kind`, `verifiedOnly`): the kinds and the verified sources. */
+export function sourceFactsOf(registry: Registry & { lastSyncedAt?: ReadonlyMap<string, number> | undefined }): SourceFacts {
+  const kinds = new Map<string, RegisteredKind>();
+  const verified = new Set<string>();
+  for (const [id, { settings }] of registry.sources) {
+    if (settings.kind !== 'unknown') kinds.set(id, settings.kind);
+    if (settings.verified) verified.add(id);
+  }
+  return { revision: registry.revision, kinds, verified, lastSyncedAt: registry.lastSyncedAt };
 }
 
 /** A source as `GET /open/v1/sources` and `sources show` give it. */

@@ -1,7 +1,8 @@
 import type { AirportIndex } from '../airports/index.js';
 import { invalidParameter } from '../errors.js';
-import { compileQuery, INTEGER_PARAMETERS, LIST_QUERY_FIELDS, parseListQuery, type CompiledQuery, type ListQuery } from '../listing/index.js';
+import { compileQuery, FLAG_PARAMETERS, INTEGER_PARAMETERS, LIST_QUERY_FIELDS, parseListQuery, type CompiledQuery, type ListQuery } from '../listing/index.js';
 import { knowsCurrency, type RateSet } from '../rates/index.js';
+import type { SourceFacts } from '../kernel/source.js';
 
 /**
  * A watch's filters (docs/api.md, "Watches"): the listing's query parameters by the same names, rules
@@ -17,9 +18,9 @@ const NOT_FILTERS: Readonly<Record<string, string>> = {
 export const WATCH_FILTER_FIELDS = LIST_QUERY_FIELDS.filter((f) => NOT_FILTERS[f] === undefined);
 /** The integer parameters: answered as JSON numbers. */
 export const INTEGER_FILTERS: ReadonlySet<string> = new Set(WATCH_FILTER_FIELDS.filter((f) => INTEGER_PARAMETERS.has(f)));
-/** The price bounds (decimals), answered as JSON numbers, and the flag, answered as a boolean. */
+/** The price bounds (decimals), answered as JSON numbers, and the flags (`pricedOnly`, `verifiedOnly`), answered as booleans. */
 const DECIMAL_FILTERS: ReadonlySet<string> = new Set(['minPrice', 'maxPrice']);
-const FLAG_FILTERS: ReadonlySet<string> = new Set(['pricedOnly']);
+const FLAG_FILTERS: ReadonlySet<string> = new Set(WATCH_FILTER_FIELDS.filter((f) => FLAG_PARAMETERS.has(f)));
 
 /** Filters as stored: the parameters given, each as its query-string text. */
 export type StoredFilters = Readonly<Record<string, string>>;
@@ -62,16 +63,17 @@ export function parseWatchFilters(raw: unknown, airports: () => AirportIndex, ra
 }
 
 /**
- * Stored filters compiled for matching with the rates in force (docs/watches.md, "Prices"): as the
+ * Stored filters compiled for matching with the rates in force (docs/watches.md, "Prices") and the
+ * sources registry's facts (`kind`, `verifiedOnly`): as the
  * listing compiles them, except that a currency the rates no longer know converts nothing (no leg
  * passes a price bound or `pricedOnly=true`) rather than refusing. Throws INVALID_PARAMETER like the listing otherwise.
  */
-export function parseStoredFilters(stored: StoredFilters, airports: () => AirportIndex, rates?: RateSet): ParsedFilters {
+export function parseStoredFilters(stored: StoredFilters, airports: () => AirportIndex, rates?: RateSet, sources?: SourceFacts): ParsedFilters {
   const query = parseListQuery(stored);
   if (query.currency === undefined || knowsCurrency(rates ?? { date: '', rates: {} }, query.currency)) {
-    return { query, compiled: compileQuery(query, airports, rates) };
+    return { query, compiled: compileQuery(query, airports, rates, sources) };
   }
-  const unpriced = compileQuery({ ...query, currency: undefined, minPrice: undefined, maxPrice: undefined, pricedOnly: undefined }, airports);
+  const unpriced = compileQuery({ ...query, currency: undefined, minPrice: undefined, maxPrice: undefined, pricedOnly: undefined }, airports, undefined, sources);
   const priced = query.minPrice !== undefined || query.maxPrice !== undefined || query.pricedOnly === true;
   return { query, compiled: priced ? { ...unpriced, query, matches: () => false } : { ...unpriced, query } };
 }

@@ -5,7 +5,7 @@ import type { EmptyLeg } from '../kernel/model.js';
 import { filterText, fold } from '../kernel/leg-item.js';
 import { IndexEntryReader, type IndexEntry } from '../kernel/index-entry.js';
 import type { ParsedFilters } from './filters.js';
-import type { ListingTransition } from '../changes/index.js';
+import type { EntryFacts, ListingTransition } from '../changes/index.js';
 
 /**
  * Which watches a listing transition concerns (docs/watches.md, "Matching"): the listing's own
@@ -29,13 +29,13 @@ export interface WatchEvent<W extends MatchableWatch = MatchableWatch> {
 const reader = new IndexEntryReader();
 
 /**
- * The listing's index entry of a leg it lists (the leg as the API shows it). Expiry is the change
+ * The listing's index entry of a leg it lists (the leg as the API shows it, with its source and confirmed instant). Expiry is the change
  * log's to say (a leg that expires is withdrawn), so the entry never expires; undefined for a leg
  * whose dates are not dates.
  */
-export function entryOfLeg(leg: EmptyLeg): IndexEntry | undefined {
+export function entryOfLeg(leg: EmptyLeg, facts?: EntryFacts): IndexEntry | undefined {
   if (!isCalendarDate(leg.startDate) || !isCalendarDate(leg.endDate) || leg.endDate < leg.startDate) return undefined;
-  const text = filterText(leg, '0');
+  const text = filterText(facts === undefined ? leg : { ...leg, ...facts }, '0');
   const entry = reader.fromFilter(leg.id, leg.startDate, text);
   return entry === undefined ? undefined : { ...entry, expiresAt: Number.POSITIVE_INFINITY };
 }
@@ -137,9 +137,9 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
     return out;
   }
 
-  private matchingSlots(leg: EmptyLeg | null, nowMs: number): Slot<W>[] {
+  private matchingSlots(leg: EmptyLeg | null, nowMs: number, facts?: EntryFacts): Slot<W>[] {
     if (leg === null) return [];
-    const entry = entryOfLeg(leg);
+    const entry = entryOfLeg(leg, facts);
     if (entry === undefined) return [];
     const today = utcEpochDay(nowMs);
     let todayUtc: string | undefined;
@@ -154,9 +154,9 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
     return found;
   }
 
-  /** The watches whose results list `leg` at `nowMs`. */
-  matching(leg: EmptyLeg | null, nowMs: number): Set<W> {
-    return new Set(this.matchingSlots(leg, nowMs).map((slot) => slot.watch));
+  /** The watches whose results list `leg` (with its source and confirmed instant, `default` and unknown when not given) at `nowMs`. */
+  matching(leg: EmptyLeg | null, nowMs: number, facts?: EntryFacts): Set<W> {
+    return new Set(this.matchingSlots(leg, nowMs, facts).map((slot) => slot.watch));
   }
 
   /**
@@ -164,10 +164,10 @@ export class WatchIndex<W extends MatchableWatch = MatchableWatch> {
    * it with a changed record `updated`, one that loses it `withdrawn`.
    */
   eventsOf(transition: ListingTransition, nowMs: number): WatchEvent<W>[] {
-    const before = this.matchingSlots(transition.before, nowMs);
+    const before = this.matchingSlots(transition.before, nowMs, transition.beforeFacts);
     const mark = ++this.transitionMark;
     for (const slot of before) slot.before = mark;
-    const after = this.matchingSlots(transition.after, nowMs);
+    const after = this.matchingSlots(transition.after, nowMs, transition.afterFacts);
     const events: WatchEvent<W>[] = [];
     let changed: boolean | undefined;
     for (const slot of after) {

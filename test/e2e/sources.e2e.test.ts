@@ -86,6 +86,36 @@ describe('sources on the local server', () => {
     expect(bad.stderr).toContain('--stale-after');
   });
 
+  it('filters the listing by source, kind, verifiedOnly and maxAgeHours (after the first test registered acme-air and quiet-broker)', async () => {
+    const list = (query: string) =>
+      callApi<Envelope<{ records: { id: string }[]; total: number }>>(`${service.baseUrl}/open/v1/empty-legs?${query}`, { headers: { 'X-API-Key': service.apiKey } });
+    const ids = async (query: string) => {
+      const { res, body } = await list(query);
+      expect([query, res.status]).toEqual([query, 200]);
+      return body.data!.records.map((r) => r.id);
+    };
+    // Without the new parameters: every listed leg, as before.
+    expect(await ids('')).toEqual(['S-1', 'S-3', 'S-4', 'S-2']);
+    expect(await ids('source=acme-air')).toEqual(['S-1', 'S-2']);
+    expect(await ids('source=default,%20resell-co')).toEqual(['S-3', 'S-4']);
+    expect(await ids('source=nobody')).toEqual([]);
+    expect(await ids('kind=operator')).toEqual(['S-1', 'S-2']);
+    // resell-co is not registered (unknown); quiet-broker has no legs.
+    expect(await ids('kind=broker')).toEqual([]);
+    expect(await ids('verifiedOnly=true')).toEqual(['S-1', 'S-2']);
+    expect(await ids('verifiedOnly=false')).toEqual(['S-1', 'S-3', 'S-4', 'S-2']);
+    expect(await ids('kind=operator,broker&verifiedOnly=true&source=acme-air,resell-co')).toEqual(['S-1', 'S-2']);
+    // maxAgeHours: the legs npm start just loaded, where a load records the leg's confirmed instant.
+    const recent = await ids('maxAgeHours=1');
+    expect(['S-1', 'S-3', 'S-4', 'S-2']).toEqual(expect.arrayContaining(recent));
+    expect(await ids('maxAgeHours=720&source=acme-air')).toEqual(recent.filter((id) => id === 'S-1' || id === 'S-2'));
+    for (const [name, value] of [['source', 'Acme-Air'], ['kind', 'unknown'], ['verifiedOnly', 'yes'], ['maxAgeHours', '0'], ['maxAgeHours', '721']] as const) {
+      const { res, body } = await list(`${name}=${value}`);
+      expect([res.status, body.code]).toEqual([400, 'INVALID_PARAMETER']);
+      expect(body.message).toContain(`'${name}'`);
+    }
+  });
+
   it('refuses a request without a key', async () => {
     const none = await callApi<Envelope<null>>(`${service.baseUrl}/open/v1/sources`);
     expect(none.res.status).toBe(401);

@@ -152,8 +152,11 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:BatchWriteItem']);
     expectClientReadsOnly(all);
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
-    // The legs table: the rates in force only (a watch's currency), by their key.
-    expect(onTable(all, legsId).map((s) => [actions(s).join(), s.Condition])).toEqual([['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } }]]);
+    // The legs table: the rates in force (a watch's currency) and the sources registry (`kind`, `verifiedOnly`) only, by their keys.
+    expect(onTable(all, legsId).map((s) => [actions(s).join(), s.Condition])).toEqual([
+      ['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } }],
+      ['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~sources'] } }],
+    ]);
     const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_r, id) => id.startsWith('WebhooksQueue'));
     const [failuresId] = onlyResource(t, 'AWS::SQS::Queue', isMatcherFailureQueue);
     // SQS: the webhook queue (the matcher's messages) and the on-failure destination (the mapping's), sending only.

@@ -601,7 +601,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
     it('the watches and watch-admin functions and the matcher may read the rates in force (a currency checked, prices converted): GetItem on the rates item only', () => {
       for (const id of [FUNCTION_LOGICAL_IDS.watches, FUNCTION_LOGICAL_IDS.watchAdmin, FUNCTION_LOGICAL_IDS.matchWatches]) {
         const onLegs = statementsOfRole(t(), roleIdOf(t(), id)).filter((s) => JSON.stringify(s.Resource).includes(JSON.stringify(arnOf(tableId(t(), LEGS_TABLE)))));
-        expect(onLegs).toEqual([ratesRead()]);
+        const registryRead = normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(tableId(t(), LEGS_TABLE)), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~sources'] } } });
+        // The matcher also reads the sources registry (`kind`, `verifiedOnly`), by its key only.
+        expect(onLegs).toEqual(id === FUNCTION_LOGICAL_IDS.matchWatches ? [ratesRead(), registryRead] : [ratesRead()]);
         expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
       }
     });

@@ -79,6 +79,7 @@ describe('the query parameters: the bounds are the parser\'s', () => {
     ['depRadiusKm', { depNear: 'EGLL' }],
     ['arrRadiusKm', { arrNear: 'LFMN' }],
     ['minSeats', {}],
+    ['maxAgeHours', {}],
   ] as const)('%s: a value out of the schema\'s range is refused, its ends are accepted', (name, needs) => {
     const { minimum, maximum } = parameter(name);
     const at = (value: number) => parsed({ ...needs, [name]: String(value) });
@@ -111,6 +112,18 @@ describe('the query parameters: the bounds are the parser\'s', () => {
       const refused = typeof parsed({ aircraftType: value }) === 'string';
       expect({ value, matches: pattern.test(value) }).toEqual({ value, matches: !refused });
     }
+  });
+
+  it.each([
+    ['source', ['acme-air', ' acme-air , jets-4-u', 'Acme', 'acme air', 'acme,', ',acme', '-acme', 'a'.repeat(40), 'a'.repeat(41)]],
+    ['kind', ['operator', 'broker, operator', 'unknown', 'Broker', 'operator,', 'operator,broker,broker']],
+  ] as const)('%s: the pattern is what the parser reads (up to the count of ids)', (name, values) => {
+    const pattern = regex(parameter(name));
+    for (const value of values) {
+      const refused = typeof parsed({ [name]: value }) === 'string';
+      expect({ value, matches: pattern.test(value) }).toEqual({ value, matches: !refused });
+    }
+    expect(parameter(name).maxLength).toBe(10240);
   });
 });
 

@@ -6,6 +6,7 @@ import { BATCH_GET_LIMIT, MAX_BATCH_GET_ATTEMPTS } from '../../aws/batch-limits.
 import { batchPut, forEachBounded } from '../../aws/batch-write.js';
 import { logger } from '../../logger.js';
 import type { RateSet, RatesSource } from '../../rates/index.js';
+import type { SourceFacts } from '../../kernel/source.js';
 import { deliveryIdOf, payloadOf, type DeliveryMessage } from '../delivery.js';
 import type { WatchIndex } from '../matching.js';
 import type { DeliveryQueue } from '../queue.js';
@@ -29,6 +30,8 @@ export interface MatcherDependencies {
   activeClients: (clientIds: Iterable<string>) => Promise<ActiveClients>;
   /** The rates in force, which price filters and `convertedPrice` use (src/rates/source.ts: read at most once a minute). */
   rates?: RatesSource;
+  /** The sources registry's facts, which `kind` and `verifiedOnly` read (src/sources/cached.ts). */
+  sources?: () => Promise<SourceFacts>;
   /** The watch index (default: createWatchSource over `tables`). */
   watches?: () => Promise<IndexedWatches>;
 }

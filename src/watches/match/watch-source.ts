@@ -8,6 +8,8 @@ import type { Clock } from '../../clock.js';
 import { logger } from '../../logger.js';
 import type { RateSet, RatesSource } from '../../rates/index.js';
 import { parseStoredFilters } from '../filters.js';
+import { usesRegistry } from '../../listing/index.js';
+import type { SourceFacts } from '../../kernel/source.js';
 import { WatchIndex, type MatchableWatch } from '../matching.js';
 import { readWatchesVersion, WATCH_CHANGE_SLOTS, type WatchTables } from '../store.js';
 import { planChanges } from './watch-changes.js';
@@ -40,7 +42,12 @@ export interface IndexedWatches {
 export const isBookkeeping = (item: Readonly<Record<string, unknown>>): boolean => typeof item.clientId === 'string' && item.clientId.startsWith('~');
 
 /** The active watches of the items read, and how many items were malformed (each logged with its key). */
-export function matchableWatches(items: readonly Record<string, unknown>[], airports: () => AirportIndex, rates?: RateSet): { watches: MatchableWatch[]; malformed: number } {
+export function matchableWatches(
+  items: readonly Record<string, unknown>[],
+  airports: () => AirportIndex,
+  rates?: RateSet,
+  sources?: SourceFacts,
+): { watches: MatchableWatch[]; malformed: number } {
   const watches: MatchableWatch[] = [];
   let malformed = 0;
   for (const item of items) {
@@ -54,7 +61,7 @@ export function matchableWatches(items: readonly Record<string, unknown>[], airp
     }
     if (parsed.output.status !== 'active') continue;
     try {
-      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters: parseStoredFilters(parsed.output.filters, airports, rates) });
+      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters: parseStoredFilters(parsed.output.filters, airports, rates, sources) });
     } catch (err) {
       malformed++;
       logger.error('watch filters no longer parse; watch skipped', { ...key, error: err as Error });
@@ -79,6 +86,8 @@ export interface WatchSourceDependencies {
   airports: () => AirportIndex;
   clock: Clock;
   rates?: RatesSource | undefined;
+  /** The sources registry's facts, for `kind` and `verifiedOnly` (src/sources/cached.ts: read at most every 30 s). */
+  sources?: (() => Promise<SourceFacts>) | undefined;
   /** Waits between reads (default: a timer). */
   sleep?: (ms: number) => Promise<void>;
 }
@@ -92,6 +101,7 @@ export function createWatchSource(deps: WatchSourceDependencies): () => Promise<
   let index = new WatchIndex<MatchableWatch>([]);
   let malformed = 0;
   let rates: RateSet | undefined;
+  let facts: SourceFacts | undefined;
   let applied: number | undefined;
   let pendingSince: number | undefined;
   let failures = 0;
@@ -102,7 +112,7 @@ export function createWatchSource(deps: WatchSourceDependencies): () => Promise<
   const parse = (keys: Iterable<string>) => {
     for (const key of keys) {
       const item = items.get(key);
-      const built = item === undefined ? { watches: [], malformed: 0 } : matchableWatches([item], deps.airports, rates);
+      const built = item === undefined ? { watches: [], malformed: 0 } : matchableWatches([item], deps.airports, rates, facts);
       malformed += built.malformed;
       if (built.watches[0] === undefined) parsed.delete(key);
       else parsed.set(key, built.watches[0]);
@@ -174,12 +184,13 @@ export function createWatchSource(deps: WatchSourceDependencies): () => Promise<
     flight ??= refreshWithBackoff(deps.clock()).finally(() => {
       flight = undefined;
     });
-    const [inForce] = await Promise.all([deps.rates?.(), flight]);
-    // New rates (read at most every RATES_CACHE_MS): the price filters compiled again with them.
-    if (!sameRates(inForce, rates)) {
-      rates = inForce;
-      if (index.watches.some((w) => w.filters.query.currency !== undefined)) parse(items.keys());
-    }
+    const [inForce, registry] = await Promise.all([deps.rates?.(), deps.sources?.(), flight]);
+    // New rates (read at most every RATES_CACHE_MS) or a new registry: the filters that read them compiled again.
+    const newRates = !sameRates(inForce, rates);
+    const newRegistry = registry?.revision !== facts?.revision;
+    rates = inForce;
+    facts = registry;
+    if (index.watches.some((w) => (newRates && w.filters.query.currency !== undefined) || (newRegistry && usesRegistry(w.filters.query)))) parse(items.keys());
     return { index, malformed, rates };
   };
 }

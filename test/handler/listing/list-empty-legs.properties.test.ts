@@ -55,6 +55,7 @@ const AIRPORTS: [string | null, string | null][] = [
   [null, 'NCE'],
   [null, null],
 ];
+const SOURCES = ['default', 'acme-air', 'jets-4-u', 'b'];
 const ZONES = ['UTC', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/Los_Angeles', 'Asia/Kathmandu', 'Europe/London'];
 
 /** Days (from today) where the rules have edges: expiry, month ends, the 28-day span, the horizon. */
@@ -90,6 +91,8 @@ const legArb = fc.record({
   aircraft: categoryArb,
   // Written before the index entry carried seats and category (six fields): both unknown there.
   sixFields: fc.integer({ min: 0, max: 5 }).map((n) => n === 0),
+  // `default` is a leg loaded without a source (its entry has no tenth field).
+  source: fc.constantFrom(...SOURCES),
 });
 
 /** A fixture leg: what is stored, its category as generated, and whether its index entry has the aircraft field. */
@@ -113,6 +116,7 @@ const fixtureArb = fc.array(legArb, { maxLength: 30 }).map((raw) =>
       seatNum: r.seats,
       // A text the loader would map; the listing reads it as its category all the same.
       aircraftType: r.aircraft.stored as StoredLeg['aircraftType'],
+      ...(r.source === 'default' ? {} : { source: r.source }),
     }),
     category: r.aircraft.category,
     sixFields: r.sixFields,
@@ -278,6 +282,11 @@ const VALUES: Record<string, fc.Arbitrary<string>> = {
   depAirportCode: airportText,
   arrAirportCode: airportText,
   minSeats: fc.oneof(fc.integer({ min: -2, max: 25 }).map(String), fc.integer({ min: 840, max: 860 }).map(String), integerText, notInteger, anyText),
+  source: fc.oneof(
+    fc.subarray(SOURCES, { minLength: 1 }).map((list) => list.join(',')),
+    fc.constantFrom('Acme-Air', 'acme air', 'acme-air,', ' b , default', 'x'.repeat(41), '-b'),
+    anyText,
+  ),
   aircraftType: fc.oneof(
     categoryListText,
     fc.tuple(categoryListText, fc.constantFrom('Glider', '', ' ', 'jet', 'Light Heavy Jet')).map(([a, b]) => `${a},${b}`),
@@ -321,6 +330,7 @@ const validPairs: fc.Arbitrary<Pair[]> = fc
     arrAirportCode: rarely(fc.constantFrom(...codes).chain(caseMixed)),
     minSeats: rarely(fc.integer({ min: 1, max: 20 }).map(String)),
     aircraftType: rarely(fc.array(categoryText, { minLength: 1, maxLength: 3 }).map((list) => list.join(','))),
+    source: rarely(fc.subarray(SOURCES, { minLength: 1 }).map((list) => list.join(','))),
   })
   .chain(({ window, ...rest }) => {
     const entries: [string, string][] = Object.entries(rest).filter((e): e is [string, string] => e[1] !== undefined);
@@ -372,6 +382,7 @@ interface Expected {
   arrCode?: string;
   minSeats?: number;
   categories?: Set<AircraftCategory>;
+  sources?: Set<string>;
 }
 
 /**
@@ -451,6 +462,15 @@ function oracle(pairs: Pair[]): Expected {
     },
     (set) => (e.categories = set),
   );
+  // Source ids (1-40 of a-z 0-9 -, not starting with -), each trimmed, at most 50.
+  take(
+    'source',
+    (v) => {
+      const ids = v.split(',').map(trim);
+      return ids.length <= 50 && ids.every((id) => /^[a-z0-9][a-z0-9-]{0,39}$/.test(id)) ? new Set(ids) : undefined;
+    },
+    (set) => (e.sources = set),
+  );
   return e;
 }
 
@@ -477,6 +497,8 @@ function reference(legs: FixtureLeg[], e: Expected): { ids: string[]; total: num
     // An entry of six fields knows neither the seats nor the category.
     if (e.minSeats !== undefined && (leg.sixFields || leg.seatNum === null || leg.seatNum < e.minSeats)) return false;
     if (e.categories !== undefined && (leg.sixFields || leg.category === null || !e.categories.has(leg.category))) return false;
+    // An entry of six fields has no source field: `default`.
+    if (e.sources !== undefined && !e.sources.has(leg.sixFields ? 'default' : (leg.source ?? 'default'))) return false;
     return true;
   });
   matching.sort((a, b) => (a.startDate !== b.startDate ? (a.startDate < b.startDate ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -62,6 +62,15 @@ describe('GET /open/v1/sources', () => {
     ]);
   });
 
+  it("gives each record the issue's fields in its order (id, name, kind, verified, verifiedAt, legsListed, lastLoadedAt, staleAfterMinutes, stale), ids in order", async () => {
+    serveRegistry(REGISTRY_ITEM);
+    counts = new Map([['zeta', 1], ['acme', 4], ['b-2', 1], ['b', 2], ['default', 1]]);
+    const records = (await call(build())).body!.data!.records;
+    for (const r of records) expect(Object.keys(r)).toEqual(['id', 'name', 'kind', 'verified', 'verifiedAt', 'legsListed', 'lastLoadedAt', 'staleAfterMinutes', 'stale']);
+    expect(records.map((r) => r.id)).toEqual(['acme', 'b', 'b-2', 'default', 'quiet', 'zeta']);
+    counts = new Map<string, number>([['acme', 4], ['resale', 2], ['default', 1]]);
+  });
+
   it('answers the sources of the legs only while nothing is registered', async () => {
     serveRegistry(undefined);
     const { body } = await call(build());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { evaluateTargets, gzipTarget, withoutPrice, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, warmP95LimitReferences, type TargetInputs } from '../../../bench/targets.js';
+import { evaluateTargets, gzipTarget, withoutPrice, withoutSeller, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, warmP95LimitMs, warmP95LimitReferences, type TargetInputs } from '../../../bench/targets.js';
 import { LIMITS_REFERENCE_MS } from '../../../bench/calibration.js';
 
 const MACHINE = { cpuModel: 'Test CPU', cores: 2, node: 'v22.0.0', platform: 'linux x64' };
@@ -125,6 +125,36 @@ describe('the price targets', () => {
     expect(evaluateTargets({ ...base, queries: [plain, dated] }).some((t) => t.name.includes('price'))).toBe(false);
     const orphan = { ...sorted, params: { currency: 'EUR', sort: 'price', depCityName: 'Atlantis' } };
     expect(evaluateTargets({ ...base, queries: [plain, orphan] }).some((t) => t.name.includes('price'))).toBe(false);
+  });
+});
+
+describe('the seller targets', () => {
+  const q = (name: string, params: Record<string, string>, coldReadUnits: number, warmP95Ms = 0.2) => ({ name, params, coldReadUnits, wholeItemReadUnits: 2000, warmP95Ms, excessBuckets: [] });
+  const plain = q('no filter, page 1', {}, 50, 0.2);
+  const dated = q('depDate, offset 3', { depDate: '2026-12-11', offsetDays: '3' }, 24, 0.1);
+  const units = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'seller search (source, kind, verifiedOnly, maxAgeHours)');
+  const cpu = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'p95 of a seller search');
+
+  it('drops source, kind and verifiedOnly, and keeps every other parameter', () => {
+    expect(withoutSeller({ source: 'a,b', kind: 'operator', verifiedOnly: 'true', maxAgeHours: '24', depDate: 'd', offsetDays: '3' })).toEqual({ depDate: 'd', offsetDays: '3' });
+  });
+
+  it('holds each seller search against the search of the mix with its other parameters: read units within 10 %, warm CPU within 1.5 times (worst pair)', () => {
+    const kind = q('seller (kind=broker), depDate offset 3', { kind: 'broker', depDate: '2026-12-11', offsetDays: '3' }, 26.5, 0.14);
+    const verified = q('seller (verifiedOnly=true)', { verifiedOnly: 'true' }, 52, 0.25);
+    const t = evaluateTargets({ ...base, queries: [plain, dated, kind, verified] });
+    // 26.5 against the dated query's 24 (1.104), not the plain listing's 50; CPU 0.14 against 0.1 (1.4).
+    expect(units(t)).toMatchObject({ value: 1.104, limit: 1.1, holds: false });
+    expect(cpu(t)).toMatchObject({ value: 1.4, limit: 1.5, holds: true });
+    const slow = evaluateTargets({ ...base, queries: [plain, dated, { ...verified, warmP95Ms: 0.32 }] });
+    expect(units(slow)).toMatchObject({ value: 1.04, holds: true });
+    expect(cpu(slow)).toMatchObject({ value: 1.6, holds: false });
+  });
+
+  it('has no seller target when no seller search has a search to be held against', () => {
+    expect(evaluateTargets({ ...base, queries: [plain, dated] }).some((t) => t.name.includes('seller'))).toBe(false);
+    const orphan = q('seller (source=a), city', { source: 'a', depCityName: 'Atlantis' }, 3);
+    expect(evaluateTargets({ ...base, queries: [plain, orphan] }).some((t) => t.name.includes('seller'))).toBe(false);
   });
 });
 

@@ -56,6 +56,11 @@ describe('watch filters', () => {
     expect(priced).toEqual({ currency: 'USD', minPrice: '1000.50', maxPrice: '15000', pricedOnly: 'true' });
     expect(answeredFilters(priced)).toEqual({ currency: 'USD', minPrice: 1000.5, maxPrice: 15000, pricedOnly: true });
     expect(answeredFilters({ pricedOnly: '' })).toEqual({ pricedOnly: '' });
+    // The source filters: verifiedOnly a boolean, source and kind as given.
+    const sourced = parseWatchFilters({ source: 'acme-air,jets-4-u', kind: 'operator', verifiedOnly: true }, () => airports, rates).stored;
+    expect(answeredFilters(sourced)).toEqual({ source: 'acme-air,jets-4-u', kind: 'operator', verifiedOnly: true });
+    expect(() => parseWatchFilters({ kind: 'unknown' }, () => airports, rates)).toThrow("Invalid parameter 'kind'");
+    expect(() => parseWatchFilters({ verifiedOnly: 'yes' }, () => airports, rates)).toThrow("Invalid parameter 'verifiedOnly': must be true or false");
   });
 
   it('refuse price filters as the listing does: a currency the rates in force do not know, a bound without currency or below the other', () => {
