@@ -32,7 +32,7 @@ export interface McpQueryFigures {
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** A rates source that starts again from nothing on `reset()` (a new container's), around `make()`'s. */
-export function resettableRates(make: () => RatesSource): { rates: RatesSource; reset(): void } {
+export function resettableRates(make: () => RatesSource): { rates: RatesSource; reset: () => void } {
   let source = make();
   return {
     rates: () => source(),
