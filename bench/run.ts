@@ -50,6 +50,8 @@ import { measureColdCpuTogether } from './cold-cpu.js';
 import { startReplayProxy } from './replay-proxy.js';
 import { cachedRates, createRatesStore, DEMO_RATES_FILE, loadRatesText, parseEcbRates } from '../src/rates/index.js';
 import { createMcpHandler } from '../src/mcp/handler.js';
+import { countListedBySource } from '../src/listing/index.js';
+import { cachedRegistry, createSourcesStore } from '../src/sources/index.js';
 import { createLegReader } from '../src/leg-by-id/store.js';
 import { airportReference } from '../src/airports/reference.js';
 import { compareMcp, MCP_QUERIES, resettableRates, type McpQueryFigures } from './mcp.js';
@@ -414,6 +416,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const mcp = createMcpHandler({
       repository: cache,
       readLeg: createLegReader(documentClient, functionSettings.legsTableName),
+      sources: { registry: cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }), countListed: (now) => countListedBySource(cache, now) },
       watches: {
         tables: { client: documentClient, watchesTableName: 'bench-no-watches', deliveriesTableName: 'bench-no-deliveries' },
         airports: airportReference,

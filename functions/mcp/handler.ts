@@ -3,17 +3,24 @@ import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createLegReader } from '../../src/leg-by-id/store.js';
 import { createListRepository } from '../../src/listing/list-handler.js';
+import { countListedBySource } from '../../src/listing/index.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
 import { cachedRates, createRatesStore } from '../../src/rates/index.js';
+import { cachedRegistry, createSourcesStore } from '../../src/sources/index.js';
 import { systemResolver } from '../../src/watches/target.js';
 
 /** /open/v1/mcp (src/routes.ts); the handler is built by src/mcp/handler.ts. */
 const config = watchesFunctionConfig();
 const client = createFunctionClient(config);
 const rates = cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock });
+const repository = createListRepository(client, config);
 export const handler = createMcpHandler({
-  repository: createListRepository(client, config),
+  repository,
   readLeg: createLegReader(client, config.legsTableName),
+  sources: {
+    registry: cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock }),
+    countListed: (now) => countListedBySource(repository, now),
+  },
   watches: {
     tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
     airports: airportReference,

@@ -4,6 +4,7 @@ import type { Clock } from '../clock.js';
 import { getEmptyLeg, parseCurrency, parseLegId, type LegReader } from '../leg-by-id/index.js';
 import { listEmptyLegs, parseListQuery, type LegsRepository, type MatchMemo } from '../listing/index.js';
 import type { RatesSource } from '../rates/index.js';
+import { listSources, type ListSourcesDependencies } from '../sources/index.js';
 import { createWatch, parseWatchId, readWatches, removeWatch, type WatchDependencies } from '../watches/index.js';
 import type { LegsApi } from './tools.js';
 
@@ -11,6 +12,8 @@ import type { LegsApi } from './tools.js';
 export interface UseCaseDependencies {
   repository: LegsRepository;
   readLeg: LegReader;
+  /** GET /open/v1/sources's ports: the registry and the listing's count of legs per source. */
+  sources: Omit<ListSourcesDependencies, 'now'>;
   watches: WatchDependencies;
   clock: Clock;
   airports?: () => AirportIndex;
@@ -35,6 +38,7 @@ export function inProcessApi(deps: UseCaseDependencies, memo: MatchMemo | undefi
       const code = parseCurrency(currency);
       return within(() => getEmptyLeg(legId, { readLeg: deps.readLeg, now: () => new Date(deps.clock()), currency: code, rates: deps.rates }));
     },
+    listSources: () => within(() => listSources({ ...deps.sources, now: deps.clock() })),
     listWatches: async () => ({ records: await within(() => readWatches(clientId, deps.watches)) }),
     createWatch: (body) => within(() => createWatch(clientId, body, deps.watches)),
     deleteWatch: (id) => {
