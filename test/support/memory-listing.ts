@@ -1,7 +1,11 @@
 import { addDays } from '../../src/kernel/dates.js';
 import { bucketOf, type StoredLeg } from '../../src/kernel/leg-item.js';
 import type { IndexEntry } from '../../src/kernel/index-entry.js';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Clock } from '../../src/clock.js';
 import type { LegsRepository } from '../../src/listing/index.js';
+import { createListHandler } from '../../src/listing/list-handler.js';
+import { createMcpHandler } from '../../src/mcp/handler.js';
 import { indexEntry } from './index-entries.js';
 import { storedLeg } from './legs.js';
 
@@ -71,5 +75,23 @@ export function memoryListing(count: number, today: string): MemoryListing {
       counts.buckets = counts.legs = 0;
       return r;
     },
+  };
+}
+
+export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** The list function's handler and the MCP function's on `listing` (their caches on; no leg by id, source or watch read). */
+export function listingHandlers(listing: MemoryListing, clock: Clock): { list: Handler; mcp: Handler } {
+  const unread = () => Promise.reject(new Error('not read here'));
+  return {
+    list: createListHandler({ repository: listing.repository, config: { listingCacheTtlSeconds: 60 }, clock }),
+    mcp: createMcpHandler({
+      repository: listing.repository,
+      readLeg: unread,
+      sources: { registry: unread, countListed: unread },
+      watches: {} as never,
+      clock,
+      listingCacheTtlSeconds: 60,
+    }),
   };
 }

@@ -3,10 +3,8 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { verifiedContext } from '../../../src/auth/verdict.js';
-import { createListHandler } from '../../../src/listing/list-handler.js';
-import { createMcpHandler } from '../../../src/mcp/handler.js';
 import { lambdaContext, listEvent, TEST_KEY } from '../../support/events.js';
-import { memoryListing } from '../../support/memory-listing.js';
+import { listingHandlers, memoryListing } from '../../support/memory-listing.js';
 
 /**
  * A `tools/call` POST is answered without the SDK's transport (src/mcp/direct-call.ts) exactly as the
@@ -15,16 +13,7 @@ import { memoryListing } from '../../support/memory-listing.js';
  */
 const NOW = Date.parse('2026-11-27T12:00:00Z');
 const clock = () => NOW;
-const listing = memoryListing(300, '2026-11-27');
-const mcp = createMcpHandler({
-  repository: listing.repository,
-  readLeg: () => Promise.reject(new Error('not read here')),
-  sources: { registry: () => Promise.reject(new Error('not read here')), countListed: () => Promise.reject(new Error('not read here')) },
-  watches: {} as never,
-  clock,
-  listingCacheTtlSeconds: 60,
-});
-const list = createListHandler({ repository: listing.repository, config: { listingCacheTtlSeconds: 60 }, clock });
+const { list, mcp } = listingHandlers(memoryListing(300, '2026-11-27'), clock);
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 

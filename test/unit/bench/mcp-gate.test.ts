@@ -1,13 +1,10 @@
 // @dateIndependent: one fixed instant for the legs and the handlers' clock.
 import { describe, expect, it } from '@jest/globals';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { compareMcp, type McpQueryFigures } from '../../../bench/mcp.js';
 import { MCP_MAX_WARM_CPU_RATIO, mcpTargets } from '../../../bench/targets.js';
 import { verifiedContext } from '../../../src/auth/verdict.js';
-import { createListHandler } from '../../../src/listing/list-handler.js';
-import { createMcpHandler } from '../../../src/mcp/handler.js';
 import { lambdaContext, listEvent, TEST_KEY } from '../../support/events.js';
-import { memoryListing } from '../../support/memory-listing.js';
+import { listingHandlers, memoryListing, type Handler } from '../../support/memory-listing.js';
 
 /**
  * The MCP gate of `npm run bench -- --check` (bench/mcp.ts, bench/targets.ts): both of its targets are
@@ -15,8 +12,6 @@ import { memoryListing } from '../../support/memory-listing.js';
  * real handlers' read units, and each fails when the MCP side is made to do more on purpose, in the
  * target's own unit: one more REST listing per tools/call (a ratio near 2), one more bucket read.
  */
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
-
 const NOW = Date.parse('2026-11-27T12:00:00Z');
 const clock = () => NOW;
 const QUERIES: { name: string; params: Record<string, string> }[] = [
@@ -26,16 +21,7 @@ const QUERIES: { name: string; params: Record<string, string> }[] = [
 
 function setUp() {
   const listing = memoryListing(1_000, '2026-11-27');
-  const list = createListHandler({ repository: listing.repository, config: { listingCacheTtlSeconds: 60 }, clock });
-  const mcp = createMcpHandler({
-    repository: listing.repository,
-    readLeg: () => Promise.reject(new Error('not read here')),
-    sources: { registry: () => Promise.reject(new Error('not read here')), countListed: () => Promise.reject(new Error('not read here')) },
-    watches: {} as never,
-    clock,
-    listingCacheTtlSeconds: 60,
-  });
-  return { listing, list, mcp };
+  return { listing, ...listingHandlers(listing, clock) };
 }
 
 async function compare(listing: ReturnType<typeof memoryListing>, list: Handler, mcp: Handler): Promise<{ figures: McpQueryFigures[]; errors: string[] }> {
