@@ -50,6 +50,12 @@ import { authorizerEvent, listEvent } from './events.js';
 import { measureColdCpuTogether } from './cold-cpu.js';
 import { startReplayProxy } from './replay-proxy.js';
 import { cachedRates, createRatesStore, DEMO_RATES_FILE, loadRatesText, parseEcbRates } from '../src/rates/index.js';
+import { createMcpHandler } from '../src/mcp/handler.js';
+import { countListedBySource } from '../src/listing/index.js';
+import { createLegReader } from '../src/leg-by-id/store.js';
+import { airportReference } from '../src/airports/reference.js';
+import { compareMcp, MCP_QUERIES, resettableRates, type McpQueryFigures } from './mcp.js';
+import { mcpTargets } from './targets.js';
 
 /**
  * The benchmark (docs/performance.md): DynamoDB Local, the real tables, a synthetic data set from the demo
@@ -153,6 +159,8 @@ export interface BenchResult {
   traffic?: TrafficResult;
   /** The rate-limit simulation (bench/rate-limit.ts). */
   rateLimits: RateLimitSimResult;
+  /** Some queries of the mix as a `tools/call` of `search_empty_legs` and as the REST listing, same run (bench/mcp.ts). Absent from runs before 28 November 2026. */
+  mcp?: McpQueryFigures[];
   targets: Target[];
   errors: string[];
 }
@@ -403,9 +411,30 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       stage: functionSettings.stage,
     });
     const cache = createListRepository(documentClient, functionSettings);
-    const rates = cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
-    const sources = cachedFacts(cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
+    // The rates as a container reads them; `reset` is a new container's (the MCP comparison's empty cache).
+    const { rates, reset: resetRates } = resettableRates(() => cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
+    const sourcesRegistry = cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
+    const sources = cachedFacts(sourcesRegistry);
     const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates, sources });
+    // The MCP function's handler, built as functions/mcp/handler.ts builds it, on the list function's
+    // repository, rates and clock (its watch tools are not called: no watches table here).
+    const mcp = createMcpHandler({
+      repository: cache,
+      readLeg: createLegReader(documentClient, functionSettings.legsTableName),
+      sources: { registry: sourcesRegistry, countListed: (now) => countListedBySource(cache, now) },
+      watches: {
+        tables: { client: documentClient, watchesTableName: 'bench-no-watches', deliveriesTableName: 'bench-no-deliveries' },
+        airports: airportReference,
+        targets: 'public',
+        resolver: () => Promise.reject(new Error('the benchmark creates no watch')),
+        clock: functionSettings.clock,
+        rates,
+      },
+      clock: functionSettings.clock,
+      rates,
+      sourceFacts: sources,
+      listingCacheTtlSeconds: functionSettings.listingCacheTtlSeconds,
+    });
 
     const mix = queryMix(today);
     // Each response is checked against the answer at the instant it was served; the reference
@@ -524,6 +553,33 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       machine: machine(),
     };
     log(`  reference workload: ${calibration.referenceMs.toFixed(1)} ms CPU (mean of ${referenceSamples.length} runs around the warm runs) on ${describeMachine(calibration.machine)}`);
+
+    collectGarbage();
+    // The MCP search against the REST listing (docs/performance.md, "MCP"): some queries of the mix both ways.
+    const mcpQueries = mix.filter((q) => (MCP_QUERIES as readonly string[]).includes(q.name));
+    log(`MCP: ${mcpQueries.length} queries of the mix as a tools/call of search_empty_legs and as the REST listing: ${options.coldRounds} empty-cache rounds, then ${options.runs} warm runs of each, interleaved`);
+    mute();
+    const mcpFigures = await compareMcp({
+      queries: mcpQueries,
+      list,
+      mcp,
+      authorize: async (params) => (await authorize(authorizerEvent(key, params), lambdaContext('authorizer'))).context,
+      clear: () => {
+        cache.clear();
+        resetRates();
+      },
+      readUnits: () => recorder.reset().reduce((a, call) => a + summarizeCall(call).readUnits, 0),
+      context: () => lambdaContext('mcp'),
+      collectYoung,
+      coldRounds: options.coldRounds,
+      warmUpRounds: JIT_WARM_UP_ROUNDS,
+      runs: options.runs,
+      fail,
+    }).finally(unmute);
+    for (const f of mcpFigures) {
+      const ru = (xs: number[]) => (xs.reduce((a, b) => a + b, 0) / (xs.length || 1)).toFixed(2);
+      log(`  ${f.name}: read units ${ru(f.rest.readUnits)} REST, ${ru(f.mcp.readUnits)} MCP; warm CPU median ${f.rest.cpuMs.p50.toFixed(3)} ms REST, ${f.mcp.cpuMs.p50.toFixed(3)} ms MCP (${(f.mcp.cpuMs.p50 / (f.rest.cpuMs.p50 || Number.MIN_VALUE)).toFixed(2)} times)`);
+    }
 
     collectGarbage();
     // Cold-cache CPU: the no-filter query (it reads every bucket, as a new container does) with an
@@ -820,6 +876,11 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       helloImportCpuMs: bundles.hello.importCpuMs,
       calibration,
     });
+    targets.push(
+      ...mcpTargets(
+        mcpFigures.map((f) => ({ name: f.name, restReadUnits: f.rest.readUnits, mcpReadUnits: f.mcp.readUnits, restCpuMs: f.rest.cpuMs.p50, mcpCpuMs: f.mcp.cpuMs.p50 })),
+      ),
+    );
     if (coldCpu.growth) targets.push(coldGrowthTarget(options.legs, coldCpu.growth.baseLegs, coldCpu.growth.ratio));
     targets.push(importCpuTarget(importCpu.legs, importCpu.ratio));
     targets.push(
@@ -899,6 +960,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       importCpu,
       ...(traffic ? { traffic } : {}),
       rateLimits,
+      mcp: mcpFigures,
       targets,
       errors,
     };

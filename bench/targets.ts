@@ -394,3 +394,42 @@ export function rateLimitTargets(input: RateLimitTargetInputs): Target[] {
   ];
   return targets.map((t) => ({ ...t, holds: t.value <= t.limit }));
 }
+
+/** The MCP search (docs/performance.md, "MCP"): its warm CPU at most this many times the same REST listing's (median, same run). */
+export const MCP_MAX_WARM_CPU_RATIO = 1.3;
+
+/** One query of the MCP comparison (bench/mcp.ts): each side's read units per empty-cache request, and its warm CPU median. */
+export interface McpTargetInputs {
+  name: string;
+  restReadUnits: readonly number[];
+  mcpReadUnits: readonly number[];
+  restCpuMs: number;
+  mcpCpuMs: number;
+}
+
+const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
+
+/**
+ * A `tools/call` of `search_empty_legs` against the same REST listing: the queries whose read units
+ * differ (a count, limit 0: the rounds' totals compared), and the worst ratio of warm CPU medians. None
+ * when the comparison did not run.
+ */
+export function mcpTargets(queries: readonly McpTargetInputs[]): Target[] {
+  if (queries.length === 0) return [];
+  const differ = queries.filter((q) => q.restReadUnits.length !== q.mcpReadUnits.length || Math.abs(sum(q.restReadUnits) - sum(q.mcpReadUnits)) > 1e-9).length;
+  const worst = Math.max(...queries.map((q) => q.mcpCpuMs / (q.restCpuMs || Number.MIN_VALUE)));
+  return [
+    judge({
+      name: `MCP: searches whose read units with an empty cache differ from the same REST listing's (of ${queries.length})`,
+      value: differ,
+      limit: 0,
+      unit: 'queries',
+    }),
+    judge({
+      name: "MCP: warm-cache handler CPU time (median) of a tools/call search_empty_legs / the same REST listing's (worst query, same run)",
+      value: round(worst, 3),
+      limit: MCP_MAX_WARM_CPU_RATIO,
+      unit: 'ratio',
+    }),
+  ];
+}

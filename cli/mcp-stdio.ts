@@ -39,6 +39,7 @@ export function httpApi(baseUrl: string, key: string): LegsApi & { scopes(): Pro
     search: (params) => call('GET', `${ROUTES.listEmptyLegs.path}${query(params)}`),
     getLeg: (id, currency) =>
       call('GET', `${ROUTES.listEmptyLegs.path}/${encodeURIComponent(id)}${query(currency === undefined ? {} : { currency })}`),
+    listSources: () => call('GET', ROUTES.listSources.path),
     listWatches: () => call('GET', ROUTES.listWatches.path),
     createWatch: (body) => call('POST', ROUTES.createWatch.path, body),
     deleteWatch: async (id) => {

@@ -3,6 +3,7 @@ import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
 import { createLegReader } from '../../src/leg-by-id/store.js';
 import { createListRepository } from '../../src/listing/list-handler.js';
+import { countListedBySource } from '../../src/listing/index.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
 import { cachedRates, createRatesStore } from '../../src/rates/index.js';
 import { systemResolver } from '../../src/watches/target.js';
@@ -12,9 +13,15 @@ import { cachedFacts, cachedRegistry, createSourcesStore } from '../../src/sourc
 const config = watchesFunctionConfig();
 const client = createFunctionClient(config);
 const rates = cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock });
+const repository = createListRepository(client, config);
+const registry = cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock });
 export const handler = createMcpHandler({
-  repository: createListRepository(client, config),
+  repository,
   readLeg: createLegReader(client, config.legsTableName),
+  sources: {
+    registry,
+    countListed: (now) => countListedBySource(repository, now),
+  },
   watches: {
     tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
     airports: airportReference,
@@ -25,6 +32,6 @@ export const handler = createMcpHandler({
   },
   clock: config.clock,
   rates,
-  sources: cachedFacts(cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock })),
+  sourceFacts: cachedFacts(registry),
   listingCacheTtlSeconds: config.listingCacheTtlSeconds,
 });

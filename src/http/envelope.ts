@@ -49,18 +49,19 @@ export function successResponse<T>(data: T, traceId: string): APIGatewayProxyStr
  * never changed after they are made: the records, which are made once per stored item and kept with
  * it (src/listing/list-legs.ts), so each is serialized and hashed once per container.
  */
-interface Serialized {
-  json: string;
-  digest: Buffer;
+class Serialized {
+  private hash: Buffer | undefined;
+  constructor(readonly json: string) {}
+  /** Made on first use (an answer without an ETag needs none). */
+  get digest(): Buffer {
+    return (this.hash ??= digestOf([this.json]));
+  }
 }
 const serialized = new WeakMap<object, Serialized>();
 
 function serializedOf(value: object): Serialized {
   let s = serialized.get(value);
-  if (s === undefined) {
-    const json = asciiJson(value);
-    serialized.set(value, (s = { json, digest: digestOf([json]) }));
-  }
+  if (s === undefined) serialized.set(value, (s = new Serialized(asciiJson(value))));
   return s;
 }
 
@@ -87,6 +88,16 @@ export function listResponse<D extends { records: readonly object[] }>(data: D, 
     `${LIST_OPENING}${texts.map((t) => t.json).join(',')}]${restOfData.startsWith('}') ? '' : ','}${restOfData}`,
     listTag(texts.map((t) => t.digest), rest),
   );
+}
+
+/**
+ * The JSON text of `data` (as `asciiJson`'s), its records first, each record's text made once per
+ * record as in `listResponse` (the MCP search's structured content: src/mcp/direct-call.ts).
+ */
+export function jsonWithRecords(data: { records: readonly object[] }): string {
+  const { records, ...rest } = data;
+  const restText = asciiJson(rest);
+  return `{"records":[${records.map(jsonOf).join(',')}]${restText === '{}' ? '}' : `,${restText.slice(1)}`}`;
 }
 
 /**

@@ -16,9 +16,9 @@ const TYPE_RULES: Readonly<Record<ArgumentType, string>> = {
   boolean: 'must be true or false (a JSON boolean)',
 };
 
-/** An integer's decimal digits, however large (no exponent, no grouping). */
+/** An integer's decimal digits, however large (no exponent, no grouping; String's below 1e21). */
 function integerText(n: number): string {
-  return n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 0 });
+  return Math.abs(n) < 1e21 && !Object.is(n, -0) ? String(n) : n.toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 0 });
 }
 
 /** One argument's query-string text, or INVALID_PARAMETER naming it when its JSON type is not `type`. */

@@ -9,6 +9,7 @@ import { MatchMemo } from '../listing/index.js';
 import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import { inProcessApi, type UseCaseDependencies } from './in-process-api.js';
+import { answerToolCall, directToolCall } from './direct-call.js';
 import { connectToolServer, createToolServer } from './server.js';
 
 /**
@@ -24,6 +25,10 @@ export interface McpHandlerDependencies extends UseCaseDependencies {
 }
 
 const METHOD_NOT_ALLOWED = JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this server is stateless, POST only' }, id: null });
+
+function bodyText(event: APIGatewayProxyEventV2): string | undefined {
+  return event.body === undefined || !event.isBase64Encoded ? event.body : Buffer.from(event.body, 'base64').toString('utf8');
+}
 
 /** The event as a web request (what the SDK's transport reads). */
 function requestOf(event: APIGatewayProxyEventV2): Request {
@@ -59,6 +64,9 @@ export function createMcpHandler(deps: McpHandlerDependencies): HttpHandler {
       }
       const { clientId, scopes } = keyOf(event);
       const api = inProcessApi(deps, memo, { clientId, deadlineMs: invocationDeadlineMs('mcp', context) });
+      const text = bodyText(event);
+      const call = text === undefined ? undefined : directToolCall(event.headers ?? {}, text, MAX_MCP_BODY_BYTES);
+      if (call !== undefined) return { statusCode: 200, headers: { ...BASE_HEADERS }, body: await answerToolCall(call, api, scopes) };
       const server = createToolServer(api, scopes);
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize: MAX_MCP_BODY_BYTES });
       try {

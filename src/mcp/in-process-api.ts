@@ -5,6 +5,7 @@ import { getEmptyLeg, parseCurrency, parseLegId, type LegReader } from '../leg-b
 import { listEmptyLegs, parseListQuery, type LegsRepository, type MatchMemo } from '../listing/index.js';
 import type { RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
+import { listSources, type ListSourcesDependencies } from '../sources/index.js';
 import { createWatch, parseWatchId, readWatches, removeWatch, type WatchDependencies } from '../watches/index.js';
 import type { LegsApi } from './tools.js';
 
@@ -12,12 +13,14 @@ import type { LegsApi } from './tools.js';
 export interface UseCaseDependencies {
   repository: LegsRepository;
   readLeg: LegReader;
+  /** GET /open/v1/sources's ports: the registry and the listing's count of legs per source. */
+  sources: Omit<ListSourcesDependencies, 'now'>;
   watches: WatchDependencies;
   clock: Clock;
   airports?: () => AirportIndex;
   rates?: RatesSource;
-  /** The sources registry's facts, for `kind` and `verifiedOnly`. */
-  sources?: () => Promise<SourceFacts>;
+  /** The sources registry's facts, for `kind`, `verifiedOnly` and `maxAgeHours`. */
+  sourceFacts?: () => Promise<SourceFacts>;
 }
 
 /**
@@ -31,13 +34,14 @@ export function inProcessApi(deps: UseCaseDependencies, memo: MatchMemo | undefi
     search: (params) => {
       const query = parseListQuery(params);
       const now = new Date(deps.clock());
-      return within(() => listEmptyLegs(query, { repository: deps.repository, now, memo, airports: deps.airports, rates: deps.rates, sources: deps.sources }));
+      return within(() => listEmptyLegs(query, { repository: deps.repository, now, memo, airports: deps.airports, rates: deps.rates, sources: deps.sourceFacts }));
     },
     getLeg: (id, currency) => {
       const legId = parseLegId(id);
       const code = parseCurrency(currency);
       return within(() => getEmptyLeg(legId, { readLeg: deps.readLeg, now: () => new Date(deps.clock()), currency: code, rates: deps.rates }));
     },
+    listSources: () => within(() => listSources({ ...deps.sources, now: deps.clock() })),
     listWatches: async () => ({ records: await within(() => readWatches(clientId, deps.watches)) }),
     createWatch: (body) => within(() => createWatch(clientId, body, deps.watches)),
     deleteWatch: (id) => {

@@ -1,5 +1,6 @@
 import type { EmptyLeg } from '../kernel/model.js';
 import type { LegsPage } from '../listing/index.js';
+import type { SourceView } from '../sources/index.js';
 import type { Watch } from '../watches/index.js';
 
 /** The short texts beside the tools' structured answers (a person or a model reads them). Pure. */
@@ -16,8 +17,17 @@ function price(leg: Leg): string {
   return converted ? `${own} (about ${converted.amount} ${converted.currency})` : own;
 }
 
+/** Lines of the records, which are never changed after they are made (src/listing/list-legs.ts): each made once. */
+const lines = new WeakMap<Leg, string>();
+
 /** One leg in a line: id, route, dates, aircraft, seats, price. */
 export function legLine(leg: Leg): string {
+  let line = lines.get(leg);
+  if (line === undefined) lines.set(leg, (line = lineOf(leg)));
+  return line;
+}
+
+function lineOf(leg: Leg): string {
   const dates = leg.startDate === leg.endDate ? `on ${leg.startDate}` : `between ${leg.startDate} and ${leg.endDate}`;
   const aircraft = [leg.aircraftModelName, leg.aircraftType].filter((s) => s !== null && s !== '').join(', ') || 'aircraft not given';
   const seats = leg.seatNum === null ? 'seats not given' : `${leg.seatNum} seats`;
@@ -40,4 +50,15 @@ export function watchLine(watch: Watch): string {
 export function watchesText(watches: readonly Watch[]): string {
   if (watches.length === 0) return 'This client has no watches.';
   return [`${watches.length} watch${watches.length === 1 ? '' : 'es'}:`, ...watches.map((w) => `- ${watchLine(w)}`)].join('\n');
+}
+
+export function sourceLine(source: SourceView): string {
+  const state = [source.kind, source.verified ? 'verified' : 'not verified', source.stale ? 'stale' : undefined].filter((s) => s !== undefined).join(', ');
+  const loaded = source.lastLoadedAt === null ? 'no load recorded' : `last loaded ${source.lastLoadedAt}`;
+  return `${source.id} (${source.name}): ${state}; ${source.legsListed} leg${source.legsListed === 1 ? '' : 's'} listed, ${loaded}`;
+}
+
+export function sourcesText(sources: readonly SourceView[]): string {
+  if (sources.length === 0) return 'No source is registered and no leg is listed.';
+  return [`${sources.length} source${sources.length === 1 ? '' : 's'}:`, ...sources.map((s) => `- ${sourceLine(s)}`)].join('\n');
 }

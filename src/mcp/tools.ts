@@ -2,10 +2,11 @@ import { invalidParameter } from '../errors.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import type { LegsPage } from '../listing/index.js';
 import { ROUTES } from '../routes.js';
+import type { SourceView } from '../sources/index.js';
 import type { Watch } from '../watches/index.js';
 import { argumentTexts, SEARCH_TYPES, searchInputSchema, type Arguments } from './arguments.js';
 import { contractSchema, parameterSchema, responseData, type JsonSchema } from './contract-schemas.js';
-import { legLine, pageText, watchesText, watchLine } from './summary.js';
+import { legLine, pageText, sourcesText, watchesText, watchLine } from './summary.js';
 
 /**
  * The MCP tools (docs/api.md, "MCP"): each one an operation of the API, with its route's scopes,
@@ -15,6 +16,8 @@ export interface LegsApi {
   /** The listing: the query-string parameters, parsed by the listing's own parser. */
   search(params: Readonly<Record<string, string>>): Promise<LegsPage>;
   getLeg(id: string, currency: string | undefined): Promise<EmptyLeg>;
+  /** GET /open/v1/sources. */
+  listSources(): Promise<{ records: SourceView[] }>;
   listWatches(): Promise<{ records: Watch[] }>;
   /** A POST body of /open/v1/watches. */
   createWatch(body: Readonly<Record<string, unknown>>): Promise<Watch & { secret: string }>;
@@ -85,6 +88,24 @@ export const TOOLS: readonly ToolDefinition[] = [
       if (id === undefined) throw invalidParameter('id', 'is required: the id of a listed leg');
       const leg = await api.getLeg(id, currency);
       return { structured: { ...leg }, text: legLine(leg) };
+    },
+  },
+  {
+    name: 'list_sources',
+    title: 'List sources',
+    description:
+      'The sources the legs come from (operators and brokers), as search_empty_legs\'s `source` names them: each with its kind, whether the service verified its authority to sell, ' +
+      'how many legs it has in the listing now, its last load (UTC) and whether it is stale (not loaded within its limit). An empty list means no source is registered and no leg is listed.',
+    scopes: [ROUTES.listSources.scope],
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    inputSchema: () => object({}),
+    outputSchema: () => responseData('SourcesResponse'),
+    run: async (args, api) => {
+      argumentTexts(args, {});
+      const list = await api.listSources();
+      return { structured: { ...list }, text: sourcesText(list.records) };
     },
   },
   {

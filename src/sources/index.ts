@@ -2,3 +2,5 @@
 export { cachedFacts, cachedRegistry, type RegistrySource } from './cached.js';
 export { isStale, settingsOf, sourceFactsOf, type Registry, type SourceKind } from './registry.js';
 export { createSourcesStore, type SourcesStore } from './store.js';
+export { listSources, type ListSourcesDependencies } from './list-sources.js';
+export type { SourceView } from './registry.js';

@@ -60,7 +60,7 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
     const client = await httpClient({ authorization: `Bearer ${service.apiKey}` });
     expect(client.getServerVersion()?.name).toBe('empty-legs');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_watches', 'create_watch', 'delete_watch']);
+    expect(tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_sources', 'list_watches', 'create_watch', 'delete_watch']);
     for (const tool of tools) {
       expect(tool.title).toEqual(expect.any(String));
       expect(tool.description!.length).toBeGreaterThan(40);
@@ -83,6 +83,12 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
     const one = (await client.callTool({ name: 'get_empty_leg', arguments: { id, currency: 'EUR' } })) as CallToolResult;
     expect(one.structuredContent).toEqual(await rest(`/open/v1/empty-legs/${id}?currency=EUR`));
     expect(text(one)).toContain(id);
+
+    const sources = (await client.callTool({ name: 'list_sources', arguments: {} })) as CallToolResult;
+    const sourcesListed = await rest<{ records: { id: string }[] }>('/open/v1/sources');
+    expect(sources.structuredContent).toEqual(sourcesListed);
+    expect(sourcesListed.records.length).toBeGreaterThan(0);
+    for (const source of sourcesListed.records) expect(text(sources)).toContain(source.id);
 
     const created = (await client.callTool({ name: 'create_watch', arguments: { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'EGLF', minSeats: 4 } } })) as CallToolResult;
     expect(created.isError).toBeFalsy();
@@ -125,7 +131,7 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
 
   it('a key without a scope sees and runs only the tools of its scopes', async () => {
     const client = await httpClient({ authorization: `Bearer ${readOnlyKey}` });
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_sources']);
     const refused = (await client.callTool({ name: 'create_watch', arguments: { url: 'http://127.0.0.1:9/hook' } })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toBe("PERMISSION_DENIED: This API key lacks the scope 'watch:write' that the tool create_watch requires");
@@ -163,10 +169,11 @@ describe('npm run mcp (stdio, over the HTTP API)', () => {
     });
     const client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
     await client.connect(transport);
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg']);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_sources']);
     const found = (await client.callTool({ name: 'search_empty_legs', arguments: { arrCityName: 'Nice', size: 3 } })) as CallToolResult;
     expect(found.structuredContent).toEqual(await rest('/open/v1/empty-legs?arrCityName=Nice&size=3'));
     const id = (found.structuredContent as { records: { id: string }[] }).records[0]!.id;
+    expect(((await client.callTool({ name: 'list_sources', arguments: {} })) as CallToolResult).structuredContent).toEqual(await rest('/open/v1/sources'));
     expect(((await client.callTool({ name: 'get_empty_leg', arguments: { id } })) as CallToolResult).structuredContent).toEqual(await rest(`/open/v1/empty-legs/${id}`));
     const refused = (await client.callTool({ name: 'search_empty_legs', arguments: { offsetDays: 3 } })) as CallToolResult;
     expect(refused.isError).toBe(true);
