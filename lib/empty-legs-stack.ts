@@ -83,7 +83,7 @@ export class EmptyLegsStack extends Stack {
       [ENV.failedAuthPerMinute]: String(config.failedAuth.perMinute),
       [ENV.failedAuthBurst]: String(config.failedAuth.burst),
     };
-    const tables = { legs: this.tables.legs, keys: this.tables.keys, watches: this.tables.watches, deliveries: this.tables.deliveries };
+    const tables = { legs: this.tables.legs, keys: this.tables.keys, watches: this.tables.watches, deliveries: this.tables.deliveries, enquiries: this.tables.enquiries };
     // The functions the HTTP API invokes; the feeds construct creates the ingest function below.
     const functions: Partial<Record<FunctionName, ServiceFunction>> = {};
     for (const name of API_FUNCTION_NAMES) {
@@ -151,6 +151,7 @@ export class EmptyLegsStack extends Stack {
       keysTable: this.tables.keys,
       watchesTable: this.tables.watches,
       deliveriesTable: this.tables.deliveries,
+      enquiriesTable: this.tables.enquiries,
       webhookQueue: this.webhooks.queue,
       alarmNamePrefix: stackName(config.stage),
     });

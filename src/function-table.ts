@@ -187,6 +187,19 @@ export const FUNCTIONS = {
     alarm: { name: 'McpFunction' },
     concurrency: 'capped',
   },
+  enquiries: {
+    invokedBy: 'api',
+    entry: 'functions/enquiries/handler.ts',
+    logicalId: 'EnquiriesFunction',
+    description: "Enquiries: a broker's POST (Idempotency-Key), list, read and withdrawal; a seller's list and answer",
+    memorySize: 512,
+    // Its reads and writes, and a notifyUrl's lookup (at most 3 s).
+    timeoutSeconds: 10,
+    access: ['enquiries:manage', 'legs:get'],
+    environment: [],
+    alarm: { name: 'EnquiriesFunction' },
+    concurrency: 'capped',
+  },
   apiKeys: {
     invokedBy: 'api',
     entry: 'functions/api-keys/handler.ts',
@@ -228,7 +241,8 @@ export const FUNCTIONS = {
     description: "The legs table's stream: every item change becomes the change log's entries",
     memorySize: 512,
     timeoutSeconds: 60,
-    access: ['legs:consume'],
+    // And the open enquiries of a leg that leaves the listing expire (src/enquiries/use-cases/expire.ts).
+    access: ['legs:consume', 'enquiries:expire'],
     environment: [],
     alarm: { name: 'ConsumerFunction' },
   },

@@ -1,0 +1,18 @@
+import { createFunctionClient } from '../../src/aws/function-clients.js';
+import { enquiriesFunctionConfig } from '../../src/config.js';
+import { createEnquiriesHandler } from '../../src/enquiries/handlers.js';
+import { readSeller } from '../../src/enquiries/index.js';
+import { createLegReader } from '../../src/leg-by-id/store.js';
+import { systemResolver } from '../../src/watches/target.js';
+
+/** The enquiry routes (src/routes.ts); the handlers are built by src/enquiries/handlers.ts. */
+const config = enquiriesFunctionConfig();
+const client = createFunctionClient(config);
+export const handler = createEnquiriesHandler({
+  table: { client, tableName: config.enquiriesTableName },
+  readLeg: createLegReader(client, config.legsTableName),
+  readSeller: (source) => readSeller(client, config.legsTableName, source),
+  clock: config.clock,
+  targets: config.webhookTargets,
+  resolver: systemResolver,
+});
