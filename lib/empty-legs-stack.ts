@@ -140,11 +140,19 @@ export class EmptyLegsStack extends Stack {
       watchesTable: this.tables.watches,
       deliveriesTable: this.tables.deliveries,
       keysTable: this.tables.keys,
+      enquiriesTable: this.tables.enquiries,
+      legsTable: this.tables.legs,
       alarmNamePrefix: stackName(config.stage),
       reservedConcurrency: config.reservedConcurrency.deliverWebhooks,
       maximumConcurrency: config.deliveryMaximumConcurrency,
       slowLaneConcurrency: config.reservedConcurrency.deliverSlowWebhooks,
     });
+    // An API function that queues webhooks (the enquiries' events): the shared queue's URL and the right to send.
+    for (const name of API_FUNCTION_NAMES) {
+      if (!(FUNCTIONS[name] as FunctionSpec).environment.includes('WEBHOOK_QUEUE_URL')) continue;
+      apiFunction(name).function.addEnvironment(ENV.webhookQueueUrl, this.webhooks.queue.queueUrl);
+      this.webhooks.queue.grantSendMessages(apiFunction(name).function);
+    }
     this.changeStream = new ChangeStream(this, 'Changes', {
       ...common,
       legsTable: this.tables.legs,

@@ -196,7 +196,8 @@ export const FUNCTIONS = {
     // Its reads and writes, and a notifyUrl's lookup (at most 3 s).
     timeoutSeconds: 10,
     access: ['enquiries:manage', 'legs:get'],
-    environment: [],
+    // The webhook queue its events go to (src/enquiries/events/).
+    environment: ['WEBHOOK_QUEUE_URL'],
     alarm: { name: 'EnquiriesFunction' },
     concurrency: 'capped',
   },
@@ -219,7 +220,8 @@ export const FUNCTIONS = {
     memorySize: 512,
     // A batch's ten deliveries run at once, each at most 10 s (its DNS lookup included), and their writes.
     timeoutSeconds: 30,
-    access: ['watches:deliver', 'keys:clients'],
+    // And the enquiries' events (src/enquiries/events/): their receivers' secrets.
+    access: ['watches:deliver', 'keys:clients', 'enquiries:deliver'],
     environment: ['WEBHOOK_QUEUE_URL', 'WEBHOOK_SLOW_QUEUE_URL'],
     concurrency: 'capped',
   },
@@ -243,7 +245,8 @@ export const FUNCTIONS = {
     timeoutSeconds: 60,
     // And the open enquiries of a leg that leaves the listing expire (src/enquiries/use-cases/expire.ts).
     access: ['legs:consume', 'enquiries:expire'],
-    environment: [],
+    // The webhook queue of the expired enquiries' events.
+    environment: ['WEBHOOK_QUEUE_URL'],
     alarm: { name: 'ConsumerFunction' },
   },
   matchWatches: {

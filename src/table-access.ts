@@ -85,7 +85,12 @@ export type TableAccess =
    * Enquiries table: Query of `openByLeg` (a withdrawn leg's open enquiries), GetItem and UpdateItem
    * (in TransactWriteItems: an enquiry expired with its client's count). The change consumer.
    */
-  | 'enquiries:expire';
+  | 'enquiries:expire'
+  /**
+   * Enquiries table: GetItem (a broker's notifyUrl and secret); legs table: GetItem on the sellers'
+   * items only (`~seller#...`: a seller's URL and secret). The delivery worker's enquiry events.
+   */
+  | 'enquiries:deliver';
 
 /** What the matcher reads of a watch (src/watches/match/watch-source.ts) and of the watches version. */
 export const MATCH_WATCH_ATTRIBUTES = ['clientId', 'watchId', 'filters', 'status'] as const;

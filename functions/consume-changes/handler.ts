@@ -2,7 +2,8 @@ import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { createChangeConsumerHandler } from '../../src/changes/handlers.js';
 import { createChangeLogStore } from '../../src/changes/store.js';
 import { enquiriesFunctionConfig } from '../../src/config.js';
-import { createEnquiryExpiry } from '../../src/enquiries/index.js';
+import { createEnquiryExpiry, createEnquiryNotifier, readSeller } from '../../src/enquiries/index.js';
+import { createWebhookQueue } from '../../src/watches/queue.js';
 
 /**
  * The legs table's stream (src/function-table.ts); the handler is built by src/changes/handlers.ts.
@@ -14,5 +15,11 @@ export const handler = createChangeConsumerHandler({
   store: createChangeLogStore(client, config.legsTableName),
   clock: config.clock,
   stage: config.stage,
-  subscribers: [createEnquiryExpiry({ table: { client, tableName: config.enquiriesTableName }, clock: config.clock })],
+  subscribers: [
+    createEnquiryExpiry({
+      table: { client, tableName: config.enquiriesTableName },
+      clock: config.clock,
+      notify: createEnquiryNotifier({ queue: createWebhookQueue(config, client), readSeller: (source) => readSeller(client, config.legsTableName, source) }),
+    }),
+  ],
 });

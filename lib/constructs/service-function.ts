@@ -11,6 +11,7 @@ import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, ENQUIRIES_BY_CLIENT_INDEX, 
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
 import { SOURCES_ID } from '../../src/sources/store.js';
+import { SELLER_ITEM_PREFIX } from '../../src/enquiries/store/sellers.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
@@ -201,6 +202,9 @@ export class ServiceFunction extends Construct {
         case 'enquiries:expire':
           this.expireEnquiries(table(tables.enquiries, a));
           break;
+        case 'enquiries:deliver':
+          this.deliverEnquiryEvents(table(tables.enquiries, a), table(tables.legs, a));
+          break;
       }
     }
     return this;
@@ -328,6 +332,15 @@ export class ServiceFunction extends Construct {
     this.allow(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], enquiries.tableArn);
     this.allow(['dynamodb:Query'], [ENQUIRIES_BY_CLIENT_INDEX, ENQUIRIES_BY_SELLER_INDEX].map((ix) => `${enquiries.tableArn}/index/${ix.indexName}`));
     this.function.addEnvironment(ENV.enquiriesTableName, enquiries.tableName);
+    return this;
+  }
+
+  /** The delivery worker's enquiry events: GetItem on the enquiries table, and on the legs table's sellers' items only. */
+  deliverEnquiryEvents(enquiries: ITable, legs: ITable): this {
+    this.allow(['dynamodb:GetItem'], enquiries.tableArn);
+    this.allow(['dynamodb:GetItem'], legs.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SELLER_ITEM_PREFIX}*`] } });
+    this.function.addEnvironment(ENV.enquiriesTableName, enquiries.tableName);
+    this.function.addEnvironment(ENV.legsTableName, legs.tableName);
     return this;
   }
 

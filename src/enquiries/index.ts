@@ -2,3 +2,4 @@
 export { createEnquiryExpiry, expireEnquiriesOfLeg } from './use-cases/expire.js';
 export { readSeller, writeSeller, sellerItemId, type Seller } from './store/sellers.js';
 export type { EnquiryDependencies, EnquiryNotifier } from './use-cases/ports.js';
+export { createEnquiryNotifier, ENQUIRY_MESSAGE_KIND, processEnquiryMessage, type EnquiryDeliveryDependencies } from './events/deliver.js';

@@ -14,7 +14,8 @@ export interface Seller {
   setAt: number;
 }
 
-export const sellerItemId = (source: string) => `~seller#${source}`;
+export const SELLER_ITEM_PREFIX = '~seller#';
+export const sellerItemId = (source: string) => `${SELLER_ITEM_PREFIX}${source}`;
 
 export async function readSeller(client: DynamoDBDocumentClient, legsTableName: string, source: string): Promise<Seller | undefined> {
   const item = (await client.send(new GetCommand({ TableName: legsTableName, Key: { id: sellerItemId(source) }, ConsistentRead: true }))).Item;

@@ -54,6 +54,14 @@ function deps(): EnquiryDependencies {
 
 const post = (key: string, legId: string, b: unknown, clientId = BROKER) => postEnquiry({ clientId, legId, key, body: b, traceId: randomUUID() }, deps());
 
+/** The enquiry id in a stored answer's body. */
+const idOf = (answer: { body: string }): string => (JSON.parse(answer.body) as { data: { id: string } }).data.id;
+
+/** A client's open count as stored. */
+async function openCountOf(client: string): Promise<unknown> {
+  return (await t.client.send(new GetCommand({ TableName: enquiriesTableName, Key: { pk: `count#${client}` } }))).Item?.n;
+}
+
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
     await p;
@@ -116,7 +124,7 @@ describe('Idempotency-Key', () => {
     const a = await post(key, 'leg-a', body());
     const b = await post(key, 'leg-a', body(), 'cli_other000000000000001');
     expect(b.replayed).toBe(false);
-    expect(JSON.parse(b.body).data.id).not.toBe(JSON.parse(a.body).data.id);
+    expect(idOf(b)).not.toBe(idOf(a));
   });
 
   it('a key replayed after 24 h on the injected clock makes a new enquiry', async () => {
@@ -128,7 +136,7 @@ describe('Idempotency-Key', () => {
     try {
       const second = await post(key, 'leg-d', body());
       expect(second.replayed).toBe(false);
-      expect(JSON.parse(second.body).data.id).not.toBe(JSON.parse(first.body).data.id);
+      expect(idOf(second)).not.toBe(idOf(first));
     } finally {
       now = NOW;
     }
@@ -153,9 +161,9 @@ describe('limits and lifecycle', () => {
 
   it('withdrawn twice is 200 with nothing changed; an answer after it is 409 ENQUIRY_CLOSED; the count goes down once', async () => {
     const client = 'cli_withdraw000000000001';
-    const id = JSON.parse((await post(randomUUID(), 'leg-a', body(), client)).body).data.id as string;
+    const id = idOf(await post(randomUUID(), 'leg-a', body(), client));
     const caller = { clientId: client, scopes: ['enquiry:write'] };
-    const count = async () => (await t.client.send(new GetCommand({ TableName: enquiriesTableName, Key: { pk: `count#${client}` } }))).Item?.n;
+    const count = () => openCountOf(client);
     expect(await count()).toBe(1);
     const first = await withdrawEnquiry(caller, id, deps());
     const second = await withdrawEnquiry(caller, id, deps());
@@ -167,7 +175,7 @@ describe('limits and lifecycle', () => {
 
   it('the seller answers once: the same answer again is 200, another is 409; another client gets 404', async () => {
     events.length = 0;
-    const id = JSON.parse((await post(randomUUID(), 'leg-d', body())).body).data.id as string;
+    const id = idOf(await post(randomUUID(), 'leg-d', body()));
     expect((await readEnquiry(seller, id, deps())).contact.email).toBe('ada@example.com');
     expect(await codeOf(readEnquiry({ clientId: 'cli_nosy0000000000000001', scopes: ['enquiry:write', 'enquiry:answer'] }, id, deps()))).toBe('NOT_FOUND');
     expect(await codeOf(withdrawEnquiry(seller, id, deps()))).toBe('NOT_FOUND');
@@ -183,7 +191,7 @@ describe('limits and lifecycle', () => {
   });
 
   it('an open enquiry past its departure is expired (departed) when moved: 409 ENQUIRY_CLOSED', async () => {
-    const id = JSON.parse((await post(randomUUID(), 'leg-c', body())).body).data.id as string;
+    const id = idOf(await post(randomUUID(), 'leg-c', body()));
     const enquiry = await readEnquiry(broker, id, deps());
     expect(enquiry.expiresAt).toBe('2031-03-03T00:00:00.000Z');
     now = Date.parse(enquiry.expiresAt);
@@ -201,8 +209,8 @@ describe('expiry when the leg leaves the listing', () => {
     events.length = 0;
     const client = 'cli_expiry00000000000001';
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(JSON.parse((await post(randomUUID(), 'leg-a', body(), client)).body).data.id as string);
-    const other = JSON.parse((await post(randomUUID(), 'leg-d', body(), client)).body).data.id as string;
+    for (let i = 0; i < 3; i++) ids.push(idOf(await post(randomUUID(), 'leg-a', body(), client)));
+    const other = idOf(await post(randomUUID(), 'leg-d', body(), client));
     const caller = { clientId: client, scopes: ['enquiry:write'] };
     await withdrawEnquiry(caller, ids[2]!, deps());
     const leg = { id: 'leg-a' } as never;
@@ -220,7 +228,6 @@ describe('expiry when the leg leaves the listing', () => {
     expect(expired.every((e) => e.legId === 'leg-a')).toBe(true);
     expect(expired.map((e) => e.id)).toEqual(expect.arrayContaining([ids[0], ids[1]]));
     expect(expired.map((e) => e.id)).not.toContain(ids[2]);
-    const count = (await t.client.send(new GetCommand({ TableName: enquiriesTableName, Key: { pk: `count#${client}` } }))).Item?.n;
-    expect(count).toBe(1);
+    expect(await openCountOf(client)).toBe(1);
   });
 });
