@@ -45,21 +45,8 @@ export interface EnquiryRecord {
   expiredReason: string | null;
 }
 
-export interface Enquiry {
-  id: string;
-  legId: string;
-  status: EnquiryStatus;
-  createdAt: string;
-  expiresAt: string;
-  passengers: number;
-  contact: Contact;
-  message: string | null;
-  reference: string | null;
-  notifyUrl: string | null;
-  answer: AnsweredAnswer | null;
-  closedAt: string | null;
-  expiredReason: string | null;
-}
+/** What both clients see: the record without its clients, source and secret. */
+export type Enquiry = Omit<EnquiryRecord, 'clientId' | 'source' | 'sellerClientId' | 'secret'>;
 
 export const ENQUIRY_ID_PATTERN = /^enq_[0-9A-Za-z]{20}$/;
 
