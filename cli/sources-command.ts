@@ -8,6 +8,7 @@ import { createLegsRepository } from '../src/listing/repository.js';
 import { countListedBySource } from '../src/listing/index.js';
 import { DURATION_RULE, formatMinutes, parseStaleAfter, SOURCE_KINDS, sourceView, sourceViews, type SourceHistoryEntry, type SourceView } from '../src/sources/registry.js';
 import { createSourcesStore } from '../src/sources/store.js';
+import { sellerChange, applySeller, describeSeller } from './sources-seller.js';
 
 /**
  * `npm run sources -- set|list|show` (docs/sources.md): register the sources legs name, and see them
@@ -17,7 +18,10 @@ import { createSourcesStore } from '../src/sources/store.js';
 const USAGE = `Usage: npm run sources -- <command> [options]
 
   set SOURCE [--name TEXT] [--kind operator|broker] [--verified | --unverified] [--stale-after DURATION | --never-stale]
-                          register a source or change it; each run is kept in its history
+           [--seller CLIENT [--enquiry-url URL]]
+                          register a source or change it; each run is kept in its history. --seller: that
+                          client's keys with enquiry:answer see and answer the enquiries on its legs; with
+                          --enquiry-url each new enquiry is POSTed there, signed (the secret is printed once)
   list [--json]           every registered source and every source with legs in the listing
   show SOURCE [--json]    one source, with its history
 
@@ -33,6 +37,8 @@ const OPTIONS = {
   unverified: { type: 'boolean' },
   'stale-after': { type: 'string' },
   'never-stale': { type: 'boolean' },
+  seller: { type: 'string' },
+  'enquiry-url': { type: 'string' },
   json: { type: 'boolean' },
   aws: { type: 'boolean' },
   stage: { type: 'string' },
@@ -41,7 +47,7 @@ const OPTIONS = {
 
 type OptionName = keyof typeof OPTIONS;
 const COMMANDS = {
-  set: ['name', 'kind', 'verified', 'unverified', 'stale-after', 'never-stale'],
+  set: ['name', 'kind', 'verified', 'unverified', 'stale-after', 'never-stale', 'seller', 'enquiry-url'],
   list: ['json'],
   show: ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
@@ -120,6 +126,7 @@ export async function sourcesCommand(argv: string[]): Promise<void> {
   const source = command === 'list' ? undefined : sourceArgument(args);
   if (command === 'list' && args.length > 0) throw CommandError.usage('arguments', `unexpected argument '${args[0]!}'`);
   const change = command === 'set' ? parseChange(values) : undefined;
+  const seller = command === 'set' ? sellerChange(values, values.aws ? 'public' : 'local') : undefined;
   if (values.aws) refuseShiftedClock('--aws');
 
   const { config, tables } = await openFlaggedTables(values);
@@ -130,6 +137,7 @@ export async function sourcesCommand(argv: string[]): Promise<void> {
       const run = { id: randomUUID(), at: now };
       await store.set(source!, change, run);
       print(`Source ${source!}: ${describeChange(change)} (run ${run.id} at ${new Date(now).toISOString()})`);
+      if (seller !== undefined) await applySeller(tables, source!, seller, now);
       return;
     }
     const [registry, listed] = await Promise.all([store.read(), countListedBySource(createLegsRepository(tables.client, tables.legsTableName), now)]);
@@ -148,6 +156,7 @@ export async function sourcesCommand(argv: string[]): Promise<void> {
     printViews([view]);
     print();
     if (!registry.sources.has(source)) print('Not registered: kind unknown, unverified, never stale.');
+    print(await describeSeller(tables, source));
     for (const h of history) print(`${new Date(h.at).toISOString()}  run ${h.run}  ${describeChange(h.change)}`);
   } catch (err) {
     if (err instanceof CommandError) throw err;

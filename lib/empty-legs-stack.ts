@@ -83,7 +83,7 @@ export class EmptyLegsStack extends Stack {
       [ENV.failedAuthPerMinute]: String(config.failedAuth.perMinute),
       [ENV.failedAuthBurst]: String(config.failedAuth.burst),
     };
-    const tables = { legs: this.tables.legs, keys: this.tables.keys, watches: this.tables.watches, deliveries: this.tables.deliveries };
+    const tables = { legs: this.tables.legs, keys: this.tables.keys, watches: this.tables.watches, deliveries: this.tables.deliveries, enquiries: this.tables.enquiries };
     // The functions the HTTP API invokes; the feeds construct creates the ingest function below.
     const functions: Partial<Record<FunctionName, ServiceFunction>> = {};
     for (const name of API_FUNCTION_NAMES) {
@@ -140,17 +140,26 @@ export class EmptyLegsStack extends Stack {
       watchesTable: this.tables.watches,
       deliveriesTable: this.tables.deliveries,
       keysTable: this.tables.keys,
+      enquiriesTable: this.tables.enquiries,
+      legsTable: this.tables.legs,
       alarmNamePrefix: stackName(config.stage),
       reservedConcurrency: config.reservedConcurrency.deliverWebhooks,
       maximumConcurrency: config.deliveryMaximumConcurrency,
       slowLaneConcurrency: config.reservedConcurrency.deliverSlowWebhooks,
     });
+    // An API function that queues webhooks (the enquiries' events): the shared queue's URL and the right to send.
+    for (const name of API_FUNCTION_NAMES) {
+      if (!(FUNCTIONS[name] as FunctionSpec).environment.includes('WEBHOOK_QUEUE_URL')) continue;
+      apiFunction(name).function.addEnvironment(ENV.webhookQueueUrl, this.webhooks.queue.queueUrl);
+      this.webhooks.queue.grantSendMessages(apiFunction(name).function);
+    }
     this.changeStream = new ChangeStream(this, 'Changes', {
       ...common,
       legsTable: this.tables.legs,
       keysTable: this.tables.keys,
       watchesTable: this.tables.watches,
       deliveriesTable: this.tables.deliveries,
+      enquiriesTable: this.tables.enquiries,
       webhookQueue: this.webhooks.queue,
       alarmNamePrefix: stackName(config.stage),
     });

@@ -101,7 +101,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       usageWriteFailures: 10,
     },
     feeds: { noncurrentVersionDays: 7, fileDays: 30, staleAlarm: false, reservedConcurrency: 1 },
-    reservedConcurrency: { authorizer: 20, listEmptyLegs: 20, getEmptyLeg: 5, listSources: 2, listChanges: 5, watchAdmin: 2, mcp: 2, deliverWebhooks: 5, deliverSlowWebhooks: 2 },
+    reservedConcurrency: { authorizer: 20, listEmptyLegs: 20, getEmptyLeg: 5, listSources: 2, listChanges: 5, watchAdmin: 2, mcp: 2, enquiries: 3, deliverWebhooks: 5, deliverSlowWebhooks: 2 },
     deliveryMaximumConcurrency: 5,
   },
   prod: {
@@ -126,7 +126,7 @@ export const STAGE_CONFIGS: Readonly<Record<Stage, StageConfig>> = {
       usageWriteFailures: 1,
     },
     feeds: { noncurrentVersionDays: 90, fileDays: 365, staleAlarm: true, reservedConcurrency: 1 },
-    reservedConcurrency: { authorizer: 100, listEmptyLegs: 100, getEmptyLeg: 20, listSources: 5, listChanges: 20, watchAdmin: 10, mcp: 10, deliverWebhooks: 20, deliverSlowWebhooks: 2 },
+    reservedConcurrency: { authorizer: 100, listEmptyLegs: 100, getEmptyLeg: 20, listSources: 5, listChanges: 20, watchAdmin: 10, mcp: 10, enquiries: 10, deliverWebhooks: 20, deliverSlowWebhooks: 2 },
     deliveryMaximumConcurrency: 20,
   },
 };

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { CreateTableCommand, DescribeTableCommand, ListTablesCommand, ResourceInUseException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../src/aws/dynamodb.js';
-import { createTableInput, KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE } from '../src/tables.js';
+import { createTableInput, ENQUIRIES_TABLE, KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE } from '../src/tables.js';
 import { LOCAL_QUEUE_TABLE } from '../src/watches/queue.js';
 
 /**
@@ -261,10 +261,15 @@ export async function startDynamoDbLocal(options: { port?: number; host?: string
   };
 }
 
-/** Creates the legs and keys tables (with their indexes) when they do not exist yet. */
+/** Creates the legs and keys tables (with their indexes), and those named beside them, when they do not exist yet. */
 export async function ensureTables(
   client: DynamoDBDocumentClient,
-  names: { legsTableName: string; keysTableName: string; watches?: { watchesTableName: string; deliveriesTableName: string; localQueueTableName: string } },
+  names: {
+    legsTableName: string;
+    keysTableName: string;
+    watches?: { watchesTableName: string; deliveriesTableName: string; localQueueTableName: string };
+    enquiriesTableName?: string;
+  },
 ): Promise<void> {
   const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
   const wanted = [
@@ -277,6 +282,7 @@ export async function ensureTables(
           createTableInput(names.watches.localQueueTableName, LOCAL_QUEUE_TABLE),
         ]
       : []),
+    ...(names.enquiriesTableName ? [createTableInput(names.enquiriesTableName, ENQUIRIES_TABLE)] : []),
   ];
   for (const input of wanted) {
     if (existing.has(input.TableName!)) continue;

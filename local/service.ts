@@ -10,6 +10,7 @@ import { utcDate } from '../src/kernel/dates.js';
 import { filledLine, uncategorizedLine } from '../cli/load-report.js';
 import { demoLegs } from './demo/index.js';
 import { registerLoadedSources } from './demo/sources.js';
+import { registerDemoSeller } from './demo/seller.js';
 import { createSourcesStore } from '../src/sources/index.js';
 import { createRatesStore, DEMO_RATES_FILE, loadRatesText } from '../src/rates/index.js';
 import { parseImportText, type ImportOptions } from '../src/loading/import/index.js';
@@ -21,7 +22,7 @@ import { createEdgeServer } from './edges.js';
 import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTES } from '../src/routes.js';
 import { FUNCTIONS, localFunctionName, type FunctionName } from '../src/function-table.js';
 import { serveDocs } from './docs-page.js';
-import { readWatchesConfig } from '../src/config.js';
+import { readEnquiriesConfig, readWatchesConfig } from '../src/config.js';
 import { startQueueWorker } from './watches/queue-worker.js';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createGateway, type AuthorizerHandler, type HttpHandler, type Route } from './gateway.js';
@@ -38,8 +39,8 @@ import { createStreamPoller, type StreamHandler, type StreamPoller } from './str
  */
 export const LIST_PATH = ROUTES.listEmptyLegs.path;
 export const LIST_SCOPE = ROUTES.listEmptyLegs.scope;
-/** The local key's scopes: the listing and the watches. */
-export const LOCAL_KEY_SCOPES = [LIST_SCOPE, ROUTES.listWatches.scope, ROUTES.createWatch.scope];
+/** The local key's scopes: the listing, the watches and the enquiries. */
+export const LOCAL_KEY_SCOPES = [LIST_SCOPE, ROUTES.listWatches.scope, ROUTES.createWatch.scope, ROUTES.postEnquiry.scope];
 /** The local retry schedule (docs/watches.md, "Running locally"): first retries within seconds. */
 export const LOCAL_RETRY_SCHEDULE = '1,2,5,10,30,60';
 
@@ -69,6 +70,8 @@ export interface LocalService {
   /** Process id of DynamoDB Local (java). */
   dynamodbPid: number;
   apiKey: string;
+  /** The demo seller's key (`enquiry:answer`), with the demo data only. */
+  sellerKey: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -191,7 +194,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     process.env.WEBHOOK_TARGETS = 'local';
     process.env.WEBHOOK_RETRY_SCHEDULE ??= LOCAL_RETRY_SCHEDULE;
     const watchesConfig = readWatchesConfig(process.env);
-    await ensureTables(ddb.client, { ...options, watches: watchesConfig });
+    const enquiriesTableName = readEnquiriesConfig(process.env).enquiriesTableName;
+    await ensureTables(ddb.client, { ...options, watches: watchesConfig, enquiriesTableName });
     // The change consumer, fed from DynamoDB Local's stream as the event source mapping feeds it on AWS.
     poller = await startStreamReader('consumeChanges', ddb.client, ddb.endpoint, options.legsTableName, options.say);
 
@@ -215,6 +219,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
     // Its client's limit too (all its keys together: docs/api.md, "Rate limits").
     await setClientRateLimit(ddb.client, options.keysTableName, clientIdOf(created.record), MAX_RATE_LIMIT);
+    const sellerKey = options.dataFile ? undefined : await registerDemoSeller(ddb.client, options, options.stage, options.clock());
     // Ready once the change consumer has applied the load: the change feed holds it, and the first
     // requests do not compete with the consumer's catch-up for DynamoDB Local.
     await poller.drain();
@@ -276,6 +281,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       dynamodbEndpoint: ddb.endpoint,
       dynamodbPid: ddb.pid,
       apiKey: created.key,
+      sellerKey,
       async stop() {
         clearInterval(snapshotTimer);
         await Promise.all([poller?.stop(), matcher?.stop(), worker.stop(), slowWorker.stop()]);

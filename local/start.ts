@@ -89,6 +89,7 @@ async function main(): Promise<void> {
   const env = stage === 'prod' ? 'live' : 'test';
   console.log(`Stage ${stage}: accepts only elk_${env}_ keys.`);
   console.log(`API key (${env}, scopes ${LOCAL_KEY_SCOPES.join(',')}, rate limit ${describeRateLimit(MAX_RATE_LIMIT)}), shown once:\n  ${service.apiKey}`);
+  if (service.sellerKey) console.log(`Seller key of the demo sources (scope enquiry:answer; docs/enquiries.md), shown once:\n  ${service.sellerKey}`);
   console.log(`Try:\n  curl -s -H "X-API-Key: ${service.apiKey}" "${service.url}${LIST_PATH}?size=2"`);
   console.log(`Reference page: ${service.url}/docs (the contract as JSON: ${service.url}/open/v1/openapi.json)`);
   console.log(

@@ -1,6 +1,7 @@
 import { readConfig, type Config } from './settings/service.js';
 import { readChangesConfig, readIngestConfig, readRatesUrl, type ChangesConfig, type IngestConfig } from './settings/functions.js';
 import { readWatchesConfig, type WatchesConfig } from './settings/watches.js';
+import { readEnquiriesConfig, type EnquiriesConfig } from './settings/enquiries.js';
 
 /**
  * Settings (README, "Settings"), read from the environment once and validated: a missing or bad
@@ -11,6 +12,7 @@ export * from './settings/values.js';
 export * from './settings/service.js';
 export * from './settings/functions.js';
 export * from './settings/watches.js';
+export * from './settings/enquiries.js';
 
 let loadedChanges: ChangesConfig | undefined;
 
@@ -31,6 +33,14 @@ export function watchesFunctionConfig(): WatchesConfig {
 /** The rates fetch's address: read from process.env once. */
 export function ratesUrlSetting(): string {
   return readRatesUrl(process.env);
+}
+
+let loadedEnquiries: EnquiriesConfig | undefined;
+
+/** The enquiry functions' configuration: read from process.env once. */
+export function enquiriesFunctionConfig(): EnquiriesConfig {
+  loadedEnquiries ??= readEnquiriesConfig(process.env);
+  return loadedEnquiries;
 }
 
 let loaded: Config | undefined;

@@ -187,6 +187,20 @@ export const FUNCTIONS = {
     alarm: { name: 'McpFunction' },
     concurrency: 'capped',
   },
+  enquiries: {
+    invokedBy: 'api',
+    entry: 'functions/enquiries/handler.ts',
+    logicalId: 'EnquiriesFunction',
+    description: "Enquiries: a broker's POST (Idempotency-Key), list, read and withdrawal; a seller's list and answer",
+    memorySize: 512,
+    // Its reads and writes, and a notifyUrl's lookup (at most 3 s).
+    timeoutSeconds: 10,
+    access: ['enquiries:manage', 'legs:get'],
+    // The webhook queue its events go to (src/enquiries/events/).
+    environment: ['WEBHOOK_QUEUE_URL'],
+    alarm: { name: 'EnquiriesFunction' },
+    concurrency: 'capped',
+  },
   apiKeys: {
     invokedBy: 'api',
     entry: 'functions/api-keys/handler.ts',
@@ -206,7 +220,8 @@ export const FUNCTIONS = {
     memorySize: 512,
     // A batch's ten deliveries run at once, each at most 10 s (its DNS lookup included), and their writes.
     timeoutSeconds: 30,
-    access: ['watches:deliver', 'keys:clients'],
+    // And the enquiries' events (src/enquiries/events/): their receivers' secrets.
+    access: ['watches:deliver', 'keys:clients', 'enquiries:deliver'],
     environment: ['WEBHOOK_QUEUE_URL', 'WEBHOOK_SLOW_QUEUE_URL'],
     concurrency: 'capped',
   },
@@ -228,8 +243,10 @@ export const FUNCTIONS = {
     description: "The legs table's stream: every item change becomes the change log's entries",
     memorySize: 512,
     timeoutSeconds: 60,
-    access: ['legs:consume'],
-    environment: [],
+    // And the open enquiries of a leg that leaves the listing expire (src/enquiries/use-cases/expire.ts).
+    access: ['legs:consume', 'enquiries:expire'],
+    // The webhook queue of the expired enquiries' events.
+    environment: ['WEBHOOK_QUEUE_URL'],
     alarm: { name: 'ConsumerFunction' },
   },
   matchWatches: {

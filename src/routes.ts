@@ -57,6 +57,43 @@ export const ROUTES = {
     function: 'listSources',
     authorizer: true,
   },
+  postEnquiry: {
+    method: 'POST',
+    path: '/open/v1/empty-legs/{id}/enquiries',
+    scope: 'enquiry:write',
+    function: 'enquiries',
+    authorizer: true,
+  },
+  // A broker's (enquiry:write) or a seller's (enquiry:answer, role=seller) list: the function asks the role's scope.
+  listEnquiries: {
+    method: 'GET',
+    path: '/open/v1/enquiries',
+    scope: null,
+    function: 'enquiries',
+    authorizer: true,
+  },
+  // Its broker's (enquiry:write) or its seller's (enquiry:answer); NOT_FOUND to any other key.
+  getEnquiry: {
+    method: 'GET',
+    path: '/open/v1/enquiries/{id}',
+    scope: null,
+    function: 'enquiries',
+    authorizer: true,
+  },
+  withdrawEnquiry: {
+    method: 'POST',
+    path: '/open/v1/enquiries/{id}/withdraw',
+    scope: 'enquiry:write',
+    function: 'enquiries',
+    authorizer: true,
+  },
+  answerEnquiry: {
+    method: 'POST',
+    path: '/open/v1/enquiries/{id}/answer',
+    scope: 'enquiry:answer',
+    function: 'enquiries',
+    authorizer: true,
+  },
   createWatch: {
     method: 'POST',
     path: '/open/v1/watches',

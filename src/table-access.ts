@@ -75,7 +75,22 @@ export type TableAccess =
    * Keys table: GetItem, Query (`byKeyId`, `byClient`), PutItem and UpdateItem (in TransactWriteItems)
    * on key, client and history items and the keys version, never on the usage counters. Key management.
    */
-  | 'keys:manage';
+  | 'keys:manage'
+  /**
+   * Enquiries table: GetItem, PutItem, UpdateItem, DeleteItem (in TransactWriteItems too) and Query of
+   * `byClient` and `bySeller`: the enquiries function (src/enquiries/). No Scan.
+   */
+  | 'enquiries:manage'
+  /**
+   * Enquiries table: Query of `openByLeg` (a withdrawn leg's open enquiries), GetItem and UpdateItem
+   * (in TransactWriteItems: an enquiry expired with its client's count). The change consumer.
+   */
+  | 'enquiries:expire'
+  /**
+   * Enquiries table: GetItem (a broker's notifyUrl and secret); legs table: GetItem on the sellers'
+   * items only (`~seller#...`: a seller's URL and secret). The delivery worker's enquiry events.
+   */
+  | 'enquiries:deliver';
 
 /** What the matcher reads of a watch (src/watches/match/watch-source.ts) and of the watches version. */
 export const MATCH_WATCH_ATTRIBUTES = ['clientId', 'watchId', 'filters', 'status'] as const;

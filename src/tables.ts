@@ -109,6 +109,27 @@ export const WATCH_DELIVERIES_TABLE = {
 
 export const DELIVERIES_BY_ID_INDEX = WATCH_DELIVERIES_TABLE.indexes[0];
 
+/**
+ * Enquiries table (src/enquiries/store/): one item per enquiry (`pk` `enq#<id>`), with a client's
+ * count of open enquiries (`count#<client>`) and its idempotency keys (`idem#<client>#<hash>`).
+ * `byClient` and `bySeller` list a broker's and a seller's enquiries newest first; `openByLeg`
+ * (sparse: open enquiries only) finds those a withdrawn leg expires. TTL deletes a closed enquiry
+ * 90 days after it closed, and a key's record after its 24 hours (docs/enquiries.md, "Storage").
+ */
+export const ENQUIRIES_TABLE = {
+  partitionKey: 'pk',
+  indexes: [
+    { indexName: 'byClient', partitionKey: 'bc', sortKey: 'bs' },
+    { indexName: 'bySeller', partitionKey: 'sc', sortKey: 'bs' },
+    { indexName: 'openByLeg', partitionKey: 'ol', sortKey: 'pk', keysOnly: true },
+  ],
+  timeToLiveAttribute: 'ttl',
+} as const satisfies TableDefinition;
+
+export const ENQUIRIES_BY_CLIENT_INDEX = ENQUIRIES_TABLE.indexes[0];
+export const ENQUIRIES_BY_SELLER_INDEX = ENQUIRIES_TABLE.indexes[1];
+export const OPEN_ENQUIRIES_BY_LEG_INDEX = ENQUIRIES_TABLE.indexes[2];
+
 /** CreateTable input (on-demand) for DynamoDB Local and the tests. */
 export function createTableInput(tableName: string, def: TableDefinition): CreateTableCommandInput {
   const names = new Set<string>([def.partitionKey]);

@@ -133,6 +133,38 @@ export async function listSources(client: Client): Promise<Source[] | Failure> {
   return error ? failure(error, response.status) : data.data.records;
 }
 
+export type Enquiry = components['schemas']['Enquiry'];
+export type CreatedEnquiry = components['schemas']['CreatedEnquiry'];
+export type EnquiryInput = components['schemas']['EnquiryInput'];
+
+/**
+ * Asks a leg's seller for it (docs/api.md, "Enquiries"). `idempotencyKey` is yours (a UUID serves):
+ * send the same one on every retry of this request, and the API answers the first answer again
+ * (`replayed`), never a second enquiry. `secret` is there when `notifyUrl` was given, this once.
+ */
+export async function enquire(client: Client, legId: string, body: EnquiryInput, idempotencyKey: string): Promise<{ enquiry: CreatedEnquiry; replayed: boolean } | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/empty-legs/{id}/enquiries', { params: { path: { id: legId }, header: { 'Idempotency-Key': idempotencyKey } }, body });
+  return error ? failure(error, response.status) : { enquiry: data.data, replayed: response.headers.get('idempotent-replayed') === 'true' };
+}
+
+/** Your enquiries (`role: 'broker'`, the default) or those on the legs you sell (`role: 'seller'`), newest first. */
+export async function listEnquiries(client: Client, query: NonNullable<paths['/open/v1/enquiries']['get']['parameters']['query']> = {}): Promise<{ records: Enquiry[]; nextCursor: string | null } | Failure> {
+  const { data, error, response } = await client.GET('/open/v1/enquiries', { params: { query } });
+  return error ? failure(error, response.status) : data.data;
+}
+
+/** The seller's answer: a quote or a decline; the same answer again changes nothing. */
+export async function answerEnquiry(client: Client, id: string, body: components['schemas']['AnswerInput']): Promise<Enquiry | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/enquiries/{id}/answer', { params: { path: { id } }, body });
+  return error ? failure(error, response.status) : data.data;
+}
+
+/** The broker withdraws its open enquiry. */
+export async function withdrawEnquiry(client: Client, id: string): Promise<Enquiry | Failure> {
+  const { data, error, response } = await client.POST('/open/v1/enquiries/{id}/withdraw', { params: { path: { id } } });
+  return error ? failure(error, response.status) : data.data;
+}
+
 export function emptyLegsClient(baseUrl: string, apiKey: string) {
   return createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
 }

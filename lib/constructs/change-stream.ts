@@ -20,6 +20,8 @@ export interface ChangeStreamProps extends Pick<ServiceFunctionProps, 'stage' | 
   /** The watches' tables and the webhook queue: the matcher reads and writes them (`watches:match`). */
   readonly watchesTable: ITable;
   readonly deliveriesTable: ITable;
+  /** The enquiries a withdrawn leg expires (the consumer's subscriber, src/enquiries/). */
+  readonly enquiriesTable: ITable;
   readonly webhookQueue: IQueue;
   readonly alarmNamePrefix: string;
 }
@@ -92,7 +94,7 @@ export class ChangeStream extends Construct {
         reason:
           'This queue is itself the on-failure destination of a reader of the legs table stream: it holds the descriptions of stream batches that failed every retry, for an operator to replay (docs/deploy.md); a queue behind it would hold nothing.',
       });
-      const { legsTable: _table, keysTable: _k, watchesTable: _w, deliveriesTable: _d, webhookQueue: _q, alarmNamePrefix: _prefix, ...common } = props;
+      const { legsTable: _table, keysTable: _k, watchesTable: _w, deliveriesTable: _d, enquiriesTable: _e, webhookQueue: _q, alarmNamePrefix: _prefix, ...common } = props;
       const matches = spec.environment.includes('WEBHOOK_QUEUE_URL');
       const environment: Record<string, string> = matches ? { [ENV.webhookQueueUrl]: props.webhookQueue.queueUrl } : {};
       const fn = new ServiceFunction(this, constructIdOf(name), { ...common, name, environment }).grant(spec.access, {
@@ -100,6 +102,7 @@ export class ChangeStream extends Construct {
         keys: props.keysTable,
         watches: props.watchesTable,
         deliveries: props.deliveriesTable,
+        enquiries: props.enquiriesTable,
       });
       // The matcher's deliveries (SendMessage on the webhook queue only).
       if (matches) props.webhookQueue.grantSendMessages(fn.function);

@@ -9,7 +9,7 @@ import {
   type GlobalSecondaryIndexProps,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type IndexDefinition, type TableDefinition } from '../../src/tables.js';
+import { ENQUIRIES_TABLE, KEYS_TABLE, LEGS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type IndexDefinition, type TableDefinition } from '../../src/tables.js';
 
 export interface DataTablesProps {
   readonly removalPolicy: RemovalPolicy;
@@ -35,6 +35,8 @@ export class DataTables extends Construct {
   /** The watches (and their signing secrets, encrypted at rest like every table) and their deliveries. */
   readonly watches: Table;
   readonly deliveries: Table;
+  /** The enquiries (their contacts and the brokers' signing secrets), counts and idempotency keys. */
+  readonly enquiries: Table;
 
   constructor(scope: Construct, id: string, props: DataTablesProps) {
     super(scope, id);
@@ -42,6 +44,7 @@ export class DataTables extends Construct {
     this.keys = buildTable(this, 'KeysTable', KEYS_TABLE, props);
     this.watches = buildTable(this, 'WatchesTable', WATCHES_TABLE, props);
     this.deliveries = buildTable(this, 'WatchDeliveriesTable', WATCH_DELIVERIES_TABLE, props);
+    this.enquiries = buildTable(this, 'EnquiriesTable', ENQUIRIES_TABLE, props);
   }
 }
 

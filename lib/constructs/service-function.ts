@@ -7,10 +7,11 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, ENQUIRIES_BY_CLIENT_INDEX, ENQUIRIES_BY_SELLER_INDEX, KEYS_TABLE, OPEN_ENQUIRIES_BY_LEG_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
 import { SOURCES_ID } from '../../src/sources/store.js';
+import { SELLER_ITEM_PREFIX } from '../../src/enquiries/store/sellers.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
@@ -25,6 +26,7 @@ export const ENV = {
   keysTableName: 'KEYS_TABLE_NAME',
   watchesTableName: 'WATCHES_TABLE_NAME',
   deliveriesTableName: 'WATCH_DELIVERIES_TABLE_NAME',
+  enquiriesTableName: 'ENQUIRIES_TABLE_NAME',
   webhookQueueUrl: 'WEBHOOK_QUEUE_URL',
   webhookSlowQueueUrl: 'WEBHOOK_SLOW_QUEUE_URL',
   ratesUrl: 'RATES_URL',
@@ -133,7 +135,7 @@ export class ServiceFunction extends Construct {
   }
 
   /** Grants each declared access (src/routes.ts `access`) with the narrowest statements. */
-  grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable; watches?: ITable; deliveries?: ITable }): this {
+  grant(access: readonly TableAccess[], tables: { legs?: ITable; keys?: ITable; watches?: ITable; deliveries?: ITable; enquiries?: ITable }): this {
     const table = (t: ITable | undefined, a: TableAccess): ITable => {
       if (!t) throw new Error(`${this.node.path}: '${a}' needs its table`);
       return t;
@@ -193,6 +195,15 @@ export class ServiceFunction extends Construct {
           break;
         case 'watches:admin':
           this.administerWatches(table(tables.watches, a), table(tables.deliveries, a));
+          break;
+        case 'enquiries:manage':
+          this.manageEnquiries(table(tables.enquiries, a));
+          break;
+        case 'enquiries:expire':
+          this.expireEnquiries(table(tables.enquiries, a));
+          break;
+        case 'enquiries:deliver':
+          this.deliverEnquiryEvents(table(tables.enquiries, a), table(tables.legs, a));
           break;
       }
     }
@@ -309,6 +320,35 @@ export class ServiceFunction extends Construct {
   getLegs(table: ITable): this {
     this.allow(['dynamodb:GetItem'], table.tableArn);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The enquiries function's access (src/enquiries/store/): GetItem, PutItem, UpdateItem and
+   * DeleteItem on the table (enquiries, counts, idempotency keys; in transactions too), Query of the
+   * broker's and the seller's lists. No Scan.
+   */
+  manageEnquiries(enquiries: ITable): this {
+    this.allow(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'], enquiries.tableArn);
+    this.allow(['dynamodb:Query'], [ENQUIRIES_BY_CLIENT_INDEX, ENQUIRIES_BY_SELLER_INDEX].map((ix) => `${enquiries.tableArn}/index/${ix.indexName}`));
+    this.function.addEnvironment(ENV.enquiriesTableName, enquiries.tableName);
+    return this;
+  }
+
+  /** The delivery worker's enquiry events: GetItem on the enquiries table, and on the legs table's sellers' items only. */
+  deliverEnquiryEvents(enquiries: ITable, legs: ITable): this {
+    this.allow(['dynamodb:GetItem'], enquiries.tableArn);
+    this.allow(['dynamodb:GetItem'], legs.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${SELLER_ITEM_PREFIX}*`] } });
+    this.function.addEnvironment(ENV.enquiriesTableName, enquiries.tableName);
+    this.function.addEnvironment(ENV.legsTableName, legs.tableName);
+    return this;
+  }
+
+  /** The change consumer's expiry of enquiries: Query of `openByLeg`, GetItem and UpdateItem (an enquiry and its client's count). */
+  expireEnquiries(enquiries: ITable): this {
+    this.allow(['dynamodb:GetItem', 'dynamodb:UpdateItem'], enquiries.tableArn);
+    this.allow(['dynamodb:Query'], `${enquiries.tableArn}/index/${OPEN_ENQUIRIES_BY_LEG_INDEX.indexName}`);
+    this.function.addEnvironment(ENV.enquiriesTableName, enquiries.tableName);
     return this;
   }
 

@@ -23,6 +23,9 @@ export interface WebhookDeliveryProps {
   readonly deliveriesTable: ITable;
   /** Which clients have a key (`keys:clients`): a client without one gets no delivery. */
   readonly keysTable: ITable;
+  /** The enquiries' events ride the shared queue: their receivers' secrets (src/enquiries/events/). */
+  readonly enquiriesTable: ITable;
+  readonly legsTable: ITable;
   readonly alarmNamePrefix: string;
   /** The delivery function's reserved concurrency: its ceiling (docs/deploy.md, "Concurrency"). */
   readonly reservedConcurrency: number;
@@ -70,7 +73,7 @@ export class WebhookDelivery extends Construct {
       samLocal: props.samLocal,
       reservedConcurrency: props.reservedConcurrency,
       environment: { [ENV.webhookQueueUrl]: this.queue.queueUrl, [ENV.webhookSlowQueueUrl]: this.slowQueue.queueUrl },
-    }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable, keys: props.keysTable });
+    }).grant(FUNCTIONS.deliverWebhooks.access, { watches: props.watchesTable, deliveries: props.deliveriesTable, keys: props.keysTable, enquiries: props.enquiriesTable, legs: props.legsTable });
     // The retries: new messages on the same queue; a slow watch's deliveries: forwarded to the slow lane's.
     this.queue.grantSendMessages(this.deliver.function);
     this.slowQueue.grantSendMessages(this.deliver.function);

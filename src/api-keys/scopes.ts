@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
  * Scopes, each `resource:action` in lower case (docs/api-keys.md, "Scopes"). KNOWN_SCOPES: those some
  * endpoint requires today; a well-formed scope outside them is accepted, and the command warns about it.
  */
-export const KNOWN_SCOPES: readonly string[] = ['api_key:read', 'api_key:write', 'empty_leg:read', 'watch:read', 'watch:write'];
+export const KNOWN_SCOPES: readonly string[] = ['api_key:read', 'api_key:write', 'empty_leg:read', 'enquiry:answer', 'enquiry:write', 'watch:read', 'watch:write'];
 /** The scope that manages keys through the API: a client always keeps one active key holding it. */
 export const WRITE_SCOPE = 'api_key:write';
 

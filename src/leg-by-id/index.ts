@@ -1,3 +1,3 @@
 /** What other capabilities may use of leg-by-id/: its public surface (eslint.boundaries.js). */
-export { getEmptyLeg, parseCurrency, parseLegId } from './get-leg.js';
+export { getEmptyLeg, LEG_NOT_FOUND_MESSAGE, parseCurrency, parseLegId } from './get-leg.js';
 export type { LegReader } from './store.js';

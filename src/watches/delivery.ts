@@ -93,6 +93,8 @@ export interface DeliveryDependencies {
   /** The stage of the batch's metric line (MalformedWatchItems, when a batch met any), and where it goes (default stdout). */
   stage?: Stage;
   emit?: (line: string) => void;
+  /** Other messages of the queue, by their `kind` (an enquiry's event: src/enquiries/); a throw brings the message back. */
+  kinds?: Readonly<Record<string, (message: unknown) => Promise<unknown>>>;
 }
 
 export type AttemptResult = 'delivered' | 'retry' | 'failed' | 'dropped' | 'waiting' | 'malformed' | 'forwarded';
@@ -167,6 +169,20 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
   return 'retry';
 }
 
+/** A message another capability handles (`kind` names it), or undefined for a watch's delivery. */
+function kindOf(body: string, kinds: DeliveryDependencies['kinds']): { message: unknown; process: (message: unknown) => Promise<unknown> } | undefined {
+  if (kinds === undefined) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const kind = (message as { kind?: unknown } | null)?.kind;
+  const process = typeof kind === 'string' && Object.hasOwn(kinds, kind) ? kinds[kind] : undefined;
+  return process === undefined ? undefined : { message, process };
+}
+
 /**
  * The queue's handler (SQS event source with ReportBatchItemFailures): the batch's messages are
  * processed concurrently, so one slow receiver holds none of the others; a message whose processing
@@ -176,6 +192,16 @@ export async function processDelivery(m: DeliveryMessage, deps: DeliveryDependen
 export function createDeliveryHandler(deps: DeliveryDependencies): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const one = async (record: SQSRecord, seen: { malformed: number }): Promise<string | undefined> => {
     let parsed: DeliveryMessage;
+    const other = kindOf(record.body, deps.kinds);
+    if (other !== undefined) {
+      try {
+        await other.process(other.message);
+        return undefined;
+      } catch (err) {
+        logger.error('queue message failed; it comes back', { messageId: record.messageId, error: err as Error });
+        return record.messageId;
+      }
+    }
     try {
       parsed = v.parse(MessageSchema, JSON.parse(record.body));
     } catch {

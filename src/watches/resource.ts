@@ -129,15 +129,15 @@ export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<Wa
 }
 
 /** The URL's host resolved and every address checked, as before each delivery (docs/watches.md, "Safe targets"). */
-export async function checkResolvedTarget(url: string, deps: Pick<WatchDependencies, 'targets' | 'resolver'>): Promise<void> {
+export async function checkResolvedTarget(url: string, deps: Pick<WatchDependencies, 'targets' | 'resolver'>, parameter = 'url'): Promise<void> {
   try {
     await resolveTargetWithin(new URL(url), deps.targets, deps.resolver, CREATION_LOOKUP_MS);
   } catch (err) {
-    if (err instanceof TargetRefused) throw invalidParameter('url', err.message);
-    if (err instanceof LookupTimeout) throw new AppError('SERVICE_UNAVAILABLE', `The host of 'url' did not resolve within ${CREATION_LOOKUP_MS} ms; retry`);
+    if (err instanceof TargetRefused) throw invalidParameter(parameter, err.message);
+    if (err instanceof LookupTimeout) throw new AppError('SERVICE_UNAVAILABLE', `The host of '${parameter}' did not resolve within ${CREATION_LOOKUP_MS} ms; retry`);
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') throw invalidParameter('url', 'its host has no address');
-    if (code !== undefined) throw new AppError('SERVICE_UNAVAILABLE', `The host of 'url' could not be resolved now (${code}); retry`);
+    if (code === 'ENOTFOUND' || code === 'ENODATA') throw invalidParameter(parameter, 'its host has no address');
+    if (code !== undefined) throw new AppError('SERVICE_UNAVAILABLE', `The host of '${parameter}' could not be resolved now (${code}); retry`);
     throw err;
   }
 }

@@ -3,7 +3,7 @@ import { STREAM_MAPPING, STREAM_READERS } from '../../lib/constructs/change-stre
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS } from '../../src/function-table.js';
-import { KEYS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
+import { ENQUIRIES_TABLE, KEYS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
 import { onlyResource, props, resourcesOfType, synthesize, type CfnResource } from './helpers.js';
 
 /**
@@ -87,6 +87,22 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(props(alarm)).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1, Namespace: 'AWS/SQS' });
     const [topicId] = onlyResource(t, 'AWS::SNS::Topic');
     expect(props(alarm).AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+
+  it('least privilege of the enquiries: their function writes items and queries the two lists, the consumer queries openByLeg and updates; no Scan, no other index', () => {
+    const enquiriesId = tableIdOf(t, ENQUIRIES_TABLE);
+    const on = (logicalId: string) => statementsOf(t, logicalId).filter((s) => JSON.stringify(s.Resource).includes(`"${enquiriesId}"`));
+    const fn = on(FUNCTIONS.enquiries.logicalId);
+    expect(onTable(fn, enquiriesId).flatMap(actions).sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    const query = fn.find((s) => actions(s).includes('dynamodb:Query'))!;
+    expect(JSON.stringify(query.Resource)).toContain('/index/byClient');
+    expect(JSON.stringify(query.Resource)).toContain('/index/bySeller');
+    expect(JSON.stringify(query.Resource)).not.toContain('/index/openByLeg');
+    const consumer = on(FUNCTIONS.consumeChanges.logicalId);
+    expect(onTable(consumer, enquiriesId).flatMap(actions).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    const expiry = consumer.find((s) => actions(s).includes('dynamodb:Query'))!;
+    expect(JSON.stringify(expiry.Resource)).toContain('/index/openByLeg');
+    for (const s of [...fn, ...consumer]) expect(actions(s)).not.toContain('dynamodb:Scan');
   });
 
   it("least privilege: the consumer reads the stream, reads and writes only the change log's items and a leg's derived attributes; the feed reads only the log, and scans only the listedLegs index", () => {

@@ -313,7 +313,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 
     it('both tables: on-demand, point-in-time recovery, encrypted with the AWS-managed key', () => {
       const tables = Object.values(resourcesOfType(t(), 'AWS::DynamoDB::Table'));
-      expect(tables).toHaveLength(4);
+      // Legs, keys, watches, deliveries, enquiries.
+      expect(tables).toHaveLength(5);
       for (const table of tables) {
         expect(props(table)).toMatchObject({
           BillingMode: 'PAY_PER_REQUEST',
@@ -667,8 +668,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 18 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(20);
+      // 20 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, enquiries, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(21);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -733,7 +734,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
 
     it('reserves the authorizer and the listing functions a share, and caps the watch administration and the deliveries', () => {
       expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'reserved').sort()).toEqual(['authorizer', 'getEmptyLeg', 'listChanges', 'listEmptyLegs', 'listSources']);
-      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverSlowWebhooks', 'deliverWebhooks', 'mcp', 'watchAdmin']);
+      expect(CONCURRENCY_FUNCTION_NAMES.filter((n) => (FUNCTIONS[n] as FunctionSpec).concurrency === 'capped').sort()).toEqual(['deliverSlowWebhooks', 'deliverWebhooks', 'enquiries', 'mcp', 'watchAdmin']);
       for (const name of CONCURRENCY_FUNCTION_NAMES) expect([name, reservedOf(name)]).toEqual([name, config.reservedConcurrency[name]]);
       // The shares hold the stage throttle's rate at 100 ms an invocation (authorizer and list function each).
       expect(config.reservedConcurrency.authorizer).toBeGreaterThanOrEqual(config.throttling.rateLimit / 10);
@@ -859,6 +860,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'FeedIngestFailed',
           'McpFunctionErrors',
           'McpFunctionThrottles',
+          'EnquiriesFunctionErrors',
+          'EnquiriesFunctionThrottles',
           'WatchesFunctionErrors',
           'WatchesFunctionThrottles',
           'WatchAdminFunctionErrors',
@@ -1019,6 +1022,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Watches/Function AwsSolutions-L1',
           'WatchAdmin/Function AwsSolutions-L1',
           'Mcp/Function AwsSolutions-L1',
+          'Enquiries/Function AwsSolutions-L1',
           'ApiKeys/Function AwsSolutions-L1',
           'Webhooks/DeliverWebhooks/Function AwsSolutions-L1',
           'Webhooks/DeadLetters AwsSolutions-SQS3',

@@ -27,9 +27,9 @@ describe('src/routes.ts', () => {
     }
   });
 
-  it('a keyed route without a scope takes any verified key: GET /open/v1/api-keys/self and /open/v1/mcp (each tool asks its scopes) only', () => {
+  it('a keyed route without a scope takes any verified key: GET /open/v1/api-keys/self, /open/v1/mcp (each tool asks its scopes) and the enquiries read by a broker or a seller (each asks its role\'s scope) only', () => {
     const anyKey = Object.values(ROUTES).filter((r) => r.authorizer && r.scope === null);
-    expect(anyKey.map(routeKeyOf)).toEqual(['GET /open/v1/api-keys/self', 'POST /open/v1/mcp', 'GET /open/v1/mcp', 'DELETE /open/v1/mcp']);
+    expect(anyKey.map(routeKeyOf)).toEqual(['GET /open/v1/enquiries', 'GET /open/v1/enquiries/{id}', 'GET /open/v1/api-keys/self', 'POST /open/v1/mcp', 'GET /open/v1/mcp', 'DELETE /open/v1/mcp']);
   });
 
   it('paths are API Gateway path templates: absolute, no trailing slash, `{name}` parameters as whole segments', () => {

@@ -1,0 +1,5 @@
+/** What other folders may use of enquiries/: its public surface (eslint.boundaries.js). */
+export { createEnquiryExpiry, expireEnquiriesOfLeg } from './use-cases/expire.js';
+export { readSeller, writeSeller, sellerItemId, type Seller } from './store/sellers.js';
+export type { EnquiryDependencies, EnquiryNotifier } from './use-cases/ports.js';
+export { createEnquiryNotifier, ENQUIRY_MESSAGE_KIND, processEnquiryMessage, type EnquiryDeliveryDependencies } from './events/deliver.js';
