@@ -84,7 +84,7 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       for (let q = from; q <= to; q++) out.push(deleted.has(q) ? undefined : log[q - 1]);
       return Promise.resolve(out);
     },
-    listed(afterKey, limit, now) {
+    listed(afterKey, limit, now, stale) {
       // The index's order: groups of one `ls`, each the leg's item (when it has its index attributes) and its state.
       const groups = new Map<string, ListingGroup>();
       const group = (ls: string) => groups.get(ls) ?? groups.set(ls, { ls }).get(ls)!;
@@ -93,7 +93,7 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       const legs: EmptyLeg[] = [];
       for (const g of [...groups.values()].sort((x, y) => (x.ls < y.ls ? -1 : x.ls > y.ls ? 1 : 0))) {
         if (afterKey !== undefined && g.ls <= afterKey) continue;
-        const leg = legOfGroup(g, new Date(now));
+        const leg = legOfGroup(g, new Date(now), stale);
         if (!leg) continue;
         legs.push(leg);
         if (legs.length === limit) return Promise.resolve({ legs, next: g.ls });
