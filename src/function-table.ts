@@ -141,7 +141,7 @@ export const FUNCTIONS = {
     memorySize: 512,
     timeoutSeconds: 50,
     access: ['legs:read', 'legs:sweep'],
-    environment: ['LISTING_CACHE_TTL_SECONDS'],
+    environment: [],
     alarm: { name: 'SweepFunction' },
   },
   fetchRates: {

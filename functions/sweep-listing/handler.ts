@@ -9,7 +9,8 @@ import { createSweepStore } from '../../src/sweep/index.js';
 /** The minute's schedule (src/function-table.ts): expired legs and stale sources told to the feed and the watches (src/sweep/sweep.ts). */
 const config = functionConfig();
 const client = createFunctionClient(config);
-const repository = createListRepository(client, config);
+// A source's legs come from the listing snapshot and the change log's delta, as the listing reads them (a flip is rare).
+const repository = createListRepository(client, { legsTableName: config.legsTableName, listingCacheTtlSeconds: 60, clock: config.clock });
 const sources = createSourcesStore(client, config.legsTableName);
 export const handler = createSweepHandler({
   store: createSweepStore(client, config.legsTableName),
