@@ -707,8 +707,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 18 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(20);
+      // 20 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, api-keys, ingest, retire, snapshot, rates, sweep, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(21);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
