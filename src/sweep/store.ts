@@ -5,7 +5,8 @@ import { LEGS_EXPIRY_INSTANT_INDEX } from '../tables.js';
 import { instantKey, type SourceCursor, type SweepState } from './plan.js';
 
 /**
- * The sweep's items and writes in the legs table: its state (`~sweep`), the due legs of one shard of
+ * The sweep's items and writes in the legs table: its state (`~sweep`: `w` the watermark, `s` the
+ * sources told stale joined by commas, `c` the changes under way as JSON), the due legs of one shard of
  * `byExpiryInstant`, and a leg's touch (`xs`: the run's instant), which makes the stream record the
  * change consumer reads; a touch changes nothing the API shows.
  */
@@ -35,10 +36,11 @@ export function createSweepStore(client: DynamoDBDocumentClient, tableName: stri
       const out = await client.send(new GetCommand({ TableName: tableName, Key: { id: SWEEP_ID }, ConsistentRead: true }));
       const item = out.Item;
       if (item === undefined || typeof item.w !== 'number') return undefined;
-      const stale = Array.isArray(item.s) ? item.s.filter((s): s is string => typeof s === 'string') : [];
+      const stale = typeof item.s === 'string' && item.s !== '' ? item.s.split(',') : [];
       const cursors = new Map<string, SourceCursor>();
-      if (typeof item.c === 'object' && item.c !== null) {
-        for (const [source, c] of Object.entries(item.c as Record<string, unknown>)) {
+      const stored: unknown = typeof item.c === 'string' ? JSON.parse(item.c) : null;
+      if (typeof stored === 'object' && stored !== null) {
+        for (const [source, c] of Object.entries(stored as Record<string, unknown>)) {
           const r = c as Record<string, unknown>;
           if (typeof r.after === 'string' && typeof r.stale === 'boolean') cursors.set(source, { stale: r.stale, after: r.after });
         }
@@ -50,7 +52,8 @@ export function createSweepStore(client: DynamoDBDocumentClient, tableName: stri
       await client.send(
         new PutCommand({
           TableName: tableName,
-          Item: { id: SWEEP_ID, w: state.watermark, s: [...state.stale].sort(), c: Object.fromEntries(state.cursors) },
+          // Strings, not a list and a map: an empty one is no value in a stream record's image.
+          Item: { id: SWEEP_ID, w: state.watermark, s: [...state.stale].sort().join(','), c: JSON.stringify(Object.fromEntries(state.cursors)) },
         }),
       );
     },
