@@ -58,7 +58,7 @@ export type TableAccess =
    * no Query, no other write to a leg.
    */
   | 'legs:consume'
-  /** Legs table: GetItem on the sources registry only (id `~sources`, src/sources/store.ts): which sources are stale (the change consumer, the feed). */
+  /** Legs table: GetItem on the sources registry and the sweep's state only (ids `~sources`, `~sweep`): which sources are stale, which the feed told stale (the change consumer, the feed). */
   | 'legs:sources'
   /**
    * Legs table: the minute's sweep (src/sweep/): Query on the `byExpiryInstant` and listing indexes,

@@ -166,7 +166,7 @@ export class ServiceFunction extends Construct {
           this.readRates(table(tables.legs, a), ['dynamodb:GetItem']);
           break;
         case 'legs:sources':
-          this.readItems(table(tables.legs, a), [SOURCES_ID]);
+          this.readItems(table(tables.legs, a), [SOURCES_ID, SWEEP_ID]);
           break;
         case 'legs:sweep':
           this.sweepLegs(table(tables.legs, a));

@@ -46,7 +46,7 @@ export interface FeedDependencies {
   clock: Clock;
   /** What the cursors are signed with (CHANGE_CURSOR_KEY). */
   cursorKey: CursorKey;
-  /** The sources stale at an instant, whose legs a first read leaves out (docs/sources.md); default none. */
+  /** The sources the feed has told stale (the sweep's state), whose legs a first read leaves out (docs/sources.md); default none. */
   staleSources?: (now: number) => Promise<StaleSources>;
 }
 

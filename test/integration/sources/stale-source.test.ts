@@ -137,7 +137,11 @@ describe('a stale source', () => {
     const sources = createSourcesStore(t.client, t.legsTableName);
     const log = createChangeLogStore(t.client, t.legsTableName);
     const repository = createListRepository(t.client, { legsTableName: t.legsTableName, listingCacheTtlSeconds: 0 });
-    const feedDeps = { store: log, clock, cursorKey: CURSOR_KEY, staleSources: async (at: number) => staleSourcesAt(await sources.read(), at) };
+    const told = async () => {
+      const state = await createSweepStore(t.client, t.legsTableName).state();
+      return (source: string) => state?.stale.has(source) === true;
+    };
+    const feedDeps = { store: log, clock, cursorKey: CURSOR_KEY, staleSources: told };
     const sweep = () =>
       sweepListing({ store: createSweepStore(t.client, t.legsTableName), registry: () => sources.read(), legsOfSource: (s, at) => listedIdsOfSource(repository, at, s), now });
     const listed = async () => {
