@@ -194,7 +194,7 @@ export class EmptyLegsStack extends Stack {
     });
 
     this.changeStream.alarmTo(this.operations.topic);
-    notifyTopic(this.operations.topic, this.scheduled.ratesStaleAlarm);
+    notifyTopic(this.operations.topic, this.scheduled.ratesStaleAlarm, this.scheduled.sourcesStaleAlarm);
     this.webhooks.alarmTo(this.operations.topic);
 
     this.feeds = new FeedIngestion(this, 'Feeds', {

@@ -176,6 +176,9 @@ export function serviceUrl(host: string, port: number): string {
   return host === LOOPBACK_HOST || isWildcardHost(host) ? `http://localhost:${port}` : `http://${connectHost(host)}:${port}`;
 }
 
+/** How often `npm start` runs the sweep: expiry and stale sources reach the feed within seconds of the listing. */
+export const LOCAL_SWEEP_MS = 10_000;
+
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   await assertPortFree(options.port, 'API', options.host);
   const { legs, filled, uncategorized } = await legsToLoad(options.dataFile, utcDate(new Date(options.clock())), options);
@@ -255,6 +258,12 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       });
     }, buildEvery);
     snapshotTimer.unref();
+    // The sweep (src/sweep/), as the stack schedules it every minute; here more often, on the service's clock (`--at`).
+    const sweep = await importHandler<() => Promise<unknown>>('sweepListing');
+    const sweepTimer = setInterval(() => {
+      sweep().catch((err: unknown) => options.say(`The sweep failed: ${err instanceof Error ? err.message : String(err)}`));
+    }, LOCAL_SWEEP_MS);
+    sweepTimer.unref();
     // The watches: the matcher (functions/match-watches/handler.ts) queues the deliveries in the
     // local queue (src/watches/queue.ts); the queue's function delivers them.
     const worker = startQueueWorker({
@@ -284,6 +293,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       sellerKey,
       async stop() {
         clearInterval(snapshotTimer);
+        clearInterval(sweepTimer);
         await Promise.all([poller?.stop(), matcher?.stop(), worker.stop(), slowWorker.stop()]);
         await new Promise<void>((resolve) => {
           listening.close(() => resolve());

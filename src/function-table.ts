@@ -57,7 +57,7 @@ export const FUNCTIONS = {
     description: 'GET /open/v1/empty-legs/changes: the change feed',
     memorySize: 1024,
     timeoutSeconds: 10,
-    access: ['legs:changes'],
+    access: ['legs:changes', 'legs:sources'],
     environment: [],
     alarm: { name: 'ChangesFunction' },
     concurrency: 'reserved',
@@ -131,6 +131,18 @@ export const FUNCTIONS = {
     access: ['legs:snapshot'],
     environment: [],
     alarm: { name: 'SnapshotFunction' },
+  },
+  sweepListing: {
+    invokedBy: 'schedule',
+    scheduleMinutes: 1,
+    entry: 'functions/sweep-listing/handler.ts',
+    logicalId: 'SweepListingFunction',
+    description: 'Every minute: legs expired since the last run, and the legs of sources gone stale or back, told to the change feed and the watches',
+    memorySize: 512,
+    timeoutSeconds: 50,
+    access: ['legs:read', 'legs:sweep'],
+    environment: [],
+    alarm: { name: 'SweepFunction' },
   },
   fetchRates: {
     invokedBy: 'schedule',
@@ -244,7 +256,8 @@ export const FUNCTIONS = {
     memorySize: 512,
     timeoutSeconds: 60,
     // And the open enquiries of a leg that leaves the listing expire (src/enquiries/use-cases/expire.ts).
-    access: ['legs:consume', 'enquiries:expire'],
+    // The registry, read with each batch: a stale source's legs are not listed (src/changes/transition.ts).
+    access: ['legs:consume', 'legs:sources', 'enquiries:expire'],
     // The webhook queue of the expired enquiries' events.
     environment: ['WEBHOOK_QUEUE_URL'],
     alarm: { name: 'ConsumerFunction' },

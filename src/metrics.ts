@@ -47,6 +47,24 @@ export const RETIRE_METRICS = {
 } as const;
 
 /**
+ * The minute's sweep (src/sweep/handler.ts, docs/sources.md, "Expiry and staleness"): one line per run,
+ * and one per stale source with its `Source` dimension. `StaleSources` is the alarm's metric.
+ */
+export const SWEEP_METRICS = {
+  namespace: 'EmptyLegs/Sweep',
+  dimension: 'Stage',
+  source: 'Source',
+  /** Expired legs a run touched (each a `withdrawn` change, reason `expired`). */
+  expired: 'LegsExpired',
+  /** Shards a run left due legs in. */
+  behind: 'SweepBehind',
+  /** Registered sources stale at the run's instant. */
+  staleSources: 'StaleSources',
+  /** 1 per stale source, per run (dimension `Source`). */
+  sourceStale: 'SourceStale',
+} as const;
+
+/**
  * The scheduled snapshot build's metrics (src/snapshot/handler.ts), one line per run. A failed
  * run shows as the function's Errors (the stack's `SnapshotFunctionErrors` alarm).
  */

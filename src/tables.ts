@@ -25,7 +25,7 @@ export interface TableDefinition {
 
 /**
  * The legs table: one item per leg keyed by `id`, the sparse indexes `byDepartureBucket`,
- * `byExpiry` and `listedLegs`, and a stream that feeds the change log (docs/storage.md, "The legs table").
+ * `byExpiry`, `listedLegs` and `byExpiryInstant`, and a stream that feeds the change log (docs/storage.md, "The legs table").
  */
 export const LEGS_TABLE = {
   partitionKey: 'id',
@@ -47,6 +47,13 @@ export const LEGS_TABLE = {
       indexName: 'listedLegs',
       partitionKey: 'ls',
     },
+    // Listed legs by their expiry instant (`xa`), which the minute's sweep reads from its watermark on (docs/sources.md, "Expiry and staleness").
+    {
+      indexName: 'byExpiryInstant',
+      partitionKey: 'xp',
+      sortKey: 'xa',
+      keysOnly: true,
+    },
   ],
   timeToLiveAttribute: 'ttl',
   stream: 'NEW_AND_OLD_IMAGES',
@@ -55,6 +62,7 @@ export const LEGS_TABLE = {
 export const LEGS_INDEX = LEGS_TABLE.indexes[0];
 export const LEGS_EXPIRY_INDEX = LEGS_TABLE.indexes[1];
 export const LISTED_LEGS_INDEX = LEGS_TABLE.indexes[2];
+export const LEGS_EXPIRY_INSTANT_INDEX = LEGS_TABLE.indexes[3];
 
 /**
  * Keys table: one item per key, keyed by the SHA-256 (hex) of the whole key, never the key

@@ -16,6 +16,8 @@ export type EmptyLeg = components['schemas']['EmptyLeg'];
 export type ListQuery = NonNullable<paths['/open/v1/empty-legs']['get']['parameters']['query']>;
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type Change = components['schemas']['Change'];
+/** Why a `withdrawn` change's leg left the listing (`Change.reason`); a watch's delivery may also say `no_longer_matching`. */
+export type WithdrawReason = components['schemas']['WithdrawReason'];
 export type Source = components['schemas']['Source'];
 
 export type Watch = components['schemas']['Watch'];
@@ -217,8 +219,8 @@ export async function cheapestLegs(client: ReturnType<typeof emptyLegsClient>, c
  * Follows the change feed into `mirror` (id to leg): reads every change after `cursor` (none the
  * first time: the feed then starts with the whole listing), applies each in order (`listed` and
  * `updated` put the leg, `withdrawn` removes it) and returns the cursor to pass next time. The
- * mirror then holds the unfiltered listing, apart from legs that expired meanwhile: drop those whose
- * `endDate` has passed. docs/api.md, "Change feed".
+ * mirror then holds the unfiltered listing, with no rule of its own: expired legs and the legs of
+ * stale sources are `withdrawn` (`reason`) within 2 minutes. docs/api.md, "Change feed".
  */
 export async function followChanges(
   client: ReturnType<typeof emptyLegsClient>,

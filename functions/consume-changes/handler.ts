@@ -4,6 +4,7 @@ import { createChangeLogStore } from '../../src/changes/store.js';
 import { enquiriesFunctionConfig } from '../../src/config.js';
 import { createEnquiryExpiry, createEnquiryNotifier, readSeller } from '../../src/enquiries/index.js';
 import { createWebhookQueue } from '../../src/watches/queue.js';
+import { createSourcesStore, staleSourcesAt } from '../../src/sources/index.js';
 
 /**
  * The legs table's stream (src/function-table.ts); the handler is built by src/changes/handlers.ts.
@@ -11,6 +12,7 @@ import { createWebhookQueue } from '../../src/watches/queue.js';
  */
 const config = enquiriesFunctionConfig();
 const client = createFunctionClient(config);
+const sources = createSourcesStore(client, config.legsTableName);
 export const handler = createChangeConsumerHandler({
   store: createChangeLogStore(client, config.legsTableName),
   clock: config.clock,
@@ -22,4 +24,6 @@ export const handler = createChangeConsumerHandler({
       notify: createEnquiryNotifier({ queue: createWebhookQueue(config, client), readSeller: (source) => readSeller(client, config.legsTableName, source) }),
     }),
   ],
+  // The registry read with each batch of legs: a stale source's legs are not listed after their change.
+  staleSources: async (now) => staleSourcesAt(await sources.read(), now),
 });

@@ -2,8 +2,19 @@ import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { createChangesHandler } from '../../src/changes/handlers.js';
 import { createChangeLogStore } from '../../src/changes/store.js';
 import { changesFunctionConfig } from '../../src/config.js';
+import { createSweepStore } from '../../src/sweep/index.js';
 
 /** GET /open/v1/empty-legs/changes (src/routes.ts); the handler is built by src/changes/handlers.ts. */
 const config = changesFunctionConfig();
 const client = createFunctionClient(config);
-export const handler = createChangesHandler({ store: createChangeLogStore(client, config.legsTableName), clock: config.clock, cursorKey: config.cursorKey });
+const sweep = createSweepStore(client, config.legsTableName);
+export const handler = createChangesHandler({
+  store: createChangeLogStore(client, config.legsTableName),
+  clock: config.clock,
+  cursorKey: config.cursorKey,
+  // A first read leaves out the legs of the sources the feed has told stale (the sweep's state), as the log does.
+  staleSources: async () => {
+    const told = (await sweep.state())?.stale;
+    return (source) => told?.has(source) === true;
+  },
+});

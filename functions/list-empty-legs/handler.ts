@@ -8,5 +8,5 @@ import { cachedFacts, cachedRegistry, createSourcesStore } from '../../src/sourc
 const config = functionConfig();
 const client = createFunctionClient(config);
 const rates = cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock });
-const sources = cachedFacts(cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock }));
-export const handler = createListHandler({ repository: createListRepository(client, config), config, clock: config.clock, rates, sources });
+const registry = cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock });
+export const handler = createListHandler({ repository: createListRepository(client, config), config, clock: config.clock, rates, sources: cachedFacts(registry), registry });

@@ -5,7 +5,7 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Construct } from 'constructs';
 import { constructIdOf, FUNCTIONS, SCHEDULED_FUNCTION_NAMES, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
-import { RATES_METRICS } from '../../src/metrics.js';
+import { RATES_METRICS, SWEEP_METRICS } from '../../src/metrics.js';
 import { ECB_DAILY_URL } from '../../src/config.js';
 import { ENV, ServiceFunction, type ServiceFunctionProps } from './service-function.js';
 
@@ -33,6 +33,8 @@ export class ScheduledFunctions extends Construct {
   readonly rules: Partial<Record<FunctionName, Rule>> = {};
   /** In ALARM once the rates in force are older than RATES_MAX_AGE_DAYS (or no fetch ran for a day). */
   readonly ratesStaleAlarm: Alarm;
+  /** A registered source is stale (docs/sources.md, "Stale sources"): its legs are out of the listing. */
+  readonly sourcesStaleAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: ScheduledFunctionsProps) {
     super(scope, id);
@@ -62,6 +64,17 @@ export class ScheduledFunctions extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       // No run on weekends: no data is no news (the function's Errors alarm covers runs that fail).
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    const w = SWEEP_METRICS;
+    this.sourcesStaleAlarm = new Alarm(this, 'SourcesStale', {
+      alarmName: `${props.alarmNamePrefix}-SourcesStale`,
+      alarmDescription: `A registered source is stale: its last load is older than its --stale-after, and its legs are out of the listing (the ${w.sourceStale} metric names it, dimension ${w.source}; docs/sources.md)`,
+      metric: new Metric({ namespace: w.namespace, metricName: w.staleSources, dimensionsMap: { [w.dimension]: props.stage }, statistic: 'Maximum', period: Duration.minutes(5) }),
+      threshold: 0,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      // The sweep runs every minute: no data is a sweep that fails, which its Errors alarm covers.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
   }

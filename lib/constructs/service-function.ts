@@ -7,10 +7,11 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { Stage } from '../../src/config.js';
-import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, ENQUIRIES_BY_CLIENT_INDEX, ENQUIRIES_BY_SELLER_INDEX, KEYS_TABLE, OPEN_ENQUIRIES_BY_LEG_INDEX, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, ENQUIRIES_BY_CLIENT_INDEX, ENQUIRIES_BY_SELLER_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_EXPIRY_INSTANT_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, OPEN_ENQUIRIES_BY_LEG_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
+import { SOURCES_ID } from '../../src/sources/store.js';
+import { SWEEP_ID, TOUCH_ATTRIBUTES } from '../../src/sweep/store.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
-import { SOURCES_ID } from '../../src/sources/store.js';
 import { SELLER_ITEM_PREFIX } from '../../src/enquiries/store/sellers.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
@@ -167,7 +168,10 @@ export class ServiceFunction extends Construct {
           this.readRates(table(tables.legs, a), ['dynamodb:GetItem']);
           break;
         case 'legs:sources':
-          this.readRegistry(table(tables.legs, a));
+          this.readItems(table(tables.legs, a), [SOURCES_ID, SWEEP_ID]);
+          break;
+        case 'legs:sweep':
+          this.sweepLegs(table(tables.legs, a));
           break;
         case 'legs:rates-write':
           this.readRates(table(tables.legs, a), ['dynamodb:GetItem', 'dynamodb:PutItem']);
@@ -295,6 +299,27 @@ export class ServiceFunction extends Construct {
     this.allow(['dynamodb:UpdateItem'], table.tableArn, {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] },
     });
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /** GetItem on these service items only (`dynamodb:LeadingKeys`). */
+  readItems(table: ITable, ids: string[]): this {
+    this.allow(['dynamodb:GetItem'], table.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ids } });
+    this.function.addEnvironment(ENV.legsTableName, table.tableName);
+    return this;
+  }
+
+  /**
+   * The sweep's access (src/sweep/): Query on `byExpiryInstant` and the listing index; GetItem of the
+   * registry and its state, PutItem of its state only; UpdateItem of a leg's touch attribute only
+   * (`dynamodb:Attributes`). No Scan, no Delete, no other write.
+   */
+  sweepLegs(table: ITable): this {
+    this.allow(['dynamodb:Query'], [`${table.tableArn}/index/${LEGS_EXPIRY_INSTANT_INDEX.indexName}`, `${table.tableArn}/index/${LEGS_INDEX.indexName}`]);
+    this.allow(['dynamodb:GetItem'], table.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID, SWEEP_ID] } });
+    this.allow(['dynamodb:PutItem'], table.tableArn, { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SWEEP_ID] } });
+    this.allow(['dynamodb:UpdateItem'], table.tableArn, { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...TOUCH_ATTRIBUTES] } });
     this.function.addEnvironment(ENV.legsTableName, table.tableName);
     return this;
   }

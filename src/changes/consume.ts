@@ -3,7 +3,7 @@ import { backoffDelay, sleep } from '../aws/backoff.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
 import { GROUP_SIZE, type ChangeLogStore } from './store.js';
-import { compareSequenceNumbers, transitionOf, type ItemChange, type ListingTransition, type TransitionSubscriber } from './transition.js';
+import { compareSequenceNumbers, SERVICE_ITEM_PREFIX, transitionOf, type ItemChange, type ListingTransition, type StaleSources, type TransitionSubscriber } from './transition.js';
 
 
 export interface ConsumeDependencies {
@@ -14,6 +14,11 @@ export interface ConsumeDependencies {
   groupSize?: number;
   /** Attempts at committing the batch when other writers commit first (then the batch fails). */
   maxAttempts?: number;
+  /**
+   * The sources stale at an instant, read fresh for each batch that has legs (the registry item:
+   * docs/sources.md): a leg of one is not listed after its change. Default: none.
+   */
+  staleSources?: (now: number) => Promise<StaleSources>;
 }
 
 export interface ConsumeResult {
@@ -26,8 +31,10 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   const now = deps.clock();
   const batch: SequencedTransition[] = [];
   const repairs = new Map<string, { image: Readonly<Record<string, unknown>>; repair: IndexRepair }>();
+  const legs = changes.some((c) => !c.id.startsWith(SERVICE_ITEM_PREFIX));
+  const stale = legs ? await deps.staleSources?.(now) : undefined;
   for (const change of changes) {
-    const transition = transitionOf(change, now);
+    const transition = transitionOf(change, now, stale);
     if (!transition) continue;
     const index: IndexKey | undefined = derivedIndexKeyOf(change.newImage);
     batch.push({ transition, sequenceNumber: change.sequenceNumber, index });

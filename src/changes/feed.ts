@@ -5,6 +5,7 @@ import { clampedInteger } from '../http/query-params.js';
 import { assertFresh, cursorExpired, decodeCursor, encodeCursor, type Cursor, type CursorKey } from './cursor.js';
 import type { LogEntry } from './log.js';
 import type { ChangeLogStore } from './store.js';
+import type { StaleSources } from './transition.js';
 
 /**
  * GET /open/v1/empty-legs/changes (docs/api.md, "Change feed"): the changes after a cursor, oldest
@@ -45,6 +46,8 @@ export interface FeedDependencies {
   clock: Clock;
   /** What the cursors are signed with (CHANGE_CURSOR_KEY). */
   cursorKey: CursorKey;
+  /** The sources the feed has told stale (the sweep's state), whose legs a first read leaves out (docs/sources.md); default none. */
+  staleSources?: (now: number) => Promise<StaleSources>;
 }
 
 export async function readChanges(query: ChangesQuery, deps: FeedDependencies): Promise<ChangesPage> {
@@ -53,7 +56,8 @@ export async function readChanges(query: ChangesQuery, deps: FeedDependencies): 
   assertFresh(cursor, now);
   const changes: LogEntry[] = [];
   if (cursor.kind === 'listing') {
-    const { legs, next } = await deps.store.listed(cursor.afterKey, query.size, now);
+    const stale = await deps.staleSources?.(now);
+    const { legs, next } = await deps.store.listed(cursor.afterKey, query.size, now, stale);
     const changedAt = new Date(cursor.safeAt).toISOString();
     for (const leg of legs) changes.push({ type: 'listed', id: leg.id, changedAt, leg });
     if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterKey: next }, deps.cursorKey), hasMore: true };
@@ -68,7 +72,7 @@ export async function readChanges(query: ChangesQuery, deps: FeedDependencies): 
   for (const entry of entries) {
     // A gap: entries after the cursor were deleted (older than the retention).
     if (entry === undefined) throw cursorExpired();
-    changes.push({ type: entry.type, id: entry.id, changedAt: entry.changedAt, leg: entry.leg });
+    changes.push({ type: entry.type, id: entry.id, changedAt: entry.changedAt, leg: entry.leg, ...(entry.reason === undefined ? {} : { reason: entry.reason }) });
     last = { kind: 'log', seq: entry.seq, safeAt: entry.committedAt };
   }
   const hasMore = to < head;

@@ -11,7 +11,7 @@ import { invocationDeadlineMs } from '../time-budget.js';
 import { consumeChanges } from './consume.js';
 import { parseChangesQuery, readChanges, type FeedDependencies } from './feed.js';
 import type { ChangeLogStore } from './store.js';
-import { itemChangeOf, type ItemChange, type TransitionSubscriber } from './transition.js';
+import { itemChangeOf, type ItemChange, type StaleSources, type TransitionSubscriber } from './transition.js';
 
 /** GET /open/v1/empty-legs/changes (src/routes.ts): parse `after` and `size`, read the feed, answer in the envelope. */
 export function createChangesHandler(deps: FeedDependencies): HttpHandler {
@@ -29,6 +29,8 @@ export interface ConsumerDependencies {
   clock: Clock;
   stage: Stage;
   subscribers?: readonly TransitionSubscriber[];
+  /** The sources stale at an instant (src/changes/consume.ts). */
+  staleSources?: (now: number) => Promise<StaleSources>;
   /** Where the metrics line goes (default: stdout, as Lambda's EMF wants). */
   emit?: (line: string) => void;
 }

@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { unpackRecord } from '../kernel/record-pack.js';
-import { STATE_PREFIX } from './store.js';
+import { CODE_REASON, STATE_PREFIX } from './store.js';
 import { entryFacts, STATE_CONFIRMED_ATTR, STATE_SOURCE_ATTR, transitionFacts, type ListingTransition } from './transition.js';
 
 /**
@@ -32,13 +32,16 @@ export function logTransitionOf(record: DynamoDBRecord): ListingTransition | und
   const after = unmarshall(d.NewImage as Image);
   if (typeof after.n !== 'string' || typeof after.t !== 'string') return undefined;
   const before = d.OldImage === undefined ? undefined : unmarshall(d.OldImage as Image);
+  const shown = shownOf(after);
+  const reason = shown === null ? { reason: (typeof after.w === 'string' ? CODE_REASON[after.w] : undefined) ?? 'unlisted' } : {};
   const factsOf = (image: Record<string, unknown> | undefined) => entryFacts(image?.[STATE_SOURCE_ATTR], image?.[STATE_CONFIRMED_ATTR]);
   return {
     id: key.slice(STATE_PREFIX.length),
     changedAt: after.t,
     changeId: after.n,
     before: shownOf(before),
-    after: shownOf(after),
+    after: shown,
     ...transitionFacts(factsOf(before), factsOf(after)),
+    ...reason,
   };
 }

@@ -1,7 +1,7 @@
 import type { IndexKey } from '../kernel/leg-change.js';
 import { createHash } from 'node:crypto';
 import type { EmptyLeg } from '../kernel/model.js';
-import { compareSequenceNumbers, type ListingTransition } from './transition.js';
+import { compareSequenceNumbers, type ListingTransition, type WithdrawReason } from './transition.js';
 
 /**
  * The change log's rules, without I/O: entries numbered 1, 2, 3, ... in commit order, each `listed`,
@@ -32,6 +32,8 @@ export interface LogEntry {
   changedAt: string;
   /** The leg as listed; null for `withdrawn`. */
   leg: EmptyLeg | null;
+  /** Why a `withdrawn` leg left (docs/api.md, "Change feed"); absent for the other types. */
+  reason?: WithdrawReason;
   /** Its listing index entry (what the listing's caches apply; never served); absent for `withdrawn`. */
   index?: IndexKey;
 }
@@ -90,7 +92,8 @@ export function planLog(
     }
     const nextState = { sequenceNumber, digest: next, changedAt: transition.changedAt };
     const prior = group.states.has(id) ? group.states.get(id)!.prior : state;
-    group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after, ...(index && transition.after ? { index } : {}) });
+    const reason = type === 'withdrawn' ? { reason: transition.reason ?? 'unlisted' } : {};
+    group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after, ...reason, ...(index && transition.after ? { index } : {}) });
     group.states.set(id, { next: nextState, prior });
     current.set(id, nextState);
   }

@@ -7,6 +7,7 @@ import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { changeSetOf, codeOf, decodeRecent, recentCode, trimRecent } from './store-parts/index-codes.js';
 import { packRecord } from '../kernel/record-pack.js';
 import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type LogGroup } from './log.js';
+import type { StaleSources, WithdrawReason } from './transition.js';
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './store-parts/reindex.js';
 import { scanListing, stateListing } from './store-parts/initial-listing.js';
@@ -30,6 +31,10 @@ export const GROUP_SIZE = 48;
 
 const TYPE_CODE: Record<ChangeType, string> = { listed: 'l', updated: 'u', withdrawn: 'w' };
 const CODE_TYPE: Record<string, ChangeType> = { l: 'listed', u: 'updated', w: 'withdrawn' };
+
+/** A `withdrawn` entry's reason as stored (`w`, on the entry and the leg's state); an older entry without one reads `unlisted`. */
+const REASON_CODE: Record<WithdrawReason, string> = { deleted: 'd', sold: 's', blocked: 'b', unlisted: 'u', expired: 'e', stale: 't' };
+export const CODE_REASON: Readonly<Record<string, WithdrawReason>> = Object.fromEntries(Object.entries(REASON_CODE).map(([r, c]) => [c, r as WithdrawReason]));
 
 const pageId = (seq: number) => `${PAGE_PREFIX}${Math.floor(seq / PAGE_SIZE)}`;
 
@@ -59,7 +64,7 @@ export interface ChangeLogStore {
    * the position `afterKey` (a leg's `ls`), hand-made puts not yet indexed included; `next` is the
    * position to go on after (it may come with fewer legs: the Scan is capped), undefined when done.
    */
-  listed(afterKey: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
+  listed(afterKey: string | undefined, limit: number, now: number, stale?: StaleSources): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
   /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/store-parts/reindex.ts). */
   reindex(id: string, image: Readonly<Record<string, unknown>>, repair: IndexRepair): Promise<boolean>;
 }
@@ -74,8 +79,11 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
     if (typeof item.r !== 'string') return undefined;
     leg = toApiRecord(JSON.parse(item.r) as Record<string, unknown>);
   }
-  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg };
+  const reason = type === 'withdrawn' ? { reason: (typeof item.w === 'string' ? CODE_REASON[item.w] : undefined) ?? 'unlisted' } : {};
+  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg, ...reason };
 }
+
+const withdrawnReason = (reason: WithdrawReason | undefined) => (reason === undefined ? {} : { w: REASON_CODE[reason] });
 
 export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: string): ChangeLogStore {
   /** The index pages holding entries `seqs`, by id. */
@@ -163,6 +171,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             l: e.id,
             a: at,
             ...(e.leg === null ? {} : { r: JSON.stringify(e.leg) }),
+            ...(e.reason === undefined ? {} : { w: REASON_CODE[e.reason] }),
             ttl,
           },
           ConditionExpression: 'attribute_not_exists(id)',
@@ -171,6 +180,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       // A state carries the record its last entry gave (`r`, compressed: the state stays within one
       // write unit): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
       const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
+      const reasons = new Map(group.entries.map((e) => [e.id, e.reason]));
       // A listed leg's state is in the listedLegs index too (src/changes/store-parts/initial-listing.ts).
       const indexed = new Map(group.entries.map((e) => [e.id, e.index]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
@@ -180,7 +190,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)), ...stateFacts(indexed.get(id)) }),
+            ...(next.digest === null ? { ttl, ...withdrawnReason(reasons.get(id)) } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)), ...stateFacts(indexed.get(id)) }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }
@@ -255,6 +265,6 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       return result;
     },
 
-    listed: (afterKey, limit, now) => scanListing(client, tableName, STATE_PREFIX, afterKey, limit, now),
+    listed: (afterKey, limit, now, stale) => scanListing(client, tableName, STATE_PREFIX, afterKey, limit, now, stale),
   };
 }

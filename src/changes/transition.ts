@@ -4,7 +4,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { derivedIndexKeyOf, type IndexKey } from '../kernel/leg-change.js';
 import { IndexEntryReader } from '../kernel/index-entry.js';
-import { DEFAULT_SOURCE } from '../kernel/source.js';
+import { TTL_ATTR } from '../kernel/leg-item.js';
+import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
@@ -18,9 +19,19 @@ export interface ItemChange {
 }
 
 /**
+ * Why a leg left the listing (docs/api.md, "Change feed"): what its item says, in this order of
+ * precedence; a watch adds `no_longer_matching` (docs/watches.md).
+ */
+export const WITHDRAW_REASONS = ['deleted', 'sold', 'blocked', 'unlisted', 'expired', 'stale'] as const;
+export type WithdrawReason = (typeof WITHDRAW_REASONS)[number];
+
+/** Which sources are stale at the consumer's instant (src/sources: the registry read with the batch). */
+export type StaleSources = (source: string) => boolean;
+
+/**
  * A listing transition: the leg `id` as the unfiltered listing showed it `before` and shows it
- * `after` (null: not listed), at `changedAt` (ISO 8601, when it reached the change log). Expiry is
- * no transition: an expired leg is `withdrawn` when retired (docs/api.md, "Change feed").
+ * `after` (null: not listed), at `changedAt` (ISO 8601, when it reached the change log); with
+ * `after` null, `reason` says why (`withdrawReasonOf`).
  */
 export interface ListingTransition {
   id: string;
@@ -38,6 +49,7 @@ export interface ListingTransition {
    */
   beforeFacts?: EntryFacts;
   afterFacts?: EntryFacts;
+  reason?: WithdrawReason;
 }
 
 export interface EntryFacts {
@@ -81,16 +93,42 @@ export function shownLeg(image: Readonly<Record<string, unknown>> | undefined): 
   return derivedIndexKeyOf(image) === undefined ? null : toApiRecord(image!);
 }
 
-/** The transition of one item change at `changedAt` (epoch ms); undefined for a bookkeeping item. */
-export function transitionOf(change: ItemChange, changedAt: number): ListingTransition | undefined {
+/** The epoch ms from which the leg of an index entry is expired (the listing's `expiresAt`). */
+export function expiresAtOf(index: IndexKey): number {
+  return new IndexEntryReader().read({ ls: index.ls, lf: index.lf, id: '' })?.expiresAt ?? Number.NEGATIVE_INFINITY;
+}
+
+/**
+ * Why an item is not listed at `now`, or undefined when it is: deleted, `sold`, `blocked`,
+ * `unlisted` (or no flyable span), `expired` (retired, or its expiry instant passed), `stale` (its source).
+ */
+export function withdrawReasonOf(image: Readonly<Record<string, unknown>> | undefined, now: number, stale?: StaleSources): WithdrawReason | undefined {
+  if (image === undefined) return 'deleted';
+  if (image.sold === true) return 'sold';
+  if (image.blocked === true) return 'blocked';
+  if (image[TTL_ATTR] !== undefined) return 'expired';
+  const index = derivedIndexKeyOf(image);
+  if (index === undefined) return 'unlisted';
+  if (expiresAtOf(index) <= now) return 'expired';
+  if (stale?.(sourceOf(image)) === true) return 'stale';
+  return undefined;
+}
+
+/**
+ * The transition of one item change at `changedAt` (epoch ms); undefined for a bookkeeping item. The
+ * leg after it is shown only while listed at `changedAt`: an expired leg or one of a stale source is not.
+ */
+export function transitionOf(change: ItemChange, changedAt: number, stale?: StaleSources): ListingTransition | undefined {
   if (change.id.startsWith(SERVICE_ITEM_PREFIX)) return undefined;
+  const reason = withdrawReasonOf(change.newImage, changedAt, stale);
   return {
     id: change.id,
     changedAt: new Date(changedAt).toISOString(),
     changeId: change.sequenceNumber,
     before: shownLeg(change.oldImage),
-    after: shownLeg(change.newImage),
+    after: reason === undefined ? shownLeg(change.newImage) : null,
     ...transitionFacts(entryFacts(change.oldImage?.source, change.oldImage?.confirmedAt), entryFacts(change.newImage?.source, change.newImage?.confirmedAt)),
+    ...(reason === undefined ? {} : { reason }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { isCalendarDate } from './dates.js';
-import { BUCKET_ATTR, EXPIRY_DAY_ATTR, FILTER_ATTR, listingAttributes, SORT_ATTR, TTL_ATTR } from './leg-item.js';
+import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_INSTANT_ATTR, expiryInstantKey, FILTER_ATTR, listingAttributes, SORT_ATTR, TTL_ATTR } from './leg-item.js';
 import { toApiRecord } from './model.js';
 import { retirementDay } from './retirement.js';
 import { sourceOf } from './source.js';
@@ -61,7 +61,7 @@ export const MAX_FOLLOWED_ENTRIES = 2_000;
  * it: undefined when it is not listed, blocked, retired (`ttl` set) or its dates are no flyable span.
  */
 export function derivedIndexKeyOf(item: Readonly<Record<string, unknown>> | undefined): IndexKey | undefined {
-  if (item === undefined || item.listed === false || item.blocked === true || item[TTL_ATTR] !== undefined) return undefined;
+  if (item === undefined || item.listed === false || item.blocked === true || item.sold === true || item[TTL_ATTR] !== undefined) return undefined;
   const leg = toApiRecord(item);
   if (!isCalendarDate(leg.startDate) || !isCalendarDate(leg.endDate) || leg.endDate < leg.startDate) return undefined;
   const seatNum = leg.seatNum !== null && Number.isInteger(leg.seatNum) && leg.seatNum >= 0 ? leg.seatNum : null;
@@ -89,6 +89,7 @@ export function indexRepairOf(item: Readonly<Record<string, unknown>>, derived =
     [BUCKET_ATTR, derived?.lb],
     [SORT_ATTR, derived?.ls],
     [FILTER_ATTR, derived?.lf],
+    [EXPIRY_INSTANT_ATTR, derived === undefined ? undefined : expiryInstantKey(derived.ls, derived.lf)],
   ];
   // A retired leg keeps no retirement day; any other with a readable endDate has the one it gives.
   const endDate = item.endDate;

@@ -1,4 +1,4 @@
-import { LEGS_EXPIRY_INDEX, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
+import { LEGS_EXPIRY_INDEX, LEGS_EXPIRY_INSTANT_INDEX, LEGS_INDEX, LEGS_TABLE } from '../tables.js';
 import { AIRCRAFT_CATEGORIES, categoryNamed } from './aircraft-category.js';
 import { addDays, daysBetween, monthOf } from './dates.js';
 import type { EmptyLeg } from './model.js';
@@ -19,6 +19,8 @@ export interface StoredLeg extends EmptyLeg, LegInstants {
   /** The earliest departure on startDate and the latest on endDate, `HH:mm` local (src/kernel/leg/departure.ts). */
   depTimeFrom?: string | undefined;
   depTimeTo?: string | undefined;
+  /** The feed said it is sold (import format `sold`): never listed, `withdrawn` with reason `sold`. */
+  sold?: boolean;
 }
 
 export const BUCKET_ATTR = LEGS_INDEX.partitionKey;
@@ -26,6 +28,8 @@ export const SORT_ATTR = LEGS_INDEX.sortKey;
 export const FILTER_ATTR = 'lf';
 export const EXPIRY_SHARD_ATTR = LEGS_EXPIRY_INDEX.partitionKey;
 export const EXPIRY_DAY_ATTR = LEGS_EXPIRY_INDEX.sortKey;
+/** A listed leg's expiry instant (epoch ms, 13 digits: `expiryInstantKey`), the sort key of `byExpiryInstant`. */
+export const EXPIRY_INSTANT_ATTR = LEGS_EXPIRY_INSTANT_INDEX.sortKey;
 /** Epoch seconds after which DynamoDB TTL deletes the item; set by the retiring function only. */
 export const TTL_ATTR = LEGS_TABLE.timeToLiveAttribute;
 
@@ -232,8 +236,22 @@ export function toStorageItem(leg: StoredLeg): Record<string, unknown> {
   }
   item[EXPIRY_SHARD_ATTR] = expiryShard(leg.id);
   item[EXPIRY_DAY_ATTR] = retirementDay(leg.endDate);
-  if (leg.listed && !leg.blocked) Object.assign(item, listingAttributes(leg, leg.depTimezone));
+  if (leg.listed && !leg.blocked && leg.sold !== true) {
+    const attrs = listingAttributes(leg, leg.depTimezone);
+    Object.assign(item, attrs, { [EXPIRY_INSTANT_ATTR]: expiryInstantKey(attrs[SORT_ATTR]!, attrs[FILTER_ATTR]!) });
+  }
   return item;
+}
+
+/**
+ * The `xa` value of an index entry: the epoch ms its filter text gives as expiry (a span then the
+ * expiry field, `decodeExpiry`), as 13 digits so that it sorts as a string.
+ */
+export function expiryInstantKey(ls: string, lf: string): string {
+  const s1 = lf.indexOf(SEP);
+  const s2 = lf.indexOf(SEP, s1 + 1);
+  const dayAfter = Date.parse(`${ls.slice(0, 10)}T00:00:00Z`) + (Number(lf.slice(0, s1)) + 1) * DAY_MS;
+  return String(Math.max(0, decodeExpiry(dayAfter, lf.slice(s1 + 1, s2 < 0 ? lf.length : s2)))).padStart(13, '0');
 }
 
 /** The listing index attributes (`lb`, `ls`, `lf`) of a listed unblocked leg departing in `depTimezone`. */

@@ -56,7 +56,7 @@ export function inWindow(entry: Pick<IndexEntry, 'startDate' | 'endDate' | 'expi
  * the unfiltered window at `now`, read from the same index attributes the listing reads.
  */
 export function listedRecord(item: Readonly<Record<string, unknown>>, now: Date): EmptyLeg | undefined {
-  if (item.listed === false || item.blocked === true || typeof item[BUCKET_ATTR] !== 'string') return undefined;
+  if (item.listed === false || item.blocked === true || item.sold === true || typeof item[BUCKET_ATTR] !== 'string') return undefined;
   const entry = new IndexEntryReader().read(item);
   if (!entry || !inWindow(entry, unfilteredWindow(utcDate(now)), now.getTime())) return undefined;
   return toApiRecord(item);

@@ -6,6 +6,8 @@ import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { listedRecord } from '../kernel/listed.js';
 import { knowsCurrency, withConvertedPrice, type RatesSource } from '../rates/index.js';
+import { isStale, type RegistrySource } from '../sources/index.js';
+import { sourceOf } from '../kernel/source.js';
 
 /**
  * GET /open/v1/empty-legs/{id}: the leg if the unfiltered listing would list it now, else NOT_FOUND
@@ -37,14 +39,16 @@ export function parseCurrency(raw: string | undefined): string | undefined {
  */
 export async function getEmptyLeg(
   id: string,
-  deps: { readLeg: LegReader; now: () => Date; currency?: string | undefined; rates?: RatesSource | undefined },
+  deps: { readLeg: LegReader; now: () => Date; currency?: string | undefined; rates?: RatesSource | undefined; registry?: RegistrySource | undefined },
 ): Promise<EmptyLeg> {
   const currency = deps.currency;
-  const [item, rates] = await Promise.all([deps.readLeg(id), currency === undefined ? undefined : deps.rates?.()]);
+  const [item, rates, registry] = await Promise.all([deps.readLeg(id), currency === undefined ? undefined : deps.rates?.(), deps.registry?.()]);
   if (currency !== undefined && !knowsCurrency(rates ?? { date: '', rates: {} }, currency)) {
     throw invalidParameter('currency', `must be EUR or a currency of the reference rates in force${rates ? ` (${rates.date})` : ''}`);
   }
-  const record = item === undefined ? undefined : listedRecord(item, deps.now());
+  const now = deps.now();
+  const stale = item !== undefined && registry !== undefined && isStale(registry, sourceOf(item), now.getTime());
+  const record = item === undefined || stale ? undefined : listedRecord(item, now);
   if (record === undefined) throw new AppError('NOT_FOUND', LEG_NOT_FOUND_MESSAGE);
   return currency === undefined ? record : withConvertedPrice(record, currency, rates);
 }

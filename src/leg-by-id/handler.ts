@@ -6,6 +6,7 @@ import { ROUTES } from '../routes.js';
 import { invocationDeadlineMs } from '../time-budget.js';
 import { getEmptyLeg, parseCurrency, parseLegId } from './get-leg.js';
 import type { RatesSource } from '../rates/index.js';
+import type { RegistrySource } from '../sources/index.js';
 import type { LegReader } from './store.js';
 
 export interface GetLegHandlerDependencies {
@@ -14,17 +15,19 @@ export interface GetLegHandlerDependencies {
   clock?: Clock;
   /** The rates in force, for `currency` (default: none loaded). */
   rates?: RatesSource;
+  /** The sources registry (a container's cached copy): a leg of a stale source is not listed (default: none stale). */
+  registry?: RegistrySource;
 }
 
 /** GET /open/v1/empty-legs/{id}: parse the id, run the use case, answer the record in the envelope. */
-export function createGetLegHandler({ readLeg, clock = processClock, rates }: GetLegHandlerDependencies): HttpHandler {
+export function createGetLegHandler({ readLeg, clock = processClock, rates, registry }: GetLegHandlerDependencies): HttpHandler {
   return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.getEmptyLeg.scope))
     .handler(async (event, context) => {
       const id = parseLegId(event.pathParameters?.id);
       const currency = parseCurrency(event.queryStringParameters?.currency);
       const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () =>
-        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates }),
+        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry }),
       );
       return recordResponse(record, traceIdOf({ context }));
     });

@@ -17,6 +17,7 @@ import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
 import type { RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
+import { staleSourceIds, type RegistrySource } from '../sources/index.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
 export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
@@ -32,6 +33,8 @@ export interface ListHandlerDependencies {
   rates?: RatesSource;
   /** The sources registry's facts, for `kind` and `verifiedOnly` (default: none registered). */
   sources?: () => Promise<SourceFacts>;
+  /** The sources registry (a container's cached copy), whose stale sources the listing leaves out (default: none). */
+  registry?: RegistrySource;
 }
 
 /**
@@ -60,6 +63,7 @@ export function createListHandler({
   airports = airportReference,
   rates,
   sources,
+  registry,
 }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
@@ -69,8 +73,9 @@ export function createListHandler({
       const query = parseListQuery(event.queryStringParameters);
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
-      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
-        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates, sources }),
+      const now = clock();
+      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () =>
+        listEmptyLegs(query, { repository, now: new Date(now), memo, airports, rates, sources, staleSources: registry && staleSourceIds(await registry(), now) }),
       );
       return listResponse(page, traceIdOf({ context }));
     });

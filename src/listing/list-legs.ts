@@ -1,11 +1,12 @@
 import { utcDate } from '../kernel/dates.js';
-import { bucketReads, collectMatches, compileQuery, pageOfMerged, ranked } from './listing.js';
+import { bucketReads, collectMatches, compileQuery, pageOfMerged, ranked, type CompiledQuery } from './listing.js';
 import { inWindow, unfilteredWindow } from '../kernel/listed.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import type { ListQuery } from './query.js';
 import { matchesKey, type MatchMemo } from './match-memo.js';
 import type { LegsRepository } from './repository.js';
 import { LONG_BUCKET } from '../kernel/leg-item.js';
+import type { IndexEntry } from '../kernel/index-entry.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import type { Detour } from './nearby.js';
 import { withConvertedPrice, type RatesSource } from '../rates/index.js';
@@ -37,6 +38,13 @@ function apiRecordOf(item: Record<string, unknown>): EmptyLeg {
   return record;
 }
 
+/** The compiled query, leaving out the legs of `sources` (none: the query as it is). */
+export function withoutSources(compiled: CompiledQuery, sources: readonly string[] | undefined): CompiledQuery {
+  if (sources === undefined || sources.length === 0) return compiled;
+  const out = new Set(sources);
+  return { ...compiled, matches: (entry, window, nowMs) => !out.has(entry.source) && compiled.matches(entry, window, nowMs) };
+}
+
 export async function listEmptyLegs(
   query: ListQuery,
   deps: {
@@ -49,12 +57,14 @@ export async function listEmptyLegs(
     rates?: RatesSource | undefined;
     /** The sources registry's facts, read only when the query has `kind`, `verifiedOnly=true` or `maxAgeHours` (src/sources/cached.ts). */
     sources?: (() => Promise<SourceFacts>) | undefined;
+    /** The stale sources (docs/sources.md), whose legs the listing leaves out; read from each entry's source field. */
+    staleSources?: readonly string[] | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
   const sources = usesRegistry(query) ? await deps.sources?.() : undefined;
   // An unknown airport or currency is refused before anything is read.
-  const compiled = compileQuery(query, deps.airports ?? airportReference, rates, sources);
+  const compiled = withoutSources(compileQuery(query, deps.airports ?? airportReference, rates, sources), deps.staleSources);
   const todayUtc = utcDate(deps.now);
   const window = compiled.window(todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
@@ -67,8 +77,9 @@ export async function listEmptyLegs(
   // order, are already sorted. Only the long-window bucket's matches are merged in, and only as far
   // as the page goes. Another order ranks them all, once per memo entry.
   const nowMs = deps.now.getTime();
-  // Converted prices filter and order with the rates of their date, kinds with the registry's revision.
-  const key = matchesKey(query, [todayUtc, rates?.date, sources?.revision].filter((part) => part !== undefined).join(' '));
+  // Converted prices filter and order with the rates of their date, kinds with the registry's revision; stale sources are left out.
+  const stale = deps.staleSources !== undefined && deps.staleSources.length > 0 ? ` -${deps.staleSources.join(',')}` : '';
+  const key = matchesKey(query, [todayUtc, rates?.date, sources?.revision].filter((part) => part !== undefined).join(' ') + stale);
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
     matches = { months: [], long: [] };
@@ -95,23 +106,36 @@ export async function listEmptyLegs(
 /** True when the query's filters read the sources registry (`kind`, `verifiedOnly=true`, `maxAgeHours`: its sources' syncs). */
 export const usesRegistry = (query: Pick<ListQuery, 'kind' | 'verifiedOnly' | 'maxAgeHours'>): boolean =>
   query.kind !== undefined || query.verifiedOnly === true || query.maxAgeHours !== undefined;
+/** Each index entry the unfiltered listing holds at `now` (stale sources included): its bucket reads, no record read. */
+async function forEachListed(repository: Pick<LegsRepository, 'queryBucket'>, now: number, visit: (entry: IndexEntry) => void): Promise<void> {
+  const today = utcDate(new Date(now));
+  const window = unfilteredWindow(today);
+  const reads = bucketReads(window, today);
+  const lists = await Promise.all(reads.map((read) => repository.queryBucket(read.bucket, read)));
+  lists.forEach((entries, i) => {
+    const { from, to } = reads[i]!;
+    for (const entry of entries) {
+      if ((from !== undefined && entry.startDate < from) || (to !== undefined && entry.startDate > to)) continue;
+      if (inWindow(entry, window, now)) visit(entry);
+    }
+  });
+}
 
 /**
  * The number of legs the unfiltered listing lists at `now`, per source (GET /open/v1/sources): the
  * bucket reads of the unfiltered listing, counted from their index entries, no record read.
  */
 export async function countListedBySource(repository: Pick<LegsRepository, 'queryBucket'>, now: number): Promise<Map<string, number>> {
-  const today = utcDate(new Date(now));
-  const window = unfilteredWindow(today);
-  const reads = bucketReads(window, today);
-  const lists = await Promise.all(reads.map((read) => repository.queryBucket(read.bucket, read)));
   const counts = new Map<string, number>();
-  lists.forEach((entries, i) => {
-    const { from, to } = reads[i]!;
-    for (const entry of entries) {
-      if ((from !== undefined && entry.startDate < from) || (to !== undefined && entry.startDate > to)) continue;
-      if (inWindow(entry, window, now)) counts.set(entry.source, (counts.get(entry.source) ?? 0) + 1);
-    }
-  });
+  await forEachListed(repository, now, (entry) => counts.set(entry.source, (counts.get(entry.source) ?? 0) + 1));
   return counts;
+}
+
+/** The ids of a source's legs in the listing index at `now`, stale or not, in id order (the sweep's, src/sweep/). */
+export async function listedIdsOfSource(repository: Pick<LegsRepository, 'queryBucket'>, now: number, source: string): Promise<string[]> {
+  const ids: string[] = [];
+  await forEachListed(repository, now, (entry) => {
+    if (entry.source === source) ids.push(entry.id);
+  });
+  return ids.sort();
 }

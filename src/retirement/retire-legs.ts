@@ -4,7 +4,7 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 
 import { LEGS_EXPIRY_INDEX } from '../tables.js';
 import { deletionTime, dueDay, EXPIRY_SHARD_KEYS, EXPIRY_SHARDS } from '../kernel/retirement.js';
-import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
+import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_INSTANT_ATTR, EXPIRY_SHARD_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
 
 /**
  * Retiring legs (docs/deploy.md, "10. History and retention"): from each shard of `byExpiry` the legs
@@ -89,13 +89,14 @@ async function retireOne(client: DynamoDBDocumentClient, tableName: string, leg:
       new UpdateCommand({
         TableName: tableName,
         Key: { id: leg.id },
-        UpdateExpression: 'REMOVE #lb, #ls, #lf, #xd SET #ttl = :ttl',
+        UpdateExpression: 'REMOVE #lb, #ls, #lf, #xd, #xa SET #ttl = :ttl',
         ConditionExpression: '#xd = :day',
         ExpressionAttributeNames: {
           '#lb': BUCKET_ATTR,
           '#ls': SORT_ATTR,
           '#lf': FILTER_ATTR,
           '#xd': EXPIRY_DAY_ATTR,
+          '#xa': EXPIRY_INSTANT_ATTR,
           '#ttl': TTL_ATTR,
         },
         ExpressionAttributeValues: { ':day': leg.day, ':ttl': deletionTime(leg.day) },

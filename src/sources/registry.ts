@@ -97,6 +97,17 @@ export function sourceFactsOf(registry: Registry & { lastSyncedAt?: ReadonlyMap<
   return { revision: registry.revision, kinds, verified, lastSyncedAt: registry.lastSyncedAt };
 }
 
+/** The sources stale at `now`, in id order (docs/sources.md, "Stale sources"): only registered sources with a bound can be. */
+export function staleSourceIds(registry: Registry, now: number): string[] {
+  return [...registry.sources.keys()].filter((id) => isStale(registry, id, now)).sort();
+}
+
+/** A predicate of the sources stale at `now` (what the listing, the by-id route and the change consumer leave out). */
+export function staleSourcesAt(registry: Registry, now: number): (source: string) => boolean {
+  const stale = new Set(staleSourceIds(registry, now));
+  return (source) => stale.has(source);
+}
+
 /** A source as `GET /open/v1/sources` and `sources show` give it. */
 export interface SourceView {
   id: string;
@@ -114,16 +125,18 @@ const iso = (ms: number | null | undefined): string | null => (ms === null || ms
 
 export function sourceView(registry: Registry, id: string, legsListed: number, now: number): SourceView {
   const s = settingsOf(registry, id);
+  const stale = isStale(registry, id, now);
   return {
     id,
     name: s.name ?? id,
     kind: s.kind,
     verified: s.verified,
     verifiedAt: iso(s.verifiedAt),
-    legsListed,
+    // A stale source's legs are out of the listing (docs/sources.md, "Stale sources").
+    legsListed: stale ? 0 : legsListed,
     lastLoadedAt: iso(registry.lastLoadedAt.get(id)),
     staleAfterMinutes: s.staleAfterMinutes,
-    stale: isStale(registry, id, now),
+    stale,
   };
 }
 

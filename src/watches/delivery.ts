@@ -11,7 +11,7 @@ import type { PostOptions, WebhookPoster } from './post.js';
 import { MAX_DELAY_SECONDS, type DeliveryQueue } from './queue.js';
 import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDelivery, type WatchRecord, type WatchTables } from './store.js';
 import type { Resolver, TargetPolicy } from './target.js';
-import type { ListingTransition } from '../changes/index.js';
+import type { ListingTransition, WithdrawReason } from '../changes/index.js';
 import { withConvertedPrice, type RateSet } from '../rates/index.js';
 import type { ActiveClients } from './match/active-clients.js';
 import { isSlow, markWatchSlow, slowUntilAfter } from './lane/slow.js';
@@ -24,7 +24,15 @@ import { isSlow, markWatchSlow, slowUntilAfter } from './lane/slow.js';
 export interface WebhookPayload {
   type: WatchEventType;
   timestamp: string;
-  data: { watchId: string; id: string; leg: ListingTransition['after'] };
+  data: { watchId: string; id: string; leg: ListingTransition['after']; reason?: WatchWithdrawReason };
+}
+
+/** Why a watch's leg was withdrawn: the change feed's reasons, or `no_longer_matching` (the leg is still listed, the watch's filters no longer take it). */
+export type WatchWithdrawReason = WithdrawReason | 'no_longer_matching';
+
+/** The reason of a withdrawn event of `transition`. */
+export function withdrawReasonOfEvent(transition: ListingTransition): WatchWithdrawReason {
+  return transition.after === null ? (transition.reason ?? 'unlisted') : 'no_longer_matching';
 }
 
 const MessageSchema = v.object({
@@ -57,7 +65,8 @@ export interface PayloadPrice {
 export function payloadOf(watchId: string, transition: ListingTransition, type: WatchEventType, price?: PayloadPrice): WebhookPayload {
   const after = type === 'empty_leg.withdrawn' ? null : transition.after;
   const leg = after === null || price === undefined ? after : withConvertedPrice(after, price.currency, price.rates);
-  return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg } };
+  const reason = type === 'empty_leg.withdrawn' ? { reason: withdrawReasonOfEvent(transition) } : {};
+  return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg, ...reason } };
 }
 
 /**

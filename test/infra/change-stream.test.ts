@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { STREAM_MAPPING, STREAM_READERS } from '../../lib/constructs/change-stream.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
+import { SOURCES_ID } from '../../src/sources/store.js';
+import { SWEEP_ID } from '../../src/sweep/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS } from '../../src/function-table.js';
 import { ENQUIRIES_TABLE, KEYS_TABLE, WATCH_DELIVERIES_TABLE, WATCHES_TABLE, type TableDefinition } from '../../src/tables.js';
@@ -116,8 +118,10 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     });
     // A leg's item: UpdateItem naming only its derived attributes and what they derive from (src/changes/store-parts/reindex.ts).
     const onLegs = onTable(all, legsId).filter((s) => s !== onItems);
+    // And the sources registry, read with each batch (which sources are stale): GetItem of its one item.
     expect(onLegs.map((s) => [actions(s), s.Condition])).toEqual([
       [['dynamodb:UpdateItem'], { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] } }],
+      [['dynamodb:GetItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID, SWEEP_ID] } }],
     ]);
     for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
       expect(consumer.flatMap(actions)).not.toContain(forbidden);
@@ -127,7 +131,8 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(JSON.stringify(stream.Resource)).toContain('StreamArn');
 
     const feed = statementsOf(t, FUNCTIONS.listChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
-    expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan']);
+    expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:GetItem']);
+    expect(feed[2]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID, SWEEP_ID] } });
     expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
     // The full sync reads the listed legs, never the table's history (docs/storage.md, "The listed legs index").
     expect(feed[1]!.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [legsId, 'Arn'] }, '/index/listedLegs']] });

@@ -301,10 +301,18 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           KeySchema: [{ AttributeName: 'ls', KeyType: 'HASH' }],
           Projection: { ProjectionType: 'ALL' },
         },
+        {
+          IndexName: 'byExpiryInstant',
+          KeySchema: [
+            { AttributeName: 'xp', KeyType: 'HASH' },
+            { AttributeName: 'xa', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
       ]);
       // Every key attribute of the table and its indexes is a string.
       expect((legs.AttributeDefinitions as { AttributeName: string; AttributeType: string }[]).slice().sort((x, y) => x.AttributeName.localeCompare(y.AttributeName))).toEqual(
-        ['id', 'lb', 'ls', 'xd', 'xp'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+        ['id', 'lb', 'ls', 'xa', 'xd', 'xp'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
       );
       expect(legs.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
       const keys = props(resourcesOfType(t(), 'AWS::DynamoDB::Table')[tableId(t(), KEYS_TABLE)]!);
@@ -453,9 +461,43 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       );
     });
 
+    it('the sweep may Query byExpiryInstant and read the listing, GetItem only the registry and its state, PutItem only its state, and UpdateItem only the touch of a leg', () => {
+      const legsId = tableId(t(), LEGS_TABLE);
+      const id = FUNCTION_LOGICAL_IDS.sweepListing;
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
+        sortStatements([
+          ...listingReads(id),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:Query',
+            Resource: [{ 'Fn::Join': ['', [arnOf(legsId), '/index/byExpiryInstant']] }, { 'Fn::Join': ['', [arnOf(legsId), '/index/byDepartureBucket']] }],
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:GetItem',
+            Resource: arnOf(legsId),
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~sources', '~sweep'] } },
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:PutItem',
+            Resource: arnOf(legsId),
+            Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~sweep'] } },
+          }),
+          normalizeStatement({
+            Effect: 'Allow',
+            Action: 'dynamodb:UpdateItem',
+            Resource: arnOf(legsId),
+            Condition: { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'xs', 'xa', 'lb'] } },
+          }),
+        ]).filter((s, i, all) => all.findIndex((o) => JSON.stringify(o) === JSON.stringify(s)) === i),
+      );
+    });
+
     it.each([
       ['retiring function', FUNCTION_LOGICAL_IDS.retireLegs, 'rate(1 hour)'],
       ['snapshot build', FUNCTION_LOGICAL_IDS.buildSnapshot, 'rate(1 minute)'],
+      ['sweep', FUNCTION_LOGICAL_IDS.sweepListing, 'rate(1 minute)'],
     ])('the %s runs from an EventBridge rule at %s, which alone may invoke it', (_what, id, rate) => {
       const targetsOf = (r: CfnResource) => (props(r).Targets as { Arn: unknown }[]).map((x) => JSON.stringify(x.Arn));
       const [ruleId, rule] = onlyResource(t(), 'AWS::Events::Rule', (r) => targetsOf(r).includes(JSON.stringify(arnOf(id))));
@@ -469,8 +511,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
     });
 
-    it('the three scheduled functions have a rule each, and there are no other rules', () => {
-      expect(Object.keys(resourcesOfType(t(), 'AWS::Events::Rule'))).toHaveLength(3);
+    it('the four scheduled functions have a rule each, and there are no other rules', () => {
+      expect(Object.keys(resourcesOfType(t(), 'AWS::Events::Rule'))).toHaveLength(4);
     });
 
     it("the rates fetch runs on working days after the ECB's publication, from the ECB's address unless the context names another", () => {
@@ -668,8 +710,8 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
   describe('logs', () => {
     it('every log group keeps its logs for the stage retention and follows the stage removal policy', () => {
       const groups = resourcesOfType(t(), 'AWS::Logs::LogGroup');
-      // 20 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, enquiries, api-keys, ingest, retire, snapshot, rates, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
-      expect(Object.keys(groups)).toHaveLength(21);
+      // 21 function log groups (list, by-id, sources, changes, authorizer, not-found, openapi, watches, watch-admin, mcp, enquiries, api-keys, ingest, retire, snapshot, rates, sweep, consumer, matcher, deliver-webhooks, deliver-slow-webhooks) + the API access log group.
+      expect(Object.keys(groups)).toHaveLength(22);
       const days = stage === 'prod' ? RetentionDays.THREE_MONTHS : RetentionDays.ONE_WEEK;
       expect(config.logRetention).toBe(days);
       for (const g of Object.values(groups)) {
@@ -808,6 +850,18 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       });
     });
 
+    it('SourcesStale: a registered source is stale in a run of the sweep (its EMF metric StaleSources, for the stage)', () => {
+      expect(alarmsByName()[name('SourcesStale')]).toMatchObject({
+        Namespace: 'EmptyLegs/Sweep',
+        MetricName: 'StaleSources',
+        Dimensions: [{ Name: 'Stage', Value: stage }],
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    });
+
     it("UsageWriteFailures: the authorizer's failed counter writes (its EMF metric, for the stage)", () => {
       const alarm = alarmsByName()[name('UsageWriteFailures')]!;
       expect(alarm).toMatchObject({
@@ -844,6 +898,9 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'RatesFunctionErrors',
           'RatesFunctionThrottles',
           'RatesStale',
+          'SweepFunctionErrors',
+          'SweepFunctionThrottles',
+          'SourcesStale',
           'ChangesFunctionErrors',
           'ChangesFunctionThrottles',
           'ConsumerFunctionErrors',
@@ -1019,6 +1076,7 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
           'Scheduled/RetireLegs/Function AwsSolutions-L1',
           'Scheduled/BuildSnapshot/Function AwsSolutions-L1',
           'Scheduled/FetchRates/Function AwsSolutions-L1',
+          'Scheduled/SweepListing/Function AwsSolutions-L1',
           'Watches/Function AwsSolutions-L1',
           'WatchAdmin/Function AwsSolutions-L1',
           'Mcp/Function AwsSolutions-L1',

@@ -4,6 +4,8 @@ import { packRecord } from '../../src/kernel/record-pack.js';
 import type { EmptyLeg } from '../../src/kernel/model.js';
 import type { LegState, LogGroup } from '../../src/changes/log.js';
 import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
+import { INDEXED_SOURCE_FIELDS } from '../../src/changes/store-parts/reindex.js';
+import type { ItemChange } from '../../src/changes/transition.js';
 
 /**
  * The change log store in memory, for unit and property tests: the same contract as
@@ -84,7 +86,7 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       for (let q = from; q <= to; q++) out.push(deleted.has(q) ? undefined : log[q - 1]);
       return Promise.resolve(out);
     },
-    listed(afterKey, limit, now) {
+    listed(afterKey, limit, now, stale) {
       // The index's order: groups of one `ls`, each the leg's item (when it has its index attributes) and its state.
       const groups = new Map<string, ListingGroup>();
       const group = (ls: string) => groups.get(ls) ?? groups.set(ls, { ls }).get(ls)!;
@@ -93,7 +95,7 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       const legs: EmptyLeg[] = [];
       for (const g of [...groups.values()].sort((x, y) => (x.ls < y.ls ? -1 : x.ls > y.ls ? 1 : 0))) {
         if (afterKey !== undefined && g.ls <= afterKey) continue;
-        const leg = legOfGroup(g, new Date(now));
+        const leg = legOfGroup(g, new Date(now), stale);
         if (!leg) continue;
         legs.push(leg);
         if (legs.length === limit) return Promise.resolve({ legs, next: g.ls });
@@ -101,4 +103,41 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       return Promise.resolve({ legs, next: undefined });
     },
   };
+}
+
+/**
+ * A model of the legs table and its stream for the mirror properties: `write` puts (or, undefined,
+ * deletes) an item and appends its stream record; `log` is the change log in memory whose repair
+ * writes the derived attributes back as src/changes/store-parts/reindex.ts does, conditioned on the
+ * fields it derived from.
+ */
+export function modelTable(): {
+  table: Map<string, Record<string, unknown>>;
+  stream: ItemChange[];
+  write: (key: string, next: Record<string, unknown> | undefined) => void;
+  log: MemoryChangeLog;
+} {
+  const table = new Map<string, Record<string, unknown>>();
+  const stream: ItemChange[] = [];
+  let sequence = 0;
+  const write = (key: string, next: Record<string, unknown> | undefined) => {
+    const old = table.get(key);
+    if (old === undefined && next === undefined) return;
+    if (next === undefined) table.delete(key);
+    else table.set(key, next);
+    stream.push({ id: key, sequenceNumber: String(++sequence), oldImage: old, newImage: next });
+  };
+  const memory = memoryChangeLog(() => table);
+  const log: MemoryChangeLog = {
+    ...memory,
+    reindex(key, image, repair) {
+      const item = table.get(key);
+      if (!item || INDEXED_SOURCE_FIELDS.some((f) => item[f] !== image[f])) return Promise.resolve(false);
+      const next: Record<string, unknown> = { ...item, ...repair.set };
+      for (const name of repair.remove) delete next[name];
+      write(key, next);
+      return Promise.resolve(true);
+    },
+  };
+  return { table, stream, write, log };
 }

@@ -7,6 +7,8 @@ import { inWindow, listedRecord, unfilteredWindow } from '../../kernel/listed.js
 import { toApiRecord, type EmptyLeg } from '../../kernel/model.js';
 import { unpackRecord } from '../../kernel/record-pack.js';
 import { LISTED_LEGS_INDEX } from '../../tables.js';
+import { sourceOf } from '../../kernel/source.js';
+import type { StaleSources } from '../transition.js';
 
 /**
  * The first read's listing (docs/api.md, "Change feed"; docs/storage.md, "The change log's items"):
@@ -49,8 +51,8 @@ export interface ListingGroup {
 }
 
 /** The leg a group lists at `now`: its item's record when the item is in the index, else its state's. */
-export function legOfGroup(group: ListingGroup, now: Date): EmptyLeg | undefined {
-  if (group.item !== undefined) return listedRecord(group.item, now);
+export function legOfGroup(group: ListingGroup, now: Date, stale?: StaleSources): EmptyLeg | undefined {
+  if (group.item !== undefined) return stale?.(sourceOf(group.item)) === true ? undefined : listedRecord(group.item, now);
   return group.state === undefined ? undefined : listedState(group.state, now);
 }
 
@@ -69,6 +71,7 @@ export async function scanListing(
   afterKey: string | undefined,
   limit: number,
   now: number,
+  stale?: StaleSources,
 ): Promise<{ legs: EmptyLeg[]; next: string | undefined }> {
   const at = new Date(now);
   const legs: EmptyLeg[] = [];
@@ -89,7 +92,7 @@ export async function scanListing(
       const ls = String(item[SORT_ATTR]);
       if (ls === afterKey) continue;
       if (group !== undefined && group.ls !== ls) {
-        const leg = legOfGroup(group, at);
+        const leg = legOfGroup(group, at, stale);
         settled = group.ls;
         group = undefined;
         if (leg !== undefined && legs.push(leg) === limit) return { legs, next: settled };
@@ -100,7 +103,7 @@ export async function scanListing(
     }
     start = out.LastEvaluatedKey;
     if (start === undefined) {
-      const leg = group === undefined ? undefined : legOfGroup(group, at);
+      const leg = group === undefined ? undefined : legOfGroup(group, at, stale);
       if (leg !== undefined) legs.push(leg);
       return { legs, next: undefined };
     }

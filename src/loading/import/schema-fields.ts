@@ -13,7 +13,7 @@ import { show } from './show.js';
 import { unknownFieldRule } from './suggest.js';
 
 /** The fields an import record has besides an EmptyLeg's. */
-export type ExtraField = 'departureAt' | 'listed' | 'blocked' | 'depTimezone' | 'source';
+export type ExtraField = 'departureAt' | 'listed' | 'blocked' | 'sold' | 'depTimezone' | 'source';
 
 /** C0 and C1 control characters and DEL (the index joins fields with U+001F), or a lone surrogate. */
 export const BAD_CHARACTER = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;

@@ -14,7 +14,7 @@ import { aircraftCategory, amenity, calendarDate, type ExtraField, country, curr
 
 /**
  * The valibot schema of one import record: the API's EmptyLeg fields (each with the rule it must
- * follow) plus `departureAt`, `listed`, `blocked`, `depTimezone` and `source`. The rules are keyed by the one
+ * follow) plus `departureAt`, `listed`, `blocked`, `sold`, `depTimezone` and `source`. The rules are keyed by the one
  * field list of src/kernel/model.ts, so a field added there and not here fails to compile.
  */
 
@@ -70,6 +70,7 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
     ),
     listed: v.optional(v.boolean(got('must be true or false')), true),
     blocked: v.optional(v.boolean(got('must be true or false')), false),
+    sold: v.optional(v.boolean(got('must be true or false')), false),
     depTimezone: v.optional(timeZone),
     source: v.optional(v.pipe(v.string(got('must be a string')), v.regex(SOURCE_PATTERN, got(SOURCE_RULE))), DEFAULT_SOURCE),
   } satisfies Record<EmptyLegField | ExtraField, v.GenericSchema>;
@@ -203,6 +204,7 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
       leg.amenities = r.amenities.map(({ amenityType, amenityName, amenityDesc }) => ({ amenityType, amenityName, amenityDesc }));
       leg.listed = r.listed;
       leg.blocked = r.blocked;
+      if (r.sold) leg.sold = true;
       const { dep, arr, zone } = placesOf(r);
       leg.depTimezone = zone!;
       if (dep) fillFromAirport(leg, 'dep', dep);

@@ -55,7 +55,8 @@ describe('GET /open/v1/empty-legs/changes', () => {
     ddb.on(GetCommand, { Key: { id: HEAD_ID } }).resolves({ Item: { id: HEAD_ID, q: 3 } });
     const after = encodeCursor({ kind: 'log', seq: 2, safeAt: Date.parse(NOW) }, KEY);
     const { body } = await call({ after });
-    expect(body.data!.changes).toEqual([{ type: 'withdrawn', id: 'EL-9', changedAt: '2026-11-25T09:59:59.000Z', leg: null }]);
+    // An entry stored without a reason (written before reasons existed) reads `unlisted`.
+    expect(body.data!.changes).toEqual([{ type: 'withdrawn', id: 'EL-9', changedAt: '2026-11-25T09:59:59.000Z', leg: null, reason: 'unlisted' }]);
     expect(ddb.commandCalls(BatchGetCommand)[0]!.args[0].input.RequestItems).toEqual({ legs: { Keys: [{ id: '~change#3' }], ConsistentRead: true } });
     expect(ddb.commandCalls(ScanCommand)).toHaveLength(0);
   });

@@ -65,7 +65,7 @@ describe('derived index attributes', () => {
     expect(derivedIndexKeyOf({ ...item, ttl: 1 })).toBeUndefined();
     expect(derivedIndexKeyOf({ ...item, endDate: '2026-11-30' })).toBeUndefined();
     expect(derivedIndexKeyOf({ ...item, startDate: '2026-12-1' })).toBeUndefined();
-    expect(indexRepairOf({ ...item, startDate: 7 })).toEqual({ set: {}, remove: ['lb', 'ls', 'lf'] });
+    expect(indexRepairOf({ ...item, startDate: 7 })).toEqual({ set: {}, remove: ['lb', 'ls', 'lf', 'xa'] });
     expect(indexRepairOf({ ...item, seatNum: 'many' })).toBeUndefined();
     expect(indexRepairOf({ ...item, seatNum: 3.5 })).toBeUndefined();
   });
