@@ -57,7 +57,7 @@ export const FUNCTIONS = {
     description: 'GET /open/v1/empty-legs/changes: the change feed',
     memorySize: 1024,
     timeoutSeconds: 10,
-    access: ['legs:changes', 'legs:sources'],
+    access: ['legs:changes', 'legs:sweep-state'],
     environment: [],
     alarm: { name: 'ChangesFunction' },
     concurrency: 'reserved',
@@ -255,10 +255,8 @@ export const FUNCTIONS = {
     description: "The legs table's stream: every item change becomes the change log's entries",
     memorySize: 512,
     timeoutSeconds: 60,
-    // And the open enquiries of a leg that leaves the listing expire (src/enquiries/use-cases/expire.ts).
-    // The registry, read with each batch: a stale source's legs are not listed (src/changes/transition.ts).
+    // The registry with each batch (stale sources); a withdrawn leg's open enquiries expire, their events queued.
     access: ['legs:consume', 'legs:sources', 'enquiries:expire'],
-    // The webhook queue of the expired enquiries' events.
     environment: ['WEBHOOK_QUEUE_URL'],
     alarm: { name: 'ConsumerFunction' },
   },
@@ -282,14 +280,10 @@ export const FUNCTIONS = {
 export type FunctionName = keyof typeof FUNCTIONS;
 
 /** The function's name outside AWS (local server, logs): its folder, e.g. `list-empty-legs`. */
-export function localFunctionName(name: FunctionName): string {
-  return FUNCTIONS[name].entry.split('/').at(-2) ?? name;
-}
+export const localFunctionName = (name: FunctionName): string => FUNCTIONS[name].entry.split('/').at(-2) ?? name;
 
 /** `listEmptyLegs` -> `ListEmptyLegs`: construct ids derived from table keys. */
-export function constructIdOf(name: string): string {
-  return name.charAt(0).toUpperCase() + name.slice(1);
-}
+export const constructIdOf = (name: string): string => name.charAt(0).toUpperCase() + name.slice(1);
 
 export const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
 

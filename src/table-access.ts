@@ -58,8 +58,8 @@ export type TableAccess =
    * no Query, no other write to a leg.
    */
   | 'legs:consume'
-  /** Legs table: GetItem on the sources registry and the sweep's state only (ids `~sources`, `~sweep`): which sources are stale, which the feed told stale (the change consumer, the feed). */
-  | 'legs:sources'
+  /** Legs table: GetItem on the sweep's state only (id `~sweep`): the sources the feed told stale (the change feed's first read). */
+  | 'legs:sweep-state'
   /**
    * Legs table: the minute's sweep (src/sweep/): Query on the `byExpiryInstant` and listing indexes,
    * GetItem on the registry and its own state, PutItem on its state only (`~sweep`), UpdateItem of a
@@ -68,7 +68,7 @@ export type TableAccess =
   | 'legs:sweep'
   /** Legs table: GetItem on the rates in force only (id `~rates`, src/rates/store.ts): the watches' functions (a filter's currency) and matcher. */
   | 'legs:rates'
-  /** Legs table: GetItem on the sources registry only (id `~sources`, src/sources/store.ts): the watches' matcher (`kind`, `verifiedOnly`). */
+  /** Legs table: GetItem on the sources registry only (id `~sources`, src/sources/store.ts): kinds, verification, stale sources. */
   | 'legs:sources'
   /** Legs table: GetItem and PutItem on the rates in force only (id `~rates`): the scheduled rates fetch. */
   | 'legs:rates-write'

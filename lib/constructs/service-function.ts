@@ -168,7 +168,10 @@ export class ServiceFunction extends Construct {
           this.readRates(table(tables.legs, a), ['dynamodb:GetItem']);
           break;
         case 'legs:sources':
-          this.readItems(table(tables.legs, a), [SOURCES_ID, SWEEP_ID]);
+          this.readRegistry(table(tables.legs, a));
+          break;
+        case 'legs:sweep-state':
+          this.readItems(table(tables.legs, a), [SWEEP_ID]);
           break;
         case 'legs:sweep':
           this.sweepLegs(table(tables.legs, a));

@@ -121,7 +121,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     // And the sources registry, read with each batch (which sources are stale): GetItem of its one item.
     expect(onLegs.map((s) => [actions(s), s.Condition])).toEqual([
       [['dynamodb:UpdateItem'], { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...REINDEX_ATTRIBUTES] } }],
-      [['dynamodb:GetItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID, SWEEP_ID] } }],
+      [['dynamodb:GetItem'], { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID] } }],
     ]);
     for (const forbidden of ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
       expect(consumer.flatMap(actions)).not.toContain(forbidden);
@@ -132,7 +132,7 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
 
     const feed = statementsOf(t, FUNCTIONS.listChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
     expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:GetItem']);
-    expect(feed[2]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID, SWEEP_ID] } });
+    expect(feed[2]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SWEEP_ID] } });
     expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
     // The full sync reads the listed legs, never the table's history (docs/storage.md, "The listed legs index").
     expect(feed[1]!.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [legsId, 'Arn'] }, '/index/listedLegs']] });
