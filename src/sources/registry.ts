@@ -34,6 +34,8 @@ export interface RegisteredSource {
 export interface Registry {
   sources: ReadonlyMap<string, RegisteredSource>;
   lastLoadedAt: ReadonlyMap<string, number>;
+  /** The last complete sync (`--sync`, a sync ingest) of every source synced since: its listed legs were all carried then. */
+  lastSyncedAt?: ReadonlyMap<string, number>;
   /** Counts every write of the registry item (a settings change or a load). */
   revision: number;
 }

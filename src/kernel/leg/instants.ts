@@ -73,7 +73,7 @@ export function writtenInstants(before: Item | undefined, after: Item, now: numb
     const firstSeenAt = is.firstSeenAt ?? at;
     return { firstSeenAt, updatedAt: is.updatedAt ?? firstSeenAt, confirmedAt: is.confirmedAt ?? firstSeenAt };
   }
-  const handChanged = is.updatedAt === was.updatedAt && recordDiffers(before, after);
+  const handChanged = (is.updatedAt === undefined || is.updatedAt === was.updatedAt) && recordDiffers(before, after);
   return {
     firstSeenAt: is.firstSeenAt ?? was.firstSeenAt,
     updatedAt: handChanged ? at : (is.updatedAt ?? was.updatedAt),
