@@ -3,9 +3,11 @@ import { functionConfig } from '../../src/config.js';
 import { createGetLegHandler } from '../../src/leg-by-id/handler.js';
 import { createLegReader } from '../../src/leg-by-id/store.js';
 import { cachedRates, createRatesStore } from '../../src/rates/index.js';
+import { cachedRegistry, createSourcesStore } from '../../src/sources/index.js';
 
 /** GET /open/v1/empty-legs/{id} (src/routes.ts); the handler is built by src/leg-by-id/handler.ts. */
 const config = functionConfig();
 const client = createFunctionClient(config);
 const rates = cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock });
-export const handler = createGetLegHandler({ readLeg: createLegReader(client, config.legsTableName), clock: config.clock, rates });
+const registry = cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock });
+export const handler = createGetLegHandler({ readLeg: createLegReader(client, config.legsTableName), clock: config.clock, rates, registry });

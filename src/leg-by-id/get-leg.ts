@@ -5,6 +5,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { listedRecord } from '../kernel/listed.js';
+import { factsOfItem, NO_INCLUDE, withBlocks, type Include, type SourceFacts } from '../kernel/leg/blocks.js';
 import { knowsCurrency, withConvertedPrice, type RatesSource } from '../rates/index.js';
 
 /**
@@ -37,7 +38,15 @@ export function parseCurrency(raw: string | undefined): string | undefined {
  */
 export async function getEmptyLeg(
   id: string,
-  deps: { readLeg: LegReader; now: () => Date; currency?: string | undefined; rates?: RatesSource | undefined },
+  deps: {
+    readLeg: LegReader;
+    now: () => Date;
+    currency?: string | undefined;
+    rates?: RatesSource | undefined;
+    /** The blocks the record carries (`include`), and its source's registry entry for `provenance`. */
+    include?: Include | undefined;
+    sourceFacts?: (() => Promise<(id: string) => SourceFacts>) | undefined;
+  },
 ): Promise<EmptyLeg> {
   const currency = deps.currency;
   const [item, rates] = await Promise.all([deps.readLeg(id), currency === undefined ? undefined : deps.rates?.()]);
@@ -46,5 +55,11 @@ export async function getEmptyLeg(
   }
   const record = item === undefined ? undefined : listedRecord(item, deps.now());
   if (record === undefined) throw new AppError('NOT_FOUND', LEG_NOT_FOUND_MESSAGE);
-  return currency === undefined ? record : withConvertedPrice(record, currency, rates);
+  const priced = currency === undefined ? record : withConvertedPrice(record, currency, rates);
+  const include = deps.include ?? NO_INCLUDE;
+  if (include.size === 0) return priced;
+  const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : unregistered;
+  return withBlocks(priced, include, factsOfItem(item!), sources);
 }
+
+const unregistered = (id: string): SourceFacts => ({ name: id, kind: 'unknown', verified: false, lastLoadedAt: undefined, lastSyncedAt: undefined });

@@ -7,6 +7,8 @@ import { invocationDeadlineMs } from '../time-budget.js';
 import { getEmptyLeg, parseCurrency, parseLegId } from './get-leg.js';
 import type { RatesSource } from '../rates/index.js';
 import type { LegReader } from './store.js';
+import { EMPTY_REGISTRY, sourceFactsOf, type RegistrySource } from '../sources/index.js';
+import { includeOf } from '../http/include.js';
 
 export interface GetLegHandlerDependencies {
   readLeg: LegReader;
@@ -14,17 +16,24 @@ export interface GetLegHandlerDependencies {
   clock?: Clock;
   /** The rates in force, for `currency` (default: none loaded). */
   rates?: RatesSource;
+  /** The sources registry, read only for `include=provenance` (default: no source registered). */
+  registry?: RegistrySource;
 }
 
 /** GET /open/v1/empty-legs/{id}: parse the id, run the use case, answer the record in the envelope. */
-export function createGetLegHandler({ readLeg, clock = processClock, rates }: GetLegHandlerDependencies): HttpHandler {
+export function createGetLegHandler({ readLeg, clock = processClock, rates, registry = () => Promise.resolve(EMPTY_REGISTRY) }: GetLegHandlerDependencies): HttpHandler {
+  const sourceFacts = async () => {
+    const sources = await registry();
+    return (id: string) => sourceFactsOf(sources, id);
+  };
   return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.getEmptyLeg.scope))
     .handler(async (event, context) => {
       const id = parseLegId(event.pathParameters?.id);
       const currency = parseCurrency(event.queryStringParameters?.currency);
+      const include = includeOf(event.queryStringParameters);
       const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () =>
-        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates }),
+        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, include, sourceFacts }),
       );
       return recordResponse(record, traceIdOf({ context }));
     });

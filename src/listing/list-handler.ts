@@ -16,6 +16,8 @@ import { parseListQuery } from './query.js';
 import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
 import type { RatesSource } from '../rates/index.js';
+import { EMPTY_REGISTRY, sourceFactsOf, type RegistrySource } from '../sources/index.js';
+import { includeOf } from '../http/include.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
 export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
@@ -29,6 +31,8 @@ export interface ListHandlerDependencies {
   airports?: () => AirportIndex;
   /** The rates in force, for `currency` (default: none loaded). */
   rates?: RatesSource;
+  /** The sources registry, read only for `include=provenance` (default: no source registered). */
+  registry?: RegistrySource;
 }
 
 /**
@@ -56,6 +60,7 @@ export function createListHandler({
   clock = processClock,
   airports = airportReference,
   rates,
+  registry = () => Promise.resolve(EMPTY_REGISTRY),
 }: ListHandlerDependencies): HttpHandler {
   /** Ordered matches of recent queries; only useful (and only kept) when bucket reads are cached. */
   const memo = config.listingCacheTtlSeconds > 0 ? new MatchMemo() : undefined;
@@ -63,11 +68,13 @@ export function createListHandler({
     .use(requireApiKey(ROUTES.listEmptyLegs.scope))
     .handler(async (event, context) => {
       const query = parseListQuery(event.queryStringParameters);
+      const include = includeOf(event.queryStringParameters);
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
-      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
-        listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates }),
-      );
+      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () => {
+        const sources = include.has('provenance') ? await registry() : EMPTY_REGISTRY;
+        return listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates, include, sourceFacts: (id) => sourceFactsOf(sources, id) });
+      });
       return listResponse(page, traceIdOf({ context }));
     });
 }

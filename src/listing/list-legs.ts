@@ -9,6 +9,7 @@ import { LONG_BUCKET } from '../kernel/leg-item.js';
 import { airportReference, type AirportIndex } from '../airports/index.js';
 import type { Detour } from './nearby.js';
 import { withConvertedPrice, type RatesSource } from '../rates/index.js';
+import { factsOfItem, NO_INCLUDE, withBlocks, type Include, type SourceFacts } from '../kernel/leg/blocks.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -46,6 +47,9 @@ export async function listEmptyLegs(
     airports?: (() => AirportIndex) | undefined;
     /** The rates in force, read only when the query has `currency` (src/rates/source.ts). */
     rates?: RatesSource | undefined;
+    /** The blocks each record carries (`include`), from its item and its source's registry entry. */
+    include?: Include | undefined;
+    sourceFacts?: ((id: string) => SourceFacts) | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
@@ -75,6 +79,7 @@ export async function listEmptyLegs(
   }
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
 
+  const include = deps.include ?? NO_INCLUDE;
   const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
   const byId = new Map(items.map((item) => [item.id, item]));
   const records = slice.items.flatMap((entry) => {
@@ -83,7 +88,8 @@ export async function listEmptyLegs(
     if (!item || item.listed === false || item.blocked === true) return [];
     const record = apiRecordOf(item);
     const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
-    return [compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! }];
+    const listed = compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! };
+    return [include.size === 0 ? listed : withBlocks(listed, include, factsOfItem(item), deps.sourceFacts!)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }

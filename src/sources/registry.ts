@@ -1,3 +1,5 @@
+import type { SourceFacts } from '../kernel/leg/blocks.js';
+
 /**
  * The sources registry (docs/sources.md): what the team running the service knows of each feed that
  * legs name. A source it does not know is `kind: unknown`, unverified and never stale.
@@ -74,6 +76,12 @@ export function formatMinutes(minutes: number): string {
 
 export function settingsOf(registry: Registry, source: string): SourceSettings {
   return registry.sources.get(source)?.settings ?? UNREGISTERED;
+}
+
+/** What a record's `provenance` block reads of a source (src/kernel/leg/blocks.ts). */
+export function sourceFactsOf(registry: Registry, id: string): SourceFacts {
+  const s = settingsOf(registry, id);
+  return { name: s.name ?? id, kind: s.kind, verified: s.verified, lastLoadedAt: registry.lastLoadedAt.get(id), lastSyncedAt: registry.lastSyncedAt?.get(id) };
 }
 
 /**
