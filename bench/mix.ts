@@ -46,6 +46,10 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'price (pricedOnly=true)', params: { pricedOnly: 'true' } },
     { name: 'price (currency=EUR, sort=price), whole horizon', params: { currency: 'EUR', sort: 'price' } },
     { name: 'price (currency=CHF, pricedOnly=true, sort=-price)', params: { currency: 'CHF', pricedOnly: 'true', sort: '-price' } },
+    // Names starting `include` are the searches of the include targets, each held against the mix's
+    // query with the same parameters but `include` (bench/targets.ts).
+    { name: 'include (include=provenance,departure)', params: { include: 'provenance,departure' } },
+    { name: 'include (include=provenance,departure), size=100', params: { size: '100', include: 'provenance,departure' } },
   ];
 }
 

@@ -12,6 +12,8 @@ import { readConfig } from '../src/config.js';
 import { createAuthorizerHandler } from '../src/keys/authorizer-handler.js';
 import { createKey } from '../src/api-keys/store.js';
 import { createListHandler, createListRepository } from '../src/listing/list-handler.js';
+import { cachedRegistry, createSourcesStore } from '../src/sources/index.js';
+import { wholeSecond } from '../src/kernel/leg/instants.js';
 import { bucketReads, queryWindow } from '../src/listing/listing.js';
 import { parseListQuery } from '../src/listing/query.js';
 import { bucketQueryInput, keyCondition } from '../src/listing/repository.js';
@@ -314,7 +316,14 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const now = new Date(clock());
   const today = utcDate(now);
   log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
-  const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
+  // Stamped as a load stamps them (docs/storage.md, "A leg's instants"): the index entries carry `confirmedAt`.
+  const loadedAt = wholeSecond(now.getTime());
+  const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed }).map((leg) => ({
+    ...leg,
+    firstSeenAt: loadedAt,
+    updatedAt: loadedAt,
+    confirmedAt: loadedAt,
+  }));
   const data: DataLeg[] = legs.map((leg) => {
     const item = toStorageItem(leg);
     const bucket = item[BUCKET_ATTR];
@@ -400,7 +409,8 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     });
     const cache = createListRepository(documentClient, functionSettings);
     const rates = cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
-    const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates });
+    const registry = cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
+    const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates, registry });
 
     const mix = queryMix(today);
     // Each response is checked against the answer at the instant it was served; the reference
