@@ -47,7 +47,7 @@ export type TableAccess =
   | 'keys:clients'
   /**
    * Legs table: the change feed's reads (src/changes/store.ts): GetItem and BatchGetItem on the
-   * change log's items only (ids `~change...`, an IAM condition on the partition key), and Scan
+   * change log's items and the sources registry only (ids `~change...`, `~sources`, an IAM condition on the partition key), and Scan
    * (the initial listing a feed without a cursor starts with). No index, no write.
    */
   | 'legs:changes'

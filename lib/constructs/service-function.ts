@@ -10,6 +10,7 @@ import type { Stage } from '../../src/config.js';
 import { CLIENT_ITEM_PREFIX, DELIVERIES_BY_ID_INDEX, KEYS_TABLE, LEGS_EXPIRY_INDEX, LEGS_INDEX, LISTED_LEGS_INDEX, USAGE_KEY_PREFIX } from '../../src/tables.js';
 import { SNAPSHOT_MANIFEST_ID } from '../../src/snapshot/snapshot.js';
 import { RATES_ID } from '../../src/rates/store.js';
+import { SOURCES_ID } from '../../src/sources/store.js';
 import { ENTRY_PREFIX, HEAD_ID, PAGE_PREFIX, STATE_PREFIX } from '../../src/changes/store.js';
 import { REINDEX_ATTRIBUTES } from '../../src/changes/store-parts/reindex.js';
 import { FUNCTIONS, type FunctionName, type FunctionSpec } from '../../src/function-table.js';
@@ -252,12 +253,13 @@ export class ServiceFunction extends Construct {
 
   /**
    * The change feed's access to the legs table (src/changes/store.ts): GetItem and BatchGetItem on
-   * the change log's head and entries only (ids `~changes`, `~change#...`: `dynamodb:LeadingKeys`),
+   * the change log's head and entries and the sources registry only (ids `~changes`, `~change#...`,
+   * `~sources`, for `include=provenance`: `dynamodb:LeadingKeys`),
    * and Scan on the `listedLegs` index only (the initial listing). No Query, no Scan of the table, no write.
    */
   readChanges(table: ITable): this {
     this.allow(['dynamodb:GetItem', 'dynamodb:BatchGetItem'], table.tableArn, {
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`, SOURCES_ID] },
     });
     this.allow(['dynamodb:Scan'], `${table.tableArn}/index/${LISTED_LEGS_INDEX.indexName}`);
     this.function.addEnvironment(ENV.legsTableName, table.tableName);

@@ -5,6 +5,8 @@ import { clampedInteger } from '../http/query-params.js';
 import { assertFresh, cursorExpired, decodeCursor, encodeCursor, type Cursor, type CursorKey } from './cursor.js';
 import type { LogEntry } from './log.js';
 import type { ChangeLogStore } from './store.js';
+import { includeOf } from '../http/include.js';
+import { factsOfItem, NO_INCLUDE, unregisteredSource, withBlocks, type Include, type SourceFacts } from '../kernel/leg/blocks.js';
 
 /**
  * GET /open/v1/empty-legs/changes (docs/api.md, "Change feed"): the changes after a cursor, oldest
@@ -22,6 +24,8 @@ const ChangesQuerySchema = v.object({
 export interface ChangesQuery {
   after: Cursor | undefined;
   size: number;
+  /** The blocks each `leg` carries (docs/api.md, "Provenance and departure"). */
+  include?: Include | undefined;
 }
 
 export function parseChangesQuery(params: Readonly<Record<string, string | undefined>> | undefined, cursorKey: CursorKey): ChangesQuery {
@@ -31,7 +35,8 @@ export function parseChangesQuery(params: Readonly<Record<string, string | undef
     throw invalidParameter(issue.path?.map((p) => String(p.key)).join('.') ?? 'query', issue.message);
   }
   const after = result.output.after;
-  return { after: after === undefined || after === '' ? undefined : decodeCursor(after, cursorKey), size: result.output.size };
+  const include = includeOf(params);
+  return { after: after === undefined || after === '' ? undefined : decodeCursor(after, cursorKey), size: result.output.size, include };
 }
 
 export interface ChangesPage {
@@ -45,6 +50,8 @@ export interface FeedDependencies {
   clock: Clock;
   /** What the cursors are signed with (CHANGE_CURSOR_KEY). */
   cursorKey: CursorKey;
+  /** The sources registry's view, read only for `include=provenance` (default: no source registered). */
+  sourceFacts?: (() => Promise<(id: string) => SourceFacts>) | undefined;
 }
 
 export async function readChanges(query: ChangesQuery, deps: FeedDependencies): Promise<ChangesPage> {
@@ -53,10 +60,10 @@ export async function readChanges(query: ChangesQuery, deps: FeedDependencies): 
   assertFresh(cursor, now);
   const changes: LogEntry[] = [];
   if (cursor.kind === 'listing') {
-    const { legs, next } = await deps.store.listed(cursor.afterKey, query.size, now);
+    const { legs, next, facts } = await deps.store.listed(cursor.afterKey, query.size, now);
     const changedAt = new Date(cursor.safeAt).toISOString();
-    for (const leg of legs) changes.push({ type: 'listed', id: leg.id, changedAt, leg });
-    if (next !== undefined) return { changes, cursor: encodeCursor({ ...cursor, afterKey: next }, deps.cursorKey), hasMore: true };
+    legs.forEach((leg, i) => changes.push({ type: 'listed', id: leg.id, changedAt, leg, ...(facts?.[i] ? { facts: facts[i] } : {}) }));
+    if (next !== undefined) return { changes: await shown(changes, query, deps), cursor: encodeCursor({ ...cursor, afterKey: next }, deps.cursorKey), hasMore: true };
     cursor = { kind: 'log', seq: cursor.seq, safeAt: cursor.safeAt };
   }
   const room = query.size - changes.length;
@@ -68,11 +75,27 @@ export async function readChanges(query: ChangesQuery, deps: FeedDependencies): 
   for (const entry of entries) {
     // A gap: entries after the cursor were deleted (older than the retention).
     if (entry === undefined) throw cursorExpired();
-    changes.push({ type: entry.type, id: entry.id, changedAt: entry.changedAt, leg: entry.leg });
+    changes.push({ type: entry.type, id: entry.id, changedAt: entry.changedAt, leg: entry.leg, ...(entry.facts ? { facts: entry.facts } : {}) });
     last = { kind: 'log', seq: entry.seq, safeAt: entry.committedAt };
   }
   const hasMore = to < head;
   // Up to date: every later entry is committed after now.
   const next: Cursor = hasMore ? last : { kind: 'log', seq: head, safeAt: now };
-  return { changes, cursor: encodeCursor(next, deps.cursorKey), hasMore };
+  return { changes: await shown(changes, query, deps), cursor: encodeCursor(next, deps.cursorKey), hasMore };
+}
+
+/**
+ * The changes as the feed gives them, `{type, id, changedAt, leg}`, each leg with the blocks `include`
+ * asks for, read from what the log kept of its item then (an entry written before: the default
+ * source, no instant, no time) and the registry now.
+ */
+async function shown(changes: readonly LogEntry[], query: ChangesQuery, deps: FeedDependencies): Promise<LogEntry[]> {
+  const include = query.include ?? NO_INCLUDE;
+  const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : undefined;
+  return changes.map(({ type, id, changedAt, leg, facts }) => ({
+    type,
+    id,
+    changedAt,
+    leg: leg === null || include.size === 0 ? leg : withBlocks(leg, include, { ...(facts ?? factsOfItem({})), startDate: leg.startDate, endDate: leg.endDate }, sources ?? unregisteredSource),
+  }));
 }

@@ -10,6 +10,7 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './store-parts/reindex.js';
 import { scanListing, stateListing } from './store-parts/initial-listing.js';
+import { factsOfStored, storedFacts, type LegFacts } from '../kernel/leg/blocks.js';
 
 /**
  * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
@@ -58,7 +59,7 @@ export interface ChangeLogStore {
    * the position `afterKey` (a leg's `ls`), hand-made puts not yet indexed included; `next` is the
    * position to go on after (it may come with fewer legs: the Scan is capped), undefined when done.
    */
-  listed(afterKey: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
+  listed(afterKey: string | undefined, limit: number, now: number): Promise<{ legs: EmptyLeg[]; next: string | undefined; facts?: (LegFacts | undefined)[] }>;
   /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/store-parts/reindex.ts). */
   reindex(id: string, image: Readonly<Record<string, unknown>>, repair: IndexRepair): Promise<boolean>;
 }
@@ -73,7 +74,8 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
     if (typeof item.r !== 'string') return undefined;
     leg = toApiRecord(JSON.parse(item.r) as Record<string, unknown>);
   }
-  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg };
+  const facts = factsOfStored(item.p);
+  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg, ...(leg && facts ? { facts } : {}) };
 }
 
 export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: string): ChangeLogStore {
@@ -162,6 +164,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             l: e.id,
             a: at,
             ...(e.leg === null ? {} : { r: JSON.stringify(e.leg) }),
+            ...(e.leg === null || e.facts === undefined ? {} : { p: storedFacts(e.facts) }),
             ttl,
           },
           ConditionExpression: 'attribute_not_exists(id)',
@@ -170,6 +173,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       // A state carries the record its last entry gave (`r`, compressed: the state stays within one
       // write unit): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
       const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
+      const facts = new Map(group.entries.map((e) => [e.id, e.facts]));
       // A listed leg's state is in the listedLegs index too (src/changes/store-parts/initial-listing.ts).
       const indexed = new Map(group.entries.map((e) => [e.id, e.index]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
@@ -179,7 +183,9 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)) }),
+            ...(next.digest === null
+              ? { ttl }
+              : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)), ...(facts.get(id) ? { p: storedFacts(facts.get(id)!) } : {}) }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }

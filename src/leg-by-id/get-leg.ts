@@ -5,7 +5,7 @@ import { AppError, invalidParameter } from '../errors.js';
 import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { listedRecord } from '../kernel/listed.js';
-import { factsOfItem, NO_INCLUDE, withBlocks, type Include, type SourceFacts } from '../kernel/leg/blocks.js';
+import { factsOfItem, NO_INCLUDE, unregisteredSource, withBlocks, type Include, type SourceFacts } from '../kernel/leg/blocks.js';
 import { knowsCurrency, withConvertedPrice, type RatesSource } from '../rates/index.js';
 
 /**
@@ -58,8 +58,6 @@ export async function getEmptyLeg(
   const priced = currency === undefined ? record : withConvertedPrice(record, currency, rates);
   const include = deps.include ?? NO_INCLUDE;
   if (include.size === 0) return priced;
-  const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : unregistered;
+  const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : unregisteredSource;
   return withBlocks(priced, include, factsOfItem(item!), sources);
 }
-
-const unregistered = (id: string): SourceFacts => ({ name: id, kind: 'unknown', verified: false, lastLoadedAt: undefined, lastSyncedAt: undefined });

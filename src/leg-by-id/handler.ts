@@ -7,7 +7,7 @@ import { invocationDeadlineMs } from '../time-budget.js';
 import { getEmptyLeg, parseCurrency, parseLegId } from './get-leg.js';
 import type { RatesSource } from '../rates/index.js';
 import type { LegReader } from './store.js';
-import { EMPTY_REGISTRY, sourceFactsOf, type RegistrySource } from '../sources/index.js';
+import { EMPTY_REGISTRY, sourceFactsOfRegistry, type RegistrySource } from '../sources/index.js';
 import { includeOf } from '../http/include.js';
 
 export interface GetLegHandlerDependencies {
@@ -22,10 +22,7 @@ export interface GetLegHandlerDependencies {
 
 /** GET /open/v1/empty-legs/{id}: parse the id, run the use case, answer the record in the envelope. */
 export function createGetLegHandler({ readLeg, clock = processClock, rates, registry = () => Promise.resolve(EMPTY_REGISTRY) }: GetLegHandlerDependencies): HttpHandler {
-  const sourceFacts = async () => {
-    const sources = await registry();
-    return (id: string) => sourceFactsOf(sources, id);
-  };
+  const sourceFacts = sourceFactsOfRegistry(registry);
   return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.getEmptyLeg.scope))
     .handler(async (event, context) => {

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { createVersionFollower } from '../kernel/version-follower.js';
-import { EMPTY_REGISTRY, type Registry } from './registry.js';
+import { EMPTY_REGISTRY, sourceFactsOf, type Registry } from './registry.js';
+import type { SourceFacts } from '../kernel/leg/blocks.js';
 import type { SourcesStore } from './store.js';
 
 /** The registry as a request sees it. */
@@ -25,5 +26,13 @@ export function cachedRegistry(store: Pick<SourcesStore, 'read'>, options: { clo
     if (follower.confirmed() === undefined) await (read ?? follower.inFlight());
     else read?.catch(() => undefined);
     return follower.confirmed()?.value ?? EMPTY_REGISTRY;
+  };
+}
+
+/** What `include=provenance` reads of the registry: each source's facts, the registry read once per request. */
+export function sourceFactsOfRegistry(registry: RegistrySource): () => Promise<(id: string) => SourceFacts> {
+  return async () => {
+    const read = await registry();
+    return (id) => sourceFactsOf(read, id);
   };
 }

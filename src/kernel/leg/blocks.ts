@@ -44,6 +44,22 @@ export function factsOfItem(item: Readonly<Record<string, unknown>>): LegFacts {
   };
 }
 
+/** The facts as the change log keeps them with an entry or a state (`p`): JSON. */
+export function storedFacts(facts: LegFacts): string {
+  return JSON.stringify(facts);
+}
+
+/** Stored facts back; undefined when there are none or they are not such. */
+export function factsOfStored(value: unknown): LegFacts | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null ? factsOfItem(parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the registry says of a source (src/sources/registry.ts, `sourceFactsOf`). */
 export interface SourceFacts {
   name: string;
@@ -52,6 +68,9 @@ export interface SourceFacts {
   lastLoadedAt: number | undefined;
   lastSyncedAt: number | undefined;
 }
+
+/** A source the registry does not know (or no registry read). */
+export const unregisteredSource = (id: string): SourceFacts => ({ name: id, kind: 'unknown', verified: false, lastLoadedAt: undefined, lastSyncedAt: undefined });
 
 export interface Provenance {
   source: string;
