@@ -73,7 +73,7 @@ export function createListHandler({
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () => {
         const sources = include.has('provenance') ? await registry() : EMPTY_REGISTRY;
-        return listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates, include, sourceFacts: (id) => sourceFactsOf(sources, id) });
+        return listEmptyLegs(query, { repository, now: new Date(clock()), memo, airports, rates, include, sourceFacts: (id) => sourceFactsOf(sources, id), sources });
       });
       return listResponse(page, traceIdOf({ context }));
     });

@@ -37,6 +37,29 @@ function apiRecordOf(item: Record<string, unknown>): EmptyLeg {
   return record;
 }
 
+/**
+ * A record with its blocks, the same object for the same record, `include` and registry: a warm
+ * container's answers reuse it (and its serialization, src/http/envelope.ts) as they reuse the record.
+ */
+const withBlocksOf = new WeakMap<object, { key: string; sources: object | undefined; record: EmptyLeg }>();
+
+function blocksOf(
+  listed: EmptyLeg,
+  item: Record<string, unknown>,
+  include: Include,
+  deps: { sourceFacts?: ((id: string) => SourceFacts) | undefined; sources?: object | undefined },
+): EmptyLeg {
+  const key = [...include].join(',');
+  const provenance = include.has('provenance');
+  const sources = provenance ? deps.sources : undefined;
+  const held = withBlocksOf.get(listed);
+  const reusable = !provenance || sources !== undefined;
+  if (reusable && held !== undefined && held.key === key && held.sources === sources) return held.record;
+  const record = withBlocks(listed, include, factsOfItem(item), deps.sourceFacts!);
+  withBlocksOf.set(listed, { key, sources, record });
+  return record;
+}
+
 export async function listEmptyLegs(
   query: ListQuery,
   deps: {
@@ -50,6 +73,8 @@ export async function listEmptyLegs(
     /** The blocks each record carries (`include`), from its item and its source's registry entry. */
     include?: Include | undefined;
     sourceFacts?: ((id: string) => SourceFacts) | undefined;
+    /** Names the registry `sourceFacts` reads: the same object while it is unchanged (the blocks are then reused). */
+    sources?: object | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
@@ -89,7 +114,7 @@ export async function listEmptyLegs(
     const record = apiRecordOf(item);
     const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
     const listed = compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! };
-    return [include.size === 0 ? listed : withBlocks(listed, include, factsOfItem(item), deps.sourceFacts!)];
+    return [include.size === 0 ? listed : blocksOf(listed, item, include, deps)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }
