@@ -225,7 +225,7 @@ export const isIncludeSearch = (q: { name: string }): boolean => q.name.startsWi
  * The include targets, over the mix's queries whose names start with `include`, each against the
  * query of the mix with its parameters but `include`; none when the mix has no such pair.
  */
-export function includeTargets(input: Pick<TargetInputs, 'queries'>): Target[] {
+export function includeTargets(input: Pick<TargetInputs, 'queries' | 'legs'>): Target[] {
   const pairs = input.queries
     .filter((q) => isIncludeSearch(q) && q.params !== undefined)
     .flatMap((q) => {
@@ -236,19 +236,26 @@ export function includeTargets(input: Pick<TargetInputs, 'queries'>): Target[] {
   if (pairs.length === 0) return [];
   const worstUnits = Math.max(...pairs.map(({ q, base }) => readUnitFraction(q.coldReadUnits, base.coldReadUnits)));
   const worstCpu = Math.max(...pairs.map(({ q, base }) => q.warmP95Ms / (base.warmP95Ms || Number.MIN_VALUE)));
+  // Stated at 20,000 legs: a smaller run reports them.
   return [
-    judge({
-      name: 'read units per request of include=provenance,departure / the same search without it (worst search, empty cache)',
-      value: round(worstUnits, 3),
-      limit: INCLUDE_MAX_READ_UNIT_RATIO,
-      unit: 'ratio',
-    }),
-    judge({
-      name: 'warm-cache handler CPU time p95 of include=provenance,departure / the same search without it (worst search)',
-      value: round(worstCpu, 3),
-      limit: INCLUDE_MAX_WARM_CPU_RATIO,
-      unit: 'ratio',
-    }),
+    judge(
+      {
+        name: 'read units per request of include=provenance,departure / the same search without it (worst search, empty cache)',
+        value: round(worstUnits, 3),
+        limit: INCLUDE_MAX_READ_UNIT_RATIO,
+        unit: 'ratio',
+      },
+      belowStatedLegs(input.legs),
+    ),
+    judge(
+      {
+        name: 'warm-cache handler CPU time p95 of include=provenance,departure / the same search without it (worst search)',
+        value: round(worstCpu, 3),
+        limit: INCLUDE_MAX_WARM_CPU_RATIO,
+        unit: 'ratio',
+      },
+      belowStatedLegs(input.legs),
+    ),
   ];
 }
 

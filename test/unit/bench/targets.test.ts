@@ -148,6 +148,13 @@ describe('the include targets', () => {
     expect(cpu(slow)).toMatchObject({ value: 2, holds: false });
   });
 
+  it('reports them below 20,000 legs without judging them', () => {
+    const page1 = q('include (include=provenance,departure)', { include: 'provenance,departure' }, 90, 0.9);
+    const small = evaluateTargets({ ...inputs(page1), legs: 2_000 });
+    expect(units(small)).toMatchObject({ value: 1.8, holds: true, notJudged: 'stated at 20000 legs; this run has 2000' });
+    expect(cpu(small)).toMatchObject({ holds: true });
+  });
+
   it('has no include target without an include search held against one', () => {
     expect(evaluateTargets(inputs()).some((t) => t.name.includes('include'))).toBe(false);
     const orphan = q('include (include=provenance), Atlantis', { include: 'provenance', depCityName: 'Atlantis' }, 1);
