@@ -54,6 +54,9 @@ export function queryMix(todayUtc: string): MixQuery[] {
     { name: 'seller (kind=broker), depDate offset 3', params: { kind: 'broker', depDate, offsetDays: '3' } },
     { name: 'seller (source=northjet,azur-charter), city', params: { source: 'northjet,azur-charter', depCityName: 'London' } },
     { name: 'seller (maxAgeHours=24)', params: { maxAgeHours: '24' } },
+    // Names starting `include` are the searches of the include targets, each held against the mix's
+    // query with the same parameters but `include` (bench/targets.ts).
+    { name: 'include (include=provenance,departure)', params: { include: 'provenance,departure' } },
   ];
 }
 

@@ -12,6 +12,7 @@ import { readConfig } from '../src/config.js';
 import { createAuthorizerHandler } from '../src/keys/authorizer-handler.js';
 import { createKey } from '../src/api-keys/store.js';
 import { createListHandler, createListRepository } from '../src/listing/list-handler.js';
+import { wholeSecond } from '../src/kernel/leg/instants.js';
 import { bucketReads, queryWindow } from '../src/listing/listing.js';
 import { parseListQuery } from '../src/listing/query.js';
 import { bucketQueryInput, keyCondition } from '../src/listing/repository.js';
@@ -323,7 +324,14 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
   const now = new Date(clock());
   const today = utcDate(now);
   log(`generating ${options.legs} legs (12 months, 200 airports, seed ${options.seed})`);
-  const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed });
+  // Stamped as a load stamps them (docs/storage.md, "A leg's instants"): the index entries carry `confirmedAt`.
+  const loadedAt = wholeSecond(now.getTime());
+  const legs = demoLegs(today, { count: options.legs, months: 12, airports: 200, seed: options.seed }).map((leg) => ({
+    ...leg,
+    firstSeenAt: loadedAt,
+    updatedAt: loadedAt,
+    confirmedAt: loadedAt,
+  }));
   const data: DataLeg[] = legs.map((leg) => {
     const item = toStorageItem(leg);
     const bucket = item[BUCKET_ATTR];
@@ -415,7 +423,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
     const { rates, reset: resetRates } = resettableRates(() => cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
     const sourcesRegistry = cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
     const sources = cachedFacts(sourcesRegistry);
-    const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates, sources });
+    const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates, sources, registry: sourcesRegistry });
     // The MCP function's handler, built as functions/mcp/handler.ts builds it, on the list function's
     // repository, rates and clock (its watch tools are not called: no watches table here).
     const mcp = createMcpHandler({

@@ -129,7 +129,7 @@ export function evaluateTargets(input: TargetInputs): Target[] {
     },
     input.calibration.machine,
   );
-  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input), ...sellerTargets(input)];
+  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input), ...sellerTargets(input), ...includeTargets(input)];
 }
 
 /** Trip and area searches (docs/performance.md, "Trips and areas"): their read units within 10 % of the plain listing's. */
@@ -250,6 +250,52 @@ function sellerTargets(input: TargetInputs): Target[] {
       limit: SELLER_MAX_WARM_CPU_RATIO,
       unit: 'ratio',
     }),
+  ];
+}
+
+/** `include` (docs/performance.md, "Provenance and departure"): read units within 10 % of the same search without it. */
+export const INCLUDE_MAX_READ_UNIT_RATIO = 1.1;
+/** Its warm CPU: at most 1.5 times the same search's without it. */
+export const INCLUDE_MAX_WARM_CPU_RATIO = 1.5;
+
+/** A search of the include targets: the mix names them `include ...` (bench/mix.ts). */
+export const isIncludeSearch = (q: { name: string }): boolean => q.name.startsWith('include');
+
+/**
+ * The include targets, over the mix's queries whose names start with `include`, each against the
+ * query of the mix with its parameters but `include`; none when the mix has no such pair.
+ */
+export function includeTargets(input: Pick<TargetInputs, 'queries' | 'legs'>): Target[] {
+  const pairs = input.queries
+    .filter((q) => isIncludeSearch(q) && q.params !== undefined)
+    .flatMap((q) => {
+      const { include: _include, ...rest } = q.params!;
+      const base = input.queries.find((o) => !isIncludeSearch(o) && o.params !== undefined && sameParams(o.params, rest));
+      return base === undefined ? [] : [{ q, base }];
+    });
+  if (pairs.length === 0) return [];
+  const worstUnits = Math.max(...pairs.map(({ q, base }) => readUnitFraction(q.coldReadUnits, base.coldReadUnits)));
+  const worstCpu = Math.max(...pairs.map(({ q, base }) => q.warmP95Ms / (base.warmP95Ms || Number.MIN_VALUE)));
+  // Stated at 20,000 legs: a smaller run reports them.
+  return [
+    judge(
+      {
+        name: 'read units per request of include=provenance,departure / the same search without it (worst search, empty cache)',
+        value: round(worstUnits, 3),
+        limit: INCLUDE_MAX_READ_UNIT_RATIO,
+        unit: 'ratio',
+      },
+      belowStatedLegs(input.legs),
+    ),
+    judge(
+      {
+        name: 'warm-cache handler CPU time p95 of include=provenance,departure / the same search without it (worst search)',
+        value: round(worstCpu, 3),
+        limit: INCLUDE_MAX_WARM_CPU_RATIO,
+        unit: 'ratio',
+      },
+      belowStatedLegs(input.legs),
+    ),
   ];
 }
 

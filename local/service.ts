@@ -8,7 +8,7 @@ import { setClientRateLimit } from '../src/keys/limits/client-limit.js';
 import { clientIdOf, environmentForStage } from '../src/keys/format.js';
 import { utcDate } from '../src/kernel/dates.js';
 import { filledLine, uncategorizedLine } from '../cli/load-report.js';
-import { demoLegs } from './demo/index.js';
+import { demoLegs, withDemoDepartureTimes } from './demo/index.js';
 import { registerLoadedSources } from './demo/sources.js';
 import { registerDemoSeller } from './demo/seller.js';
 import { createSourcesStore } from '../src/sources/index.js';
@@ -17,6 +17,7 @@ import { parseImportText, type ImportOptions } from '../src/loading/import/index
 import type { StoredLeg } from '../src/kernel/leg-item.js';
 import { ConfigError } from '../src/errors.js';
 import { writeLegs } from '../src/loading/loader.js';
+import { stampedLeg } from '../src/loading/sync-plan.js';
 import { assertPortFree, connectHost, ensureTables, isWildcardHost, LOOPBACK_HOST, startDynamoDbLocal } from './dynamodb-local.js';
 import { createEdgeServer } from './edges.js';
 import { AUTHORIZER_FUNCTION, DEFAULT_ROUTE, ROUTES } from '../src/routes.js';
@@ -149,7 +150,7 @@ export async function legsToLoad(
   today: string,
   options: Pick<ImportOptions, 'allowUnknownAirports' | 'allowUnknownCategories'> = {},
 ): Promise<{ legs: StoredLeg[]; filled: number; uncategorized: number }> {
-  if (!dataFile) return { legs: demoLegs(today), filled: 0, uncategorized: 0 };
+  if (!dataFile) return { legs: withDemoDepartureTimes(demoLegs(today), today), filled: 0, uncategorized: 0 };
   let text: string;
   try {
     text = await readFile(dataFile, 'utf8');
@@ -202,7 +203,9 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // The change consumer, fed from DynamoDB Local's stream as the event source mapping feeds it on AWS.
     poller = await startStreamReader('consumeChanges', ddb.client, ddb.endpoint, options.legsTableName, options.say);
 
-    await writeLegs(ddb.client, options.legsTableName, legs);
+    // Written as a load writes new legs, with their instants (docs/storage.md, "A leg's instants").
+    const loadedAt = options.clock();
+    await writeLegs(ddb.client, options.legsTableName, legs.map((leg) => stampedLeg(leg, undefined, loadedAt)));
     options.say(`Loaded ${legs.length} legs${options.dataFile ? ` from ${options.dataFile}` : ' (demo data, dates relative to today)'}`);
     if (filled > 0) options.say(filledLine(filled));
     if (uncategorized > 0) options.say(uncategorizedLine(uncategorized));

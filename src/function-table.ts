@@ -57,7 +57,7 @@ export const FUNCTIONS = {
     description: 'GET /open/v1/empty-legs/changes: the change feed',
     memorySize: 1024,
     timeoutSeconds: 10,
-    access: ['legs:changes', 'legs:sweep-state'],
+    access: ['legs:changes', 'legs:sources', 'legs:sweep-state'],
     environment: [],
     alarm: { name: 'ChangesFunction' },
     concurrency: 'reserved',

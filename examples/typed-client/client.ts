@@ -196,6 +196,17 @@ export async function pollLeg(
   return { leg: data.data, etag: response.headers.get('ETag') ?? '' };
 }
 
+/**
+ * One leg with who sells it and how fresh it is (`provenance`) and when it can leave (`departure`):
+ * docs/api.md, "Provenance and departure". Undefined when the leg is not listed.
+ */
+export async function legWithProvenance(client: ReturnType<typeof emptyLegsClient>, id: string) {
+  const { data, response } = await client.GET('/open/v1/empty-legs/{id}', { params: { path: { id }, query: { include: 'provenance,departure' } } });
+  if (!data) return { status: response.status };
+  const { provenance, departure } = data.data;
+  return { source: provenance?.source, kind: provenance?.kind, confirmedAt: provenance?.confirmedAt, latestUtc: departure?.latestUtc };
+}
+
 /** One page of legs, or the error code the API answered with. */
 export async function listLegs(
   client: ReturnType<typeof emptyLegsClient>,
@@ -267,6 +278,7 @@ async function main(): Promise<void> {
   const first = firstId === undefined ? undefined : await pollLeg(client, firstId);
   const second = firstId !== undefined && first && 'leg' in first ? await pollLeg(client, firstId, first.etag) : undefined;
   const missing = await pollLeg(client, 'no-such-leg');
+  const provenance = firstId === undefined ? undefined : await legWithProvenance(client, firstId);
   // A watch (port 9 on this machine: nothing listens) of legs under 15,000 GBP, a delivery signed as the service signs it, verified, then deleted.
   const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true } });
   let watchOut: unknown = watch;
@@ -310,6 +322,7 @@ async function main(): Promise<void> {
       leg: first && 'leg' in first ? { id: first.leg.id, etag: first.etag } : first,
       again: second,
       missing,
+      provenance,
       watch: watchOut,
       mirror: { size: mirror.size, applied: 'applied' in synced ? synced.applied : synced, again: 'applied' in again ? again.applied : again },
       self: 'id' in self ? { id: self.id, state: self.state } : self,

@@ -300,3 +300,13 @@ export function demoLegs(today: string, options: Omit<DemoOptions, 'today'> = {}
   }
   return result.legs;
 }
+
+/**
+ * The demo's departure times (docs/import-format.md, "Departure times"): every tenth leg that ends
+ * after tomorrow leaves from 09:00 on its startDate to 18:30 on its endDate (local), so
+ * `include=departure` shows some; no leg's expiry moves on the day of `npm start`.
+ */
+export function withDemoDepartureTimes(legs: readonly StoredLeg[], today: string): StoredLeg[] {
+  const tomorrow = addDays(today, 1);
+  return legs.map((leg, i) => (i % 10 === 3 && leg.endDate > tomorrow ? { ...leg, depTimeFrom: '09:00', depTimeTo: '18:30' } : leg));
+}

@@ -1,5 +1,6 @@
-import { derivedIndexKeyOf, indexRepairOf, type IndexKey, type IndexRepair } from '../kernel/leg-change.js';
+import { derivedIndexKeyOf, indexRepairOf, withWrittenInstants, type IndexKey, type IndexRepair } from '../kernel/leg-change.js';
 import { backoffDelay, sleep } from '../aws/backoff.js';
+import { factsOfItem } from '../kernel/leg/blocks.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
 import { GROUP_SIZE, type ChangeLogStore } from './store.js';
@@ -36,9 +37,11 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   for (const change of changes) {
     const transition = transitionOf(change, now, stale);
     if (!transition) continue;
-    const index: IndexKey | undefined = derivedIndexKeyOf(change.newImage);
-    batch.push({ transition, sequenceNumber: change.sequenceNumber, index });
-    const repair = change.newImage && indexRepairOf(change.newImage, index);
+    // A write by hand gets the instants a load would have kept (docs/storage.md, "A leg's instants").
+    const written = change.newImage && withWrittenInstants(change.oldImage, change.newImage, now);
+    const index: IndexKey | undefined = derivedIndexKeyOf(written?.image);
+    batch.push({ transition, sequenceNumber: change.sequenceNumber, index, ...(written ? { facts: factsOfItem(written.image) } : {}) });
+    const repair = change.newImage && indexRepairOf(change.newImage, index, written?.instants);
     if (repair) repairs.set(change.id, { image: change.newImage!, repair });
     else repairs.delete(change.id);
   }

@@ -1,6 +1,7 @@
 import type { IndexKey } from '../kernel/leg-change.js';
 import { createHash } from 'node:crypto';
 import type { EmptyLeg } from '../kernel/model.js';
+import type { LegFacts } from '../kernel/leg/blocks.js';
 import { compareSequenceNumbers, type ListingTransition, type WithdrawReason } from './transition.js';
 
 /**
@@ -36,6 +37,8 @@ export interface LogEntry {
   reason?: WithdrawReason;
   /** Its listing index entry (what the listing's caches apply; never served); absent for `withdrawn`. */
   index?: IndexKey;
+  /** What `include` reads of the leg's item then (never served as such); absent for `withdrawn` and entries written before. */
+  facts?: LegFacts;
 }
 
 /** A transition with the stream sequence number of the record it came from. */
@@ -44,6 +47,8 @@ export interface SequencedTransition {
   sequenceNumber: string;
   /** The leg's listing index entry after the change, if any. */
   index?: IndexKey;
+  /** What `include` reads of its item after the change. */
+  facts?: LegFacts;
 }
 
 /** The digest of a shown record (its JSON text, the fields in the API's order), or null. */
@@ -78,7 +83,7 @@ export function planLog(
   const current = new Map<string, LegState | undefined>();
   const groups: LogGroup[] = [];
   let group: LogGroup = { entries: [], states: new Map() };
-  for (const { transition, sequenceNumber, index } of batch) {
+  for (const { transition, sequenceNumber, index, facts } of batch) {
     const { id } = transition;
     const state = current.has(id) ? current.get(id) : stored.get(id);
     if (state !== undefined && compareSequenceNumbers(sequenceNumber, state.sequenceNumber) <= 0) continue;
@@ -93,7 +98,15 @@ export function planLog(
     const nextState = { sequenceNumber, digest: next, changedAt: transition.changedAt };
     const prior = group.states.has(id) ? group.states.get(id)!.prior : state;
     const reason = type === 'withdrawn' ? { reason: transition.reason ?? 'unlisted' } : {};
-    group.entries.push({ type, id, changedAt: transition.changedAt, leg: transition.after, ...reason, ...(index && transition.after ? { index } : {}) });
+    group.entries.push({
+      type,
+      id,
+      changedAt: transition.changedAt,
+      leg: transition.after,
+      ...reason,
+      ...(index && transition.after ? { index } : {}),
+      ...(facts && transition.after ? { facts } : {}),
+    });
     group.states.set(id, { next: nextState, prior });
     current.set(id, nextState);
   }

@@ -12,6 +12,7 @@ import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './store-parts/reindex.js';
 import { scanListing, stateListing } from './store-parts/initial-listing.js';
 import { stateFacts } from './transition.js';
+import { factsOfStored, storedFacts, type LegFacts } from '../kernel/leg/blocks.js';
 
 /**
  * The change log's items in the legs table (docs/storage.md, "The change log's items"): entries
@@ -64,7 +65,7 @@ export interface ChangeLogStore {
    * the position `afterKey` (a leg's `ls`), hand-made puts not yet indexed included; `next` is the
    * position to go on after (it may come with fewer legs: the Scan is capped), undefined when done.
    */
-  listed(afterKey: string | undefined, limit: number, now: number, stale?: StaleSources): Promise<{ legs: EmptyLeg[]; next: string | undefined }>;
+  listed(afterKey: string | undefined, limit: number, now: number, stale?: StaleSources): Promise<{ legs: EmptyLeg[]; next: string | undefined; facts?: (LegFacts | undefined)[] }>;
   /** Writes a leg's derived attributes if its item is still `image`: false when it changed since (src/changes/store-parts/reindex.ts). */
   reindex(id: string, image: Readonly<Record<string, unknown>>, repair: IndexRepair): Promise<boolean>;
 }
@@ -80,7 +81,8 @@ function parseEntry(item: Readonly<Record<string, unknown>>): StoredEntry | unde
     leg = toApiRecord(JSON.parse(item.r) as Record<string, unknown>);
   }
   const reason = type === 'withdrawn' ? { reason: (typeof item.w === 'string' ? CODE_REASON[item.w] : undefined) ?? 'unlisted' } : {};
-  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg, ...reason };
+  const facts = factsOfStored(item.p);
+  return { seq: item.q, type, id: item.l, changedAt: new Date(item.a).toISOString(), committedAt: item.a, leg, ...reason, ...(leg && facts ? { facts } : {}) };
 }
 
 const withdrawnReason = (reason: WithdrawReason | undefined) => (reason === undefined ? {} : { w: REASON_CODE[reason] });
@@ -172,6 +174,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             a: at,
             ...(e.leg === null ? {} : { r: JSON.stringify(e.leg) }),
             ...(e.reason === undefined ? {} : { w: REASON_CODE[e.reason] }),
+            ...(e.leg === null || e.facts === undefined ? {} : { p: storedFacts(e.facts) }),
             ttl,
           },
           ConditionExpression: 'attribute_not_exists(id)',
@@ -181,6 +184,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
       // write unit): its stream is what the watches' matcher reads (src/changes/log-stream.ts).
       const shown = new Map(group.entries.map((e) => [e.id, e.leg]));
       const reasons = new Map(group.entries.map((e) => [e.id, e.reason]));
+      const facts = new Map(group.entries.map((e) => [e.id, e.facts]));
       // A listed leg's state is in the listedLegs index too (src/changes/store-parts/initial-listing.ts).
       const indexed = new Map(group.entries.map((e) => [e.id, e.index]));
       const states = [...group.states].map(([id, { next, prior }]) => ({
@@ -190,7 +194,15 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             id: `${STATE_PREFIX}${id}`,
             n: next.sequenceNumber,
             ...(next.changedAt === undefined ? {} : { t: next.changedAt }),
-            ...(next.digest === null ? { ttl, ...withdrawnReason(reasons.get(id)) } : { d: next.digest, r: packRecord(shown.get(id) ?? null), ...stateListing(indexed.get(id)), ...stateFacts(indexed.get(id)) }),
+            ...(next.digest === null
+              ? { ttl, ...withdrawnReason(reasons.get(id)) }
+              : {
+                  d: next.digest,
+                  r: packRecord(shown.get(id) ?? null),
+                  ...stateListing(indexed.get(id)),
+                  ...stateFacts(indexed.get(id)),
+                  ...(facts.get(id) ? { p: storedFacts(facts.get(id)!) } : {}),
+                }),
           },
           ...(prior === undefined
             ? { ConditionExpression: 'attribute_not_exists(id)' }

@@ -3,7 +3,7 @@ import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_INSTANT_ATTR, expiryInstantKey, FI
 import { toApiRecord } from './model.js';
 import { retirementDay } from './retirement.js';
 import { sourceOf } from './source.js';
-import { instantOf } from './leg/instants.js';
+import { INSTANT_ATTRIBUTES, instantOf, writtenInstants, type LegInstants } from './leg/instants.js';
 
 /** A leg's index entry as the listing index holds it: bucket, sort key, filter attribute (storage.ts). */
 export interface IndexKey {
@@ -74,7 +74,7 @@ export function derivedIndexKeyOf(item: Readonly<Record<string, unknown>> | unde
 
 /** The writes that bring an item's derived attributes in line with its fields: what to set and what to remove. */
 export interface IndexRepair {
-  set: Record<string, string>;
+  set: Record<string, string | number>;
   remove: string[];
 }
 
@@ -82,9 +82,17 @@ export interface IndexRepair {
  * What a leg's item needs so that its listing index attributes and its retirement day (`xd`) are
  * the ones its fields give (docs/storage.md, "Hand edits"); undefined when they are already.
  */
-export function indexRepairOf(item: Readonly<Record<string, unknown>>, derived = derivedIndexKeyOf(item)): IndexRepair | undefined {
-  const set: Record<string, string> = {};
+export function indexRepairOf(
+  item: Readonly<Record<string, unknown>>,
+  derived = derivedIndexKeyOf(item),
+  instants: LegInstants = {},
+): IndexRepair | undefined {
+  const set: Record<string, string | number> = {};
   const remove: string[] = [];
+  for (const name of INSTANT_ATTRIBUTES) {
+    const value = instants[name];
+    if (value !== undefined && item[name] !== value) set[name] = value;
+  }
   const attrs: [string, string | undefined][] = [
     [BUCKET_ATTR, derived?.lb],
     [SORT_ATTR, derived?.ls],
@@ -100,4 +108,20 @@ export function indexRepairOf(item: Readonly<Record<string, unknown>>, derived =
     } else if (item[name] !== value) set[name] = value;
   }
   return remove.length === 0 && Object.keys(set).length === 0 ? undefined : { set, remove };
+}
+
+/**
+ * A leg's item after a write the change consumer sees, with the instants that write should have set
+ * (src/kernel/leg/instants.ts, `writtenInstants`) and those instants; a retired leg's as it is.
+ */
+export function withWrittenInstants(
+  before: Readonly<Record<string, unknown>> | undefined,
+  after: Readonly<Record<string, unknown>>,
+  now: number,
+): { image: Readonly<Record<string, unknown>>; instants: LegInstants } {
+  if (after[TTL_ATTR] !== undefined) return { image: after, instants: {} };
+  const instants = writtenInstants(before, after, now);
+  const image: Record<string, unknown> = { ...after };
+  for (const name of INSTANT_ATTRIBUTES) if (instants[name] !== undefined) image[name] = instants[name];
+  return { image, instants };
 }

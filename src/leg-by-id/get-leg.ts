@@ -5,8 +5,9 @@ import { AppError, invalidParameter } from '../errors.js';
 import { ID_PATTERN } from '../loading/index.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { listedRecord } from '../kernel/listed.js';
+import { factsOfItem, NO_INCLUDE, unregisteredSource, withBlocks, type Include, type SourceFacts } from '../kernel/leg/blocks.js';
 import { knowsCurrency, withConvertedPrice, type RatesSource } from '../rates/index.js';
-import { isStale, type RegistrySource } from '../sources/index.js';
+import { isStale, sourceBlockFactsOf, type RegistrySource } from '../sources/index.js';
 import { sourceOf } from '../kernel/source.js';
 
 /**
@@ -39,7 +40,17 @@ export function parseCurrency(raw: string | undefined): string | undefined {
  */
 export async function getEmptyLeg(
   id: string,
-  deps: { readLeg: LegReader; now: () => Date; currency?: string | undefined; rates?: RatesSource | undefined; registry?: RegistrySource | undefined },
+  deps: {
+    readLeg: LegReader;
+    now: () => Date;
+    currency?: string | undefined;
+    rates?: RatesSource | undefined;
+    /** The sources registry (a container's cached copy): a leg of a stale source is not listed; `provenance` reads its source's entry. */
+    registry?: RegistrySource | undefined;
+    /** The blocks the record carries (`include`); `sourceFacts` overrides the registry for `provenance`. */
+    include?: Include | undefined;
+    sourceFacts?: (() => Promise<(id: string) => SourceFacts>) | undefined;
+  },
 ): Promise<EmptyLeg> {
   const currency = deps.currency;
   const [item, rates, registry] = await Promise.all([deps.readLeg(id), currency === undefined ? undefined : deps.rates?.(), deps.registry?.()]);
@@ -50,5 +61,11 @@ export async function getEmptyLeg(
   const stale = item !== undefined && registry !== undefined && isStale(registry, sourceOf(item), now.getTime());
   const record = item === undefined || stale ? undefined : listedRecord(item, now);
   if (record === undefined) throw new AppError('NOT_FOUND', LEG_NOT_FOUND_MESSAGE);
-  return currency === undefined ? record : withConvertedPrice(record, currency, rates);
+  const priced = currency === undefined ? record : withConvertedPrice(record, currency, rates);
+  const include = deps.include ?? NO_INCLUDE;
+  if (include.size === 0) return priced;
+  const read = registry;
+  const fromRegistry = read === undefined ? unregisteredSource : (source: string) => sourceBlockFactsOf(read, source);
+  const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : fromRegistry;
+  return withBlocks(priced, include, factsOfItem(item!), sources);
 }

@@ -8,6 +8,7 @@ import { getEmptyLeg, parseCurrency, parseLegId } from './get-leg.js';
 import type { RatesSource } from '../rates/index.js';
 import type { RegistrySource } from '../sources/index.js';
 import type { LegReader } from './store.js';
+import { includeOf } from '../http/include.js';
 
 export interface GetLegHandlerDependencies {
   readLeg: LegReader;
@@ -15,7 +16,7 @@ export interface GetLegHandlerDependencies {
   clock?: Clock;
   /** The rates in force, for `currency` (default: none loaded). */
   rates?: RatesSource;
-  /** The sources registry (a container's cached copy): a leg of a stale source is not listed (default: none stale). */
+  /** The sources registry (a container's cached copy): a leg of a stale source is not listed, and `include=provenance` reads it (default: none registered). */
   registry?: RegistrySource;
 }
 
@@ -26,8 +27,9 @@ export function createGetLegHandler({ readLeg, clock = processClock, rates, regi
     .handler(async (event, context) => {
       const id = parseLegId(event.pathParameters?.id);
       const currency = parseCurrency(event.queryStringParameters?.currency);
+      const include = includeOf(event.queryStringParameters);
       const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () =>
-        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry }),
+        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry, include }),
       );
       return recordResponse(record, traceIdOf({ context }));
     });

@@ -17,7 +17,8 @@ import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
 import type { RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
-import { staleSourceIds, type RegistrySource } from '../sources/index.js';
+import { EMPTY_REGISTRY, sourceBlockFactsOf, staleSourceIds, type RegistrySource } from '../sources/index.js';
+import { includeOf } from '../http/include.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
 export type ListConfig = Pick<Config, 'listingCacheTtlSeconds'>;
@@ -33,7 +34,7 @@ export interface ListHandlerDependencies {
   rates?: RatesSource;
   /** The sources registry's facts, for `kind` and `verifiedOnly` (default: none registered). */
   sources?: () => Promise<SourceFacts>;
-  /** The sources registry (a container's cached copy), whose stale sources the listing leaves out (default: none). */
+  /** The sources registry (a container's cached copy): its stale sources the listing leaves out, and `include=provenance` reads it (default: none registered). */
   registry?: RegistrySource;
 }
 
@@ -71,12 +72,25 @@ export function createListHandler({
     .use(requireApiKey(ROUTES.listEmptyLegs.scope))
     .handler(async (event, context) => {
       const query = parseListQuery(event.queryStringParameters);
+      const include = includeOf(event.queryStringParameters);
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const now = clock();
-      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () =>
-        listEmptyLegs(query, { repository, now: new Date(now), memo, airports, rates, sources, staleSources: registry && staleSourceIds(await registry(), now) }),
-      );
+      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () => {
+        const read = registry ? await registry() : EMPTY_REGISTRY;
+        return listEmptyLegs(query, {
+          repository,
+          now: new Date(now),
+          memo,
+          airports,
+          rates,
+          sources,
+          staleSources: registry && staleSourceIds(read, now),
+          include,
+          sourceFacts: (id) => sourceBlockFactsOf(read, id),
+          registryRead: read,
+        });
+      });
       return listResponse(page, traceIdOf({ context }));
     });
 }

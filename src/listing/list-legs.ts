@@ -11,6 +11,7 @@ import { airportReference, type AirportIndex } from '../airports/index.js';
 import type { Detour } from './nearby.js';
 import { withConvertedPrice, type RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
+import { factsOfItem, NO_INCLUDE, withBlocks, type Include, type SourceFacts as BlockSourceFacts } from '../kernel/leg/blocks.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -45,6 +46,29 @@ export function withoutSources(compiled: CompiledQuery, sources: readonly string
   return { ...compiled, matches: (entry, window, nowMs) => !out.has(entry.source) && compiled.matches(entry, window, nowMs) };
 }
 
+/**
+ * A record with its blocks, the same object for the same record, `include` and registry: a warm
+ * container's answers reuse it (and its serialization, src/http/envelope.ts) as they reuse the record.
+ */
+const withBlocksOf = new WeakMap<object, { key: string; sources: object | undefined; record: EmptyLeg }>();
+
+function blocksOf(
+  listed: EmptyLeg,
+  item: Record<string, unknown>,
+  include: Include,
+  deps: { sourceFacts?: ((id: string) => BlockSourceFacts) | undefined; registryRead?: object | undefined },
+): EmptyLeg {
+  const key = [...include].join(',');
+  const provenance = include.has('provenance');
+  const sources = provenance ? deps.registryRead : undefined;
+  const held = withBlocksOf.get(listed);
+  const reusable = !provenance || sources !== undefined;
+  if (reusable && held !== undefined && held.key === key && held.sources === sources) return held.record;
+  const record = withBlocks(listed, include, factsOfItem(item), deps.sourceFacts!);
+  withBlocksOf.set(listed, { key, sources, record });
+  return record;
+}
+
 export async function listEmptyLegs(
   query: ListQuery,
   deps: {
@@ -59,6 +83,11 @@ export async function listEmptyLegs(
     sources?: (() => Promise<SourceFacts>) | undefined;
     /** The stale sources (docs/sources.md), whose legs the listing leaves out; read from each entry's source field. */
     staleSources?: readonly string[] | undefined;
+    /** The blocks each record carries (`include`), from its item and its source's registry entry. */
+    include?: Include | undefined;
+    sourceFacts?: ((id: string) => BlockSourceFacts) | undefined;
+    /** Names the registry `sourceFacts` reads: the same object while it is unchanged (the blocks are then reused). */
+    registryRead?: object | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
@@ -90,6 +119,7 @@ export async function listEmptyLegs(
   }
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
 
+  const include = deps.include ?? NO_INCLUDE;
   const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
   const byId = new Map(items.map((item) => [item.id, item]));
   const records = slice.items.flatMap((entry) => {
@@ -98,7 +128,8 @@ export async function listEmptyLegs(
     if (!item || item.listed === false || item.blocked === true) return [];
     const record = apiRecordOf(item);
     const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
-    return [compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! }];
+    const listed = compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! };
+    return [include.size === 0 ? listed : blocksOf(listed, item, include, deps)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }

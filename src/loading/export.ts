@@ -7,7 +7,8 @@ import { fromStorageItem, type StoredItem } from './sync-plan.js';
  * `depTimezone` and `source`. Loading the records into an empty table gives the same items.
  */
 export function exportRecord(item: StoredItem): Record<string, unknown> {
-  const leg = fromStorageItem(item);
+  // The instants are the table's own, not the feed's: no import field.
+  const { firstSeenAt: _f, updatedAt: _u, confirmedAt: _c, ...leg } = fromStorageItem(item);
   return { ...leg, source: sourceOf(item) };
 }
 

@@ -2,7 +2,8 @@ import { categoryOf } from './import/aircraft-spellings.js';
 import { ID_PATTERN } from './import/reference-data.js';
 import { toApiRecord } from '../kernel/model.js';
 import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
-import { expiryInstant, toStorageItem, type StoredLeg } from '../kernel/leg-item.js';
+import { legExpiry, toStorageItem, type StoredLeg } from '../kernel/leg-item.js';
+import { instantsOf, loadedInstants } from '../kernel/leg/instants.js';
 
 /**
  * What a load writes, decided without I/O: upsert writes every leg; sync also unlists what the file
@@ -42,7 +43,7 @@ export interface LoadPlan {
   mode: LoadMode;
   /** The synced sources, sorted (empty for an upsert). */
   sources: string[];
-  /** New and changed legs, in file order (upsert: every leg of the file). */
+  /** New and changed legs, in file order (upsert: every leg of the file), with their instants. */
   writes: StoredLeg[];
   /** Legs to write again with `listed: false`, by id. */
   unlist: StoredLeg[];
@@ -78,12 +79,26 @@ export function fromStorageItem(item: StoredItem): StoredLeg {
     blocked: item.blocked === true,
     depTimezone: typeof item.depTimezone === 'string' ? item.depTimezone : 'UTC',
     source: sourceOf(item),
+    ...(typeof item.depTimeFrom === 'string' ? { depTimeFrom: item.depTimeFrom } : {}),
+    ...(typeof item.depTimeTo === 'string' ? { depTimeTo: item.depTimeTo } : {}),
+    ...definedInstants(item),
   };
+}
+
+/** The instants an item holds, those it has only. */
+function definedInstants(item: StoredItem): Partial<StoredLeg> {
+  return Object.fromEntries(Object.entries(instantsOf(item)).filter(([, v]) => v !== undefined));
+}
+
+/** The leg as a load at `now` writes it over `item` (undefined: none), with its instants (docs/storage.md, "A leg's instants"). */
+export function stampedLeg(leg: StoredLeg, item: StoredItem | undefined, now: number): StoredLeg {
+  const instants = loadedInstants(toStorageItem(leg), item, now);
+  return { ...leg, ...Object.fromEntries(Object.entries(instants).filter(([, v]) => v !== undefined)) };
 }
 
 /** True when the leg is in the listing at `now` (epoch ms). */
 export function inListing(leg: StoredLeg, now: number): boolean {
-  return leg.listed && !leg.blocked && now < expiryInstant(leg.endDate, leg.depTimezone);
+  return leg.listed && !leg.blocked && now < legExpiry(leg, leg.depTimezone);
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
@@ -97,9 +112,10 @@ function sameValue(a: unknown, b: unknown): boolean {
   return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameValue((a as StoredItem)[k], (b as StoredItem)[k]));
 }
 
-/** True when writing `leg` would leave `item` as it is. */
+/** True when writing `leg` with the instants `item` holds would leave `item` as it is. */
 export function isUnchanged(leg: StoredLeg, item: StoredItem): boolean {
-  return sameValue(toStorageItem(leg), item);
+  const kept: StoredLeg = { ...leg, firstSeenAt: undefined, updatedAt: undefined, confirmedAt: undefined, ...definedInstants(item) };
+  return sameValue(toStorageItem(kept), item);
 }
 
 const zero = (): PlanCounts => ({ new: 0, changed: 0, unchanged: 0, unlist: 0, inListing: 0, leaving: 0 });
@@ -141,13 +157,13 @@ export function planLoad(legs: readonly StoredLeg[], existing: Iterable<StoredIt
     const item = byId.get(leg.id);
     if (item === undefined) {
       c.new += 1;
-      writes.push(leg);
+      writes.push(stampedLeg(leg, item, options.now));
     } else if (isUnchanged(leg, item)) {
       c.unchanged += 1;
-      if (!sync) writes.push(leg);
+      if (!sync) writes.push(stampedLeg(leg, item, options.now));
     } else {
       c.changed += 1;
-      writes.push(leg);
+      writes.push(stampedLeg(leg, item, options.now));
       const from = sourceOf(item);
       if (from !== source) moves.push({ id: leg.id, from, to: source });
     }

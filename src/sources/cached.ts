@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { createVersionFollower } from '../kernel/version-follower.js';
 import type { SourceFacts } from '../kernel/source.js';
-import { EMPTY_REGISTRY, sourceFactsOf, type Registry } from './registry.js';
+import type { SourceFacts as BlockSourceFacts } from '../kernel/leg/blocks.js';
+import { EMPTY_REGISTRY, sourceBlockFactsOf, sourceFactsOf, type Registry } from './registry.js';
 import type { SourcesStore } from './store.js';
 
 /** The registry as a request sees it. */
@@ -37,5 +38,13 @@ export function cachedFacts(registry: RegistrySource): () => Promise<SourceFacts
     let facts = made.get(read);
     if (facts === undefined) made.set(read, (facts = sourceFactsOf(read)));
     return facts;
+  };
+}
+
+/** What `include=provenance` reads of the registry: each source's facts, the registry read once per request. */
+export function sourceFactsOfRegistry(registry: RegistrySource): () => Promise<(id: string) => BlockSourceFacts> {
+  return async () => {
+    const read = await registry();
+    return (id) => sourceBlockFactsOf(read, id);
   };
 }

@@ -2,6 +2,7 @@
  * The sources registry (docs/sources.md): what the team running the service knows of each feed that
  * legs name. A source it does not know is `kind: unknown`, unverified and never stale.
  */
+import type { SourceFacts as BlockSourceFacts } from '../kernel/leg/blocks.js';
 import { SOURCE_KINDS, type RegisteredKind, type SourceFacts } from '../kernel/source.js';
 
 export { SOURCE_KINDS, type RegisteredKind };
@@ -35,6 +36,8 @@ export interface RegisteredSource {
 export interface Registry {
   sources: ReadonlyMap<string, RegisteredSource>;
   lastLoadedAt: ReadonlyMap<string, number>;
+  /** The last complete sync (`--sync`, a sync ingest) of every source synced since: its listed legs were all carried then. */
+  lastSyncedAt?: ReadonlyMap<string, number>;
   /** Counts every write of the registry item (a settings change or a load). */
   revision: number;
 }
@@ -73,6 +76,12 @@ export function formatMinutes(minutes: number): string {
 
 export function settingsOf(registry: Registry, source: string): SourceSettings {
   return registry.sources.get(source)?.settings ?? UNREGISTERED;
+}
+
+/** What a record's `provenance` block reads of a source (src/kernel/leg/blocks.ts). */
+export function sourceBlockFactsOf(registry: Registry, id: string): BlockSourceFacts {
+  const s = settingsOf(registry, id);
+  return { name: s.name ?? id, kind: s.kind, verified: s.verified, lastLoadedAt: registry.lastLoadedAt.get(id), lastSyncedAt: registry.lastSyncedAt?.get(id) };
 }
 
 /**

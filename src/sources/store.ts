@@ -15,12 +15,13 @@ import {
 /**
  * The registry: one item `~sources` in the legs table, which the change consumer ignores (a service
  * item), with per source `s.<id>` its settings, `h.<id>` its history and `l.<id>` its last
- * successful load (epoch ms), and `rev`, counting its writes (docs/sources.md, "Storage").
+ * successful load (epoch ms), `y.<id>` its last complete sync, and `rev`, counting its writes (docs/sources.md, "Storage").
  */
 export const SOURCES_ID = '~sources';
 const SETTINGS = 's.';
 const HISTORY = 'h.';
 const LOADED = 'l.';
+const SYNCED = 'y.';
 const SET_ATTEMPTS = 5;
 
 type Item = Readonly<Record<string, unknown>>;
@@ -68,15 +69,18 @@ export function registryOfItem(item: Item | undefined): Registry {
   if (item === undefined) return EMPTY_REGISTRY;
   const sources = new Map<string, RegisteredSource>();
   const lastLoadedAt = new Map<string, number>();
+  const lastSyncedAt = new Map<string, number>();
   for (const [name, value] of Object.entries(item)) {
     if (name.startsWith(SETTINGS) && isSource(name.slice(SETTINGS.length))) {
       const id = name.slice(SETTINGS.length);
       sources.set(id, { settings: settingsOfItem(value), history: historyOfItem(item[HISTORY + id]) });
     } else if (name.startsWith(LOADED) && isSource(name.slice(LOADED.length)) && num(value) !== null) {
       lastLoadedAt.set(name.slice(LOADED.length), value as number);
+    } else if (name.startsWith(SYNCED) && isSource(name.slice(SYNCED.length)) && num(value) !== null) {
+      lastSyncedAt.set(name.slice(SYNCED.length), value as number);
     }
   }
-  return { sources, lastLoadedAt, revision: num(item.rev) ?? 0 };
+  return { sources, lastLoadedAt, lastSyncedAt, revision: num(item.rev) ?? 0 };
 }
 
 /** Port of the registry. */
@@ -84,8 +88,8 @@ export interface SourcesStore {
   read(): Promise<Registry>;
   /** Applies a `sources set` run's change to `id`, kept in its history; answers the settings after it. */
   set(id: string, change: SourceHistoryEntry['change'], run: { id: string; at: number }): Promise<SourceSettings>;
-  /** Records a successful load, sync or ingest of `sources` at `at`. */
-  recordLoads(sources: readonly string[], at: number): Promise<void>;
+  /** Records a successful load, sync or ingest of `sources` at `at`; of `synced`, a complete sync (`lastSyncedAt`). */
+  recordLoads(sources: readonly string[], at: number, synced?: readonly string[]): Promise<void>;
 }
 
 export function createSourcesStore(client: DynamoDBDocumentClient, tableName: string): SourcesStore {
@@ -121,13 +125,17 @@ export function createSourcesStore(client: DynamoDBDocumentClient, tableName: st
         }
       }
     },
-    async recordLoads(sources, at) {
+    async recordLoads(sources, at, synced = []) {
       const ids = [...new Set(sources)].filter(isSource);
       if (ids.length === 0) return;
       const names: Record<string, string> = {};
       const sets = ids.map((id, i) => {
         names[`#l${i}`] = LOADED + id;
         return `#l${i} = :at`;
+      });
+      [...new Set(synced)].filter(isSource).forEach((id, i) => {
+        names[`#y${i}`] = SYNCED + id;
+        sets.push(`#y${i} = :at`);
       });
       await client.send(
         new UpdateCommand({

@@ -179,6 +179,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       leg: { id: string; etag: string };
       again: { unchanged: boolean; etag: string };
       missing: { gone: boolean };
+      provenance: { source: string; kind: string; confirmedAt: string | null; latestUtc: string | null };
       watch: { id: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
       mirror: { size: number; applied: number; again: number };
       self: { id: string; state: string };
@@ -239,6 +240,13 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(out.leg.etag).toMatch(/^W\/"/);
     expect(out.again).toEqual({ unchanged: true, etag: out.leg.etag });
     expect(out.missing).toEqual({ gone: true });
+    // include=provenance,departure through the generated client: the blocks the API answers directly.
+    const withBlocks = await callApi<{ data: { provenance: { source: string; kind: string; confirmedAt: string | null }; departure: { latestUtc: string | null } } }>(
+      `${service.baseUrl}/open/v1/empty-legs/${out.leg.id}?include=provenance,departure`,
+      { headers: { 'X-API-Key': service.apiKey } },
+    );
+    const { provenance: p, departure: d } = withBlocks.body.data;
+    expect(out.provenance).toEqual({ source: p.source, kind: p.kind, confirmedAt: p.confirmedAt, latestUtc: d.latestUtc });
     // A watch made, a delivery verified with the client's helper, the owner's operations, the watch deleted.
     expect(out.watch).toEqual({
       id: expect.stringMatching(/^wat_/),

@@ -131,8 +131,10 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     expect(JSON.stringify(stream.Resource)).toContain('StreamArn');
 
     const feed = statementsOf(t, FUNCTIONS.listChanges.logicalId).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
-    expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:GetItem']);
-    expect(feed[2]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SWEEP_ID] } });
+    expect(feed.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:GetItem']);
+    // The sources registry for include=provenance, the sweep's state for a first read: GetItem of one item each.
+    expect(feed[2]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SOURCES_ID] } });
+    expect(feed[3]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [SWEEP_ID] } });
     expect(feed[0]!.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [HEAD_ID, `${ENTRY_PREFIX}*`] } });
     // The full sync reads the listed legs, never the table's history (docs/storage.md, "The listed legs index").
     expect(feed[1]!.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [legsId, 'Arn'] }, '/index/listedLegs']] });

@@ -10,6 +10,7 @@ import { createAuthorizerHandler } from '../../src/keys/authorizer-handler.js';
 import { createGetLegHandler } from '../../src/leg-by-id/handler.js';
 import { createLegReader } from '../../src/leg-by-id/store.js';
 import { createListHandler, createListRepository } from '../../src/listing/list-handler.js';
+import type { RegistrySource } from '../../src/sources/index.js';
 
 /**
  * The functions' handlers built through their factories, the way functions/<name>/handler.ts builds
@@ -29,7 +30,7 @@ export function testDocumentClient(): DynamoDBDocumentClient {
 }
 
 export function buildListHandler(
-  options: { config?: Config; clock?: Clock; client?: DynamoDBDocumentClient; airports?: () => AirportIndex } = {},
+  options: { config?: Config; clock?: Clock; client?: DynamoDBDocumentClient; airports?: () => AirportIndex; registry?: RegistrySource } = {},
 ) {
   const config = options.config ?? testConfig();
   const repository = createListRepository(options.client ?? testDocumentClient(), config);
@@ -38,15 +39,16 @@ export function buildListHandler(
     config,
     clock: options.clock ?? fakeTimersClock,
     ...(options.airports ? { airports: options.airports } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
   });
   return { handler, repository, config };
 }
 
 /** The by-id function as functions/get-empty-leg/handler.ts builds it. */
-export function buildGetLegHandler(options: { config?: Config; clock?: Clock; client?: DynamoDBDocumentClient } = {}) {
+export function buildGetLegHandler(options: { config?: Config; clock?: Clock; client?: DynamoDBDocumentClient; registry?: RegistrySource } = {}) {
   const config = options.config ?? testConfig();
   const readLeg = createLegReader(options.client ?? testDocumentClient(), config.legsTableName);
-  return { handler: createGetLegHandler({ readLeg, clock: options.clock ?? fakeTimersClock }), config };
+  return { handler: createGetLegHandler({ readLeg, clock: options.clock ?? fakeTimersClock, ...(options.registry ? { registry: options.registry } : {}) }), config };
 }
 
 export function buildAuthorizerHandler(options: { config?: Config; client?: DynamoDBDocumentClient } = {}) {

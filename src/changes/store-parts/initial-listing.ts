@@ -9,6 +9,7 @@ import { unpackRecord } from '../../kernel/record-pack.js';
 import { LISTED_LEGS_INDEX } from '../../tables.js';
 import { sourceOf } from '../../kernel/source.js';
 import type { StaleSources } from '../transition.js';
+import { factsOfItem, factsOfStored, type LegFacts } from '../../kernel/leg/blocks.js';
 
 /**
  * The first read's listing (docs/api.md, "Change feed"; docs/storage.md, "The change log's items"):
@@ -72,9 +73,15 @@ export async function scanListing(
   limit: number,
   now: number,
   stale?: StaleSources,
-): Promise<{ legs: EmptyLeg[]; next: string | undefined }> {
+): Promise<{ legs: EmptyLeg[]; next: string | undefined; facts: (LegFacts | undefined)[] }> {
   const at = new Date(now);
   const legs: EmptyLeg[] = [];
+  const facts: (LegFacts | undefined)[] = [];
+  // What `include` reads of a group's leg: its item's, else what its state kept.
+  const push = (g: ListingGroup, leg: EmptyLeg): number => {
+    facts.push(g.item !== undefined ? factsOfItem(g.item) : factsOfStored(g.state?.p));
+    return legs.push(leg);
+  };
   let group: ListingGroup | undefined;
   let settled = afterKey;
   let start: Record<string, unknown> | undefined = afterKey === undefined ? undefined : listingStartKey(afterKey);
@@ -92,10 +99,11 @@ export async function scanListing(
       const ls = String(item[SORT_ATTR]);
       if (ls === afterKey) continue;
       if (group !== undefined && group.ls !== ls) {
-        const leg = legOfGroup(group, at, stale);
-        settled = group.ls;
+        const done = group;
+        const leg = legOfGroup(done, at, stale);
+        settled = done.ls;
         group = undefined;
-        if (leg !== undefined && legs.push(leg) === limit) return { legs, next: settled };
+        if (leg !== undefined && push(done, leg) === limit) return { legs, next: settled, facts };
       }
       group ??= { ls };
       if (String(item.id).startsWith(statePrefix)) group.state = item;
@@ -104,11 +112,11 @@ export async function scanListing(
     start = out.LastEvaluatedKey;
     if (start === undefined) {
       const leg = group === undefined ? undefined : legOfGroup(group, at, stale);
-      if (leg !== undefined) legs.push(leg);
-      return { legs, next: undefined };
+      if (leg !== undefined) push(group!, leg);
+      return { legs, next: undefined, facts };
     }
     // The cap: the next page goes on after the last group settled (the open one is read again).
-    if (scans >= LISTING_SCANS_PER_PAGE && settled !== afterKey) return { legs, next: settled };
+    if (scans >= LISTING_SCANS_PER_PAGE && settled !== afterKey) return { legs, next: settled, facts };
     if (scans >= LISTING_SCANS_LIMIT) throw new Error(`listedLegs: ${scans} Scan requests settled no leg after ${afterKey ?? 'the start'}`);
   }
 }

@@ -2,11 +2,13 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IndexRepair } from '../../kernel/leg-change.js';
 import { BUCKET_ATTR, EXPIRY_DAY_ATTR, EXPIRY_INSTANT_ATTR, FILTER_ATTR, SORT_ATTR, TTL_ATTR } from '../../kernel/leg-item.js';
+import { INSTANT_ATTRIBUTES } from '../../kernel/leg/instants.js';
 
 /** The fields a leg's index attributes derive from (src/kernel/leg-change.ts, derivedIndexKeyOf). */
 export const INDEXED_SOURCE_FIELDS = [
   'startDate', 'endDate', 'depCityName', 'depAirportIcao', 'depAirportIata', 'depCountryCode', 'arrCityName', 'arrAirportIcao', 'arrAirportIata', 'arrCountryCode',
   'seatNum', 'aircraftType', 'price', 'currency', 'depTimezone', 'listed', 'blocked', 'sold', 'source', TTL_ATTR,
+  'depTimeTo', ...INSTANT_ATTRIBUTES,
 ] as const;
 
 /** Every attribute a repair names (its key, what it writes, what it checks): the consumer's IAM condition. */

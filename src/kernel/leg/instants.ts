@@ -38,9 +38,9 @@ export function decodeConfirmed(text: string): number {
   return /^[0-9a-z]{1,9}$/.test(text) ? parseInt(text, 36) * 1000 : Number.NaN;
 }
 
-/** True when the two items show different records (what the change feed calls `updated`). */
+/** True when the two items show different records: their usual fields or their departure times. */
 export function recordDiffers(a: Item, b: Item): boolean {
-  return JSON.stringify(toApiRecord(a)) !== JSON.stringify(toApiRecord(b));
+  return JSON.stringify(toApiRecord(a)) !== JSON.stringify(toApiRecord(b)) || a.depTimeFrom !== b.depTimeFrom || a.depTimeTo !== b.depTimeTo;
 }
 
 /**
@@ -73,7 +73,7 @@ export function writtenInstants(before: Item | undefined, after: Item, now: numb
     const firstSeenAt = is.firstSeenAt ?? at;
     return { firstSeenAt, updatedAt: is.updatedAt ?? firstSeenAt, confirmedAt: is.confirmedAt ?? firstSeenAt };
   }
-  const handChanged = is.updatedAt === was.updatedAt && recordDiffers(before, after);
+  const handChanged = (is.updatedAt === undefined || is.updatedAt === was.updatedAt) && recordDiffers(before, after);
   return {
     firstSeenAt: is.firstSeenAt ?? was.firstSeenAt,
     updatedAt: handChanged ? at : (is.updatedAt ?? was.updatedAt),

@@ -3,6 +3,7 @@ import { isCalendarDate } from '../../kernel/dates.js';
 import { AMENITY_TYPES } from '../../kernel/model.js';
 import { CATEGORY_LIST, type AircraftCategory } from '../../kernel/aircraft-category.js';
 import { categoryOf } from './aircraft-spellings.js';
+import { DEP_TIME_PATTERN, DEP_TIME_RULE } from '../../kernel/leg/departure.js';
 
 
 
@@ -13,7 +14,7 @@ import { show } from './show.js';
 import { unknownFieldRule } from './suggest.js';
 
 /** The fields an import record has besides an EmptyLeg's. */
-export type ExtraField = 'departureAt' | 'listed' | 'blocked' | 'sold' | 'depTimezone' | 'source';
+export type ExtraField = 'departureAt' | 'listed' | 'blocked' | 'sold' | 'depTimezone' | 'source' | 'depTimeFrom' | 'depTimeTo';
 
 /** C0 and C1 control characters and DEL (the index joins fields with U+001F), or a lone surrogate. */
 export const BAD_CHARACTER = /[\u0000-\u001f\u007f-\u009f]|\p{Cs}/u;
@@ -23,6 +24,9 @@ export const got =
   (rule: string) =>
   (issue: Issue): string =>
     `${rule}, got ${show(issue.input)}`;
+
+/** A departure time, `HH:mm` local to the departure airport (src/kernel/leg/departure.ts). */
+export const depTime = v.pipe(v.string(got('must be a string')), v.regex(DEP_TIME_PATTERN, got(DEP_TIME_RULE)));
 
 /** A string: trimmed, not blank, at most `max` characters, no control characters. */
 export function text(max: number, nullable: boolean) {

@@ -10,7 +10,7 @@ import { parseInstant } from './instant.js';
 import { ID_PATTERN, RESERVED_IDS, RESERVED_ID_RULE, MAX_AMENITIES, MAX_PRICE, MAX_SEATS, MIN_YEAR } from './reference-data.js';
 import { show } from './show.js';
 
-import { aircraftCategory, amenity, calendarDate, type ExtraField, country, currency, got, httpsUrl, iata, icao, instant, integer, objectRule, registration, text, timeZone } from './schema-fields.js';
+import { aircraftCategory, amenity, calendarDate, depTime, type ExtraField, country, currency, got, httpsUrl, iata, icao, instant, integer, objectRule, registration, text, timeZone } from './schema-fields.js';
 
 /**
  * The valibot schema of one import record: the API's EmptyLeg fields (each with the rule it must
@@ -73,6 +73,8 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
     sold: v.optional(v.boolean(got('must be true or false')), false),
     depTimezone: v.optional(timeZone),
     source: v.optional(v.pipe(v.string(got('must be a string')), v.regex(SOURCE_PATTERN, got(SOURCE_RULE))), DEFAULT_SOURCE),
+    depTimeFrom: v.optional(depTime),
+    depTimeTo: v.optional(depTime),
   } satisfies Record<EmptyLegField | ExtraField, v.GenericSchema>;
   const known = Object.keys(entries);
 
@@ -186,6 +188,12 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
         `the listing only reads ${LISTING_HORIZON_DAYS} days ahead, load this leg later`,
     ),
     crossCheck(
+      ['startDate', 'departureAt', 'depTimezone', 'endDate', 'depTimeFrom', 'depTimeTo'],
+      'depTimeTo',
+      (r) => r.depTimeFrom === undefined || r.depTimeTo === undefined || effectiveStart(r) !== r.endDate || r.depTimeTo >= r.depTimeFrom,
+      (r) => `must not be before depTimeFrom ${r.depTimeFrom} on a one-day leg, got ${show(r.depTimeTo)}`,
+    ),
+    crossCheck(
       ['makeYear', 'renovateYear'],
       'renovateYear',
       (r) => r.makeYear === null || r.renovateYear === null || r.renovateYear >= r.makeYear,
@@ -210,6 +218,8 @@ function buildSchema(today: string, airports: AirportIndex, allowUnknown: boolea
       if (dep) fillFromAirport(leg, 'dep', dep);
       if (arr) fillFromAirport(leg, 'arr', arr);
       leg.source = r.source;
+      if (r.depTimeFrom !== undefined) leg.depTimeFrom = r.depTimeFrom;
+      if (r.depTimeTo !== undefined) leg.depTimeTo = r.depTimeTo;
       return leg as unknown as StoredLeg;
     }),
   );

@@ -158,6 +158,40 @@ describe('the seller targets', () => {
   });
 });
 
+describe('the include targets', () => {
+  const q = (name: string, params: Record<string, string>, coldReadUnits: number, warmP95Ms = 0.2) => ({ name, params, coldReadUnits, wholeItemReadUnits: 2000, warmP95Ms, excessBuckets: [] });
+  const plain = q('no filter, page 1', {}, 50, 0.2);
+  const hundred = q('size=100', { size: '100' }, 60, 0.4);
+  const inputs = (...extra: ReturnType<typeof q>[]) => ({ ...base, queries: [plain, hundred, ...extra] });
+  const units = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'read units per request of include');
+  const cpu = (t: ReturnType<typeof evaluateTargets>) => byUnit(t, 'CPU time p95 of include');
+
+  it('holds each include search against the search of the mix with its parameters but include (worst pair)', () => {
+    const page1 = q('include (include=provenance,departure)', { include: 'provenance,departure' }, 51, 0.24);
+    const page100 = q('include (include=provenance,departure), size=100', { size: '100', include: 'provenance,departure' }, 60, 0.56);
+    const targets = evaluateTargets(inputs(page1, page100));
+    expect(units(targets)).toMatchObject({ value: 1.02, limit: 1.1, holds: true });
+    expect(cpu(targets)).toMatchObject({ value: 1.4, limit: 1.5, holds: true });
+    // A per-record read would show (one GetItem a record: 100 more units), and so would slow blocks.
+    const slow = evaluateTargets(inputs(page1, { ...page100, coldReadUnits: 160, warmP95Ms: 0.8 }));
+    expect(units(slow)).toMatchObject({ value: 2.667, holds: false });
+    expect(cpu(slow)).toMatchObject({ value: 2, holds: false });
+  });
+
+  it('reports them below 20,000 legs without judging them', () => {
+    const page1 = q('include (include=provenance,departure)', { include: 'provenance,departure' }, 90, 0.9);
+    const small = evaluateTargets({ ...inputs(page1), legs: 2_000 });
+    expect(units(small)).toMatchObject({ value: 1.8, holds: true, notJudged: 'stated at 20000 legs; this run has 2000' });
+    expect(cpu(small)).toMatchObject({ holds: true });
+  });
+
+  it('has no include target without an include search held against one', () => {
+    expect(evaluateTargets(inputs()).some((t) => t.name.includes('include'))).toBe(false);
+    const orphan = q('include (include=provenance), Atlantis', { include: 'provenance', depCityName: 'Atlantis' }, 1);
+    expect(evaluateTargets(inputs(orphan)).some((t) => t.name.includes('include'))).toBe(false);
+  });
+});
+
 describe('trafficTargets and gzipTarget', () => {
   const good = {
     seconds: 60,

@@ -15,6 +15,16 @@ describe('a complete valid record', () => {
   });
 });
 
+describe('departure times', () => {
+  it('are kept as given, after the listing state; a later time on a later day is fine', () => {
+    const result = validateImportRecord(record({ depTimeFrom: '18:00', depTimeTo: '09:30' }), { today: TODAY });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.leg).toMatchObject({ depTimeFrom: '18:00', depTimeTo: '09:30' });
+    expect(Object.keys(result.leg).slice(-2)).toEqual(['depTimeFrom', 'depTimeTo']);
+  });
+});
+
 describe('rules: one failing case per rule, naming the index, the field and the rule', () => {
   it.each<[string, Patch, string]>([
     ['id empty', { id: '' }, 'index 0: id: must be 1-64 of A-Z a-z 0-9 _ -, got ""'],
@@ -48,6 +58,11 @@ describe('rules: one failing case per rule, naming the index, the field and the 
     ['time zone as an offset', { depTimezone: '+02:00' }, 'index 0: depTimezone: must be an IANA time zone such as Europe/Paris (not an offset), got "+02:00"'],
     ['time zone unknown', { depTimezone: 'Europe/Atlantis' }, 'index 0: depTimezone: must be an IANA time zone'],
     ['time zone null', { depTimezone: null }, 'index 0: depTimezone: must be a string, got null'],
+    ['depTimeFrom without minutes', { depTimeFrom: '9' }, 'index 0: depTimeFrom: must be a local time HH:mm (00:00 to 23:59), got "9"'],
+    ['depTimeTo past midnight', { depTimeTo: '24:00' }, 'index 0: depTimeTo: must be a local time HH:mm (00:00 to 23:59), got "24:00"'],
+    ['depTimeTo with seconds', { depTimeTo: '18:00:00' }, 'index 0: depTimeTo: must be a local time HH:mm'],
+    ['depTimeTo not a string', { depTimeTo: 1800 }, 'index 0: depTimeTo: must be a string, got 1800'],
+    ['depTimeTo before depTimeFrom on a one-day leg', { endDate: '2026-12-10', depTimeFrom: '18:00', depTimeTo: '09:00' }, 'index 0: depTimeTo: must not be before depTimeFrom 18:00 on a one-day leg, got "09:00"'],
     ['price negative', { price: -1 }, 'index 0: price: must not be negative, got -1'],
     ['price a string', { price: '6900' }, 'index 0: price: must be a number or null, got "6900"'],
     ['price without currency', { currency: null }, 'index 0: currency: is required when price is given'],
