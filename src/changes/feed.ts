@@ -96,10 +96,11 @@ export async function readChanges(query: ChangesQuery, deps: FeedDependencies): 
 async function shown(changes: readonly LogEntry[], query: ChangesQuery, deps: FeedDependencies): Promise<LogEntry[]> {
   const include = query.include ?? NO_INCLUDE;
   const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : undefined;
-  return changes.map(({ type, id, changedAt, leg, facts }) => ({
+  return changes.map(({ type, id, changedAt, leg, reason, facts }) => ({
     type,
     id,
     changedAt,
     leg: leg === null || include.size === 0 ? leg : withBlocks(leg, include, { ...(facts ?? factsOfItem({})), startDate: leg.startDate, endDate: leg.endDate }, sources ?? unregisteredSource),
+    ...(reason === undefined ? {} : { reason }),
   }));
 }

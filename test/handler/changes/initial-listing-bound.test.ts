@@ -19,7 +19,7 @@ describe('scanListing: a bounded number of Scan requests whatever the index answ
 
   it('the last page of the index ends the read without an error', async () => {
     ddb.on(ScanCommand).resolves({ Items: [] });
-    await expect(scanListing(testDocumentClient(), 'legs', '~log#', undefined, 10, Date.UTC(2026, 10, 28))).resolves.toEqual({ legs: [], next: undefined });
+    await expect(scanListing(testDocumentClient(), 'legs', '~log#', undefined, 10, Date.UTC(2026, 10, 28))).resolves.toEqual({ legs: [], next: undefined, facts: [] });
     expect(ddb.commandCalls(ScanCommand)).toHaveLength(1);
   });
 });

@@ -24,6 +24,7 @@ import { storedLeg } from '../../support/legs.js';
  */
 const ddb = mockClient(DynamoDBDocumentClient);
 const NOW = Date.parse('2026-11-25T10:00:05Z');
+const LONG_AGO = Date.parse('2026-01-01T00:00:00Z');
 const HOUR = 3_600_000;
 type Image = NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
 const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as Image;
@@ -92,8 +93,11 @@ function matcher(sent: QueuedMessage[]) {
   });
 }
 
-/** The watches that get `empty_leg.listed` for a new leg of `source` (none: loaded without one), confirmed `confirmedAt` (none: unknown). */
-async function listedTo(source: string | undefined, id: string, confirmedAt?: number): Promise<string[]> {
+/**
+ * The watches that get `empty_leg.listed` for a new leg of `source` (none: loaded without one),
+ * confirmed `confirmedAt` (none: long ago; a new leg written without one counts as confirmed by that write).
+ */
+async function listedTo(source: string | undefined, id: string, confirmedAt: number = LONG_AGO): Promise<string[]> {
   const leg = toStorageItem(storedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-03', ...(source === undefined ? {} : { source }), ...(confirmedAt === undefined ? {} : { confirmedAt }) }));
   const event = await consume({ eventName: 'INSERT', dynamodb: { Keys: { id: { S: id } }, SequenceNumber: `4${id.length}${states.length}`, NewImage: image(leg) } });
   expect(event.Records).toHaveLength(1);
@@ -113,7 +117,7 @@ describe('the watches matcher: source, kind, verifiedOnly', () => {
     await listedTo('acme-air', 'EL-1');
     await listedTo(undefined, 'EL-2', NOW - HOUR);
     expect(states.map((s) => [s.id, s.s, s.c])).toEqual([
-      ['~feed#EL-1', 'acme-air', undefined],
+      ['~feed#EL-1', 'acme-air', LONG_AGO],
       ['~feed#EL-2', undefined, Math.floor((NOW - HOUR) / 1000) * 1000],
     ]);
   });
