@@ -75,7 +75,7 @@ export function createListHandler({
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const now = clock();
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () =>
-        listEmptyLegs(query, { repository, now: new Date(now), memo, airports, rates, sources, staleSources: registry && staleSourceIds(await registry(), now) }),
+        listEmptyLegs(query, { repository, now: new Date(now), memo, airports, rates, sources, staleSources: registry && (async () => staleSourceIds(await registry(), now)) }),
       );
       return listResponse(page, traceIdOf({ context }));
     });

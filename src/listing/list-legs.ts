@@ -58,13 +58,16 @@ export async function listEmptyLegs(
     /** The sources registry's facts, read only when the query has `kind`, `verifiedOnly=true` or `maxAgeHours` (src/sources/cached.ts). */
     sources?: (() => Promise<SourceFacts>) | undefined;
     /** The stale sources (docs/sources.md), whose legs the listing leaves out; read from each entry's source field. */
-    staleSources?: readonly string[] | undefined;
+    staleSources?: readonly string[] | (() => Promise<readonly string[]>) | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
   const sources = usesRegistry(query) ? await deps.sources?.() : undefined;
   // An unknown airport or currency is refused before anything is read.
-  const compiled = withoutSources(compileQuery(query, deps.airports ?? airportReference, rates, sources), deps.staleSources);
+  const checked = compileQuery(query, deps.airports ?? airportReference, rates, sources);
+  // Read after the query compiled: an unknown airport is refused before the registry is read.
+  const staleSources = typeof deps.staleSources === 'function' ? await deps.staleSources() : deps.staleSources;
+  const compiled = withoutSources(checked, staleSources);
   const todayUtc = utcDate(deps.now);
   const window = compiled.window(todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
@@ -78,7 +81,7 @@ export async function listEmptyLegs(
   // as the page goes. Another order ranks them all, once per memo entry.
   const nowMs = deps.now.getTime();
   // Converted prices filter and order with the rates of their date, kinds with the registry's revision; stale sources are left out.
-  const stale = deps.staleSources !== undefined && deps.staleSources.length > 0 ? ` -${deps.staleSources.join(',')}` : '';
+  const stale = staleSources !== undefined && staleSources.length > 0 ? ` -${staleSources.join(',')}` : '';
   const key = matchesKey(query, [todayUtc, rates?.date, sources?.revision].filter((part) => part !== undefined).join(' ') + stale);
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
