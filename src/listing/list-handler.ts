@@ -77,7 +77,9 @@ export function createListHandler({
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const now = clock();
       const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () => {
-        const read = registry ? await registry() : EMPTY_REGISTRY;
+        // The registry is read once, and only after the query compiled (an unknown airport reads nothing).
+        let read: ReturnType<RegistrySource> | undefined;
+        const readRegistry = () => (read ??= registry ? registry() : Promise.resolve(EMPTY_REGISTRY));
         return listEmptyLegs(query, {
           repository,
           now: new Date(now),
@@ -85,10 +87,12 @@ export function createListHandler({
           airports,
           rates,
           sources,
-          staleSources: registry && staleSourceIds(read, now),
+          staleSources: registry && (async () => staleSourceIds(await readRegistry(), now)),
           include,
-          sourceFacts: (id) => sourceBlockFactsOf(read, id),
-          registryRead: read,
+          blockSources: async () => {
+            const registryRead = await readRegistry();
+            return { sourceFacts: (id) => sourceBlockFactsOf(registryRead, id), registryRead };
+          },
         });
       });
       return listResponse(page, traceIdOf({ context }));

@@ -46,6 +46,12 @@ export function withoutSources(compiled: CompiledQuery, sources: readonly string
   return { ...compiled, matches: (entry, window, nowMs) => !out.has(entry.source) && compiled.matches(entry, window, nowMs) };
 }
 
+/** The source facts a record's `provenance` block reads, and the registry read they come from (the same object while it is unchanged). */
+export interface BlockSources {
+  sourceFacts: (id: string) => BlockSourceFacts;
+  registryRead: object;
+}
+
 /**
  * A record with its blocks, the same object for the same record, `include` and registry: a warm
  * container's answers reuse it (and its serialization, src/http/envelope.ts) as they reuse the record.
@@ -56,7 +62,7 @@ function blocksOf(
   listed: EmptyLeg,
   item: Record<string, unknown>,
   include: Include,
-  deps: { sourceFacts?: ((id: string) => BlockSourceFacts) | undefined; registryRead?: object | undefined },
+  deps: Partial<BlockSources>,
 ): EmptyLeg {
   const key = [...include].join(',');
   const provenance = include.has('provenance');
@@ -82,18 +88,20 @@ export async function listEmptyLegs(
     /** The sources registry's facts, read only when the query has `kind`, `verifiedOnly=true` or `maxAgeHours` (src/sources/cached.ts). */
     sources?: (() => Promise<SourceFacts>) | undefined;
     /** The stale sources (docs/sources.md), whose legs the listing leaves out; read from each entry's source field. */
-    staleSources?: readonly string[] | undefined;
+    staleSources?: readonly string[] | (() => Promise<readonly string[]>) | undefined;
     /** The blocks each record carries (`include`), from its item and its source's registry entry. */
     include?: Include | undefined;
-    sourceFacts?: ((id: string) => BlockSourceFacts) | undefined;
-    /** Names the registry `sourceFacts` reads: the same object while it is unchanged (the blocks are then reused). */
-    registryRead?: object | undefined;
+    /** The registry's facts for `include=provenance`, read after the query compiled, once. */
+    blockSources?: (() => Promise<BlockSources>) | undefined;
   },
 ): Promise<LegsPage> {
   const rates = query.currency === undefined ? undefined : await deps.rates?.();
   const sources = usesRegistry(query) ? await deps.sources?.() : undefined;
   // An unknown airport or currency is refused before anything is read.
-  const compiled = withoutSources(compileQuery(query, deps.airports ?? airportReference, rates, sources), deps.staleSources);
+  const checked = compileQuery(query, deps.airports ?? airportReference, rates, sources);
+  // Read after the query compiled: an unknown airport is refused before the registry is read.
+  const staleSources = typeof deps.staleSources === 'function' ? await deps.staleSources() : deps.staleSources;
+  const compiled = withoutSources(checked, staleSources);
   const todayUtc = utcDate(deps.now);
   const window = compiled.window(todayUtc);
   if (window === null) return { records: [], total: 0, page: query.page, size: query.size };
@@ -107,7 +115,7 @@ export async function listEmptyLegs(
   // as the page goes. Another order ranks them all, once per memo entry.
   const nowMs = deps.now.getTime();
   // Converted prices filter and order with the rates of their date, kinds with the registry's revision; stale sources are left out.
-  const stale = deps.staleSources !== undefined && deps.staleSources.length > 0 ? ` -${deps.staleSources.join(',')}` : '';
+  const stale = staleSources !== undefined && staleSources.length > 0 ? ` -${staleSources.join(',')}` : '';
   const key = matchesKey(query, [todayUtc, rates?.date, sources?.revision].filter((part) => part !== undefined).join(' ') + stale);
   let matches = deps.memo?.get(key, lists, nowMs);
   if (!matches) {
@@ -120,6 +128,7 @@ export async function listEmptyLegs(
   const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
 
   const include = deps.include ?? NO_INCLUDE;
+  const blockSources = include.has('provenance') ? await deps.blockSources?.() : undefined;
   const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
   const byId = new Map(items.map((item) => [item.id, item]));
   const records = slice.items.flatMap((entry) => {
@@ -129,7 +138,7 @@ export async function listEmptyLegs(
     const record = apiRecordOf(item);
     const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
     const listed = compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! };
-    return [include.size === 0 ? listed : blocksOf(listed, item, include, deps)];
+    return [include.size === 0 ? listed : blocksOf(listed, item, include, blockSources ?? {})];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }

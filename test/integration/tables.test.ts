@@ -12,7 +12,7 @@ describe('table definitions on DynamoDB Local', () => {
 
   it('creates the legs table with the sparse bucket index projecting only the filter attribute', async () => {
     const d = await t.client.send(new DescribeTableCommand({ TableName: t.legsTableName }));
-    const gsi = d.Table?.GlobalSecondaryIndexes?.[0];
+    const gsi = d.Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === LEGS_INDEX.indexName);
     expect(gsi?.IndexName).toBe(LEGS_INDEX.indexName);
     expect(gsi?.Projection).toEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: ['lf'] });
     expect(gsi?.KeySchema).toEqual([

@@ -34,6 +34,7 @@ export interface StartOptions {
   fewLegs?: boolean;
   stage?: 'sandbox' | 'prod';
   env?: Record<string, string>;
+  /** How long `npm start` may take to listen (default 110 s, within the e2e files' 120 s set-up): a loaded machine starts it slowly. */
   timeoutMs?: number;
   /** Ports to use instead of free ones. */
   port?: number;
@@ -74,7 +75,7 @@ export async function startLocalServer(options: StartOptions = {}): Promise<Runn
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
-  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 110_000);
   while (!/Listening on http:\/\/localhost:\d+/.test(out)) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${out}`);
     if (Date.now() > deadline) {

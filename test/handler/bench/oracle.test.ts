@@ -8,7 +8,7 @@ import { dateInZone } from '../../../src/kernel/dates.js';
 import { createListHandler, createListRepository } from '../../../src/listing/list-handler.js';
 import { DEMO_RATES_FILE, parseEcbRates } from '../../../src/rates/index.js';
 import { demoLegs } from '../../../local/demo/index.js';
-import { queryMix, type DataLeg } from '../../../bench/mix.js';
+import { queryMix, type DataLeg, BENCH_FACTS } from '../../../bench/mix.js';
 import { createServedChecker } from '../../../bench/oracle.js';
 import { lambdaContext, listEvent } from '../../support/events.js';
 import { testConfig, testDocumentClient } from '../../support/handlers.js';
@@ -77,7 +77,7 @@ describe("the benchmark's oracle and the functions read one clock", () => {
     };
     // The list function as bench/run.ts builds it: its settings' clock (the injected one) for its cache and its requests.
     const config = { ...testConfig(), clock };
-    const handler = createListHandler({ repository: createListRepository(testDocumentClient(), config), config, clock, rates: () => Promise.resolve(rateSet) });
+    const handler = createListHandler({ repository: createListRepository(testDocumentClient(), config), config, clock, rates: () => Promise.resolve(rateSet), sources: () => Promise.resolve(BENCH_FACTS) });
     const list = (params: Record<string, string>) => handler(listEvent(params), lambdaContext());
     const mix = queryMix(TODAY);
     const checker = createServedChecker(data, mix, rateSet);

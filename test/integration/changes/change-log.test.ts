@@ -96,7 +96,7 @@ describe('the change log fed by the stream', () => {
       ['withdrawn', 'T1', null],
     ]);
     expect(after.changes[3]!.leg).toEqual(toApiRecord(toStorageItem(leg('H1', { price: 6 }))));
-    // (The consumer's write of a hand-made put's instants comes back too: no change of what is shown.)
+    // What moved the listing; the consumer's own writes (a hand-made put's instants, T2's expiry-index attributes) move nothing.
     const shownChanges = seen.filter((s) => JSON.stringify(s.before) !== JSON.stringify(s.after));
     expect(shownChanges.map((s) => s.id)).toEqual(['T1', 'T2', 'H1', 'H1', 'T2', 'T1']);
 
