@@ -151,9 +151,9 @@ export async function listEmptyLegs(
     const record = apiRecordOf(item);
     const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
     const listed = compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! };
+    const blocked = include.size === 0 ? listed : blocksOf(listed, item, include, blockSources ?? {});
     const flight = flightOf.get(entry.id);
-    const grouped = flight === undefined ? listed : flightRecord(listed, flight, query.currency, rates);
-    return [include.size === 0 ? grouped : blocksOf(grouped, item, include, blockSources ?? {})];
+    return [flight === undefined ? blocked : flightRecord(blocked, flight, query.currency, rates)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
 }
