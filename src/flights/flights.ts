@@ -1,5 +1,6 @@
 import { codeOf, type IndexEntry } from '../kernel/index-entry.js';
 import { toEpochDay } from '../kernel/dates.js';
+import { registrationOf } from '../kernel/leg-item.js';
 import { flightKeyOf, groupFlights, type GroupedLeg } from './grouping.js';
 import { compareOffers, type OfferFacts } from './offers.js';
 
@@ -16,7 +17,8 @@ export interface Flight {
 
 /** A leg's flight key (`flightKeyOf`) from its index entry; '' when it is never merged. */
 export function entryFlightKey(entry: IndexEntry): string {
-  return entry.registration === '' ? '' : flightKeyOf(entry.registration, codeOf(entry, 'dep', 'icao'), codeOf(entry, 'arr', 'icao'));
+  const registration = registrationOf(entry);
+  return registration === '' ? '' : flightKeyOf(registration, codeOf(entry, 'dep', 'icao'), codeOf(entry, 'arr', 'icao'));
 }
 
 const MINUTES_PER_DAY = 1440;
@@ -53,9 +55,8 @@ export function flightsOf(matches: readonly IndexEntry[], listed: Iterable<Index
   const members = new Map<string, Member>();
   if (wanted.size > 0) {
     for (const entry of listed) {
-      if (entry.registration === '') continue;
       const key = entryFlightKey(entry);
-      if (wanted.has(key)) members.set(entry.id, memberOf(entry, key));
+      if (key !== '' && wanted.has(key)) members.set(entry.id, memberOf(entry, key));
     }
     for (const match of matches) if (keys.get(match) !== '' && !members.has(match.id)) members.set(match.id, memberOf(match, keys.get(match)!));
   }

@@ -1,5 +1,6 @@
 import type { IndexEntry } from '../kernel/index-entry.js';
 import { inWindow, type DateWindow } from '../kernel/listed.js';
+import { registrationOf } from '../kernel/leg-item.js';
 import { BASE_CURRENCY, convertAmount, type RateSet } from '../rates/index.js';
 import { settingsOf, type Registry } from '../sources/index.js';
 import { flightsOf, inListingOrder, type Flight } from './flights.js';
@@ -47,16 +48,10 @@ export function offerFactsOf(registry: Registry | undefined, rates: RateSet | un
       source: entry.source,
       kind: settings?.kind ?? 'unknown',
       verified: settings?.verified ?? false,
-      confirmedAt: confirmedAtOf(entry),
+      confirmedAt: entry.confirmedAt,
       euros: eurosOf(entry, rates),
     };
   };
-}
-
-/** The instant an entry was last confirmed (issue 41's `confirmedAt`, once the index carries it); NaN until then. */
-function confirmedAtOf(entry: IndexEntry): number {
-  const confirmed = (entry as IndexEntry & { confirmedAt?: number }).confirmedAt;
-  return typeof confirmed === 'number' ? confirmed : Number.NaN;
 }
 
 /** The flights of the query's matches, ordered. */
@@ -69,7 +64,7 @@ export function groupedFlights(input: GroupInput): Flight[] {
   const listed: IndexEntry[] = [];
   for (const list of input.lists) {
     for (const entry of list) {
-      if (entry.registration === '' || !inWindow(entry, input.listedWindow, nowMs)) continue;
+      if (registrationOf(entry) === '' || !inWindow(entry, input.listedWindow, nowMs)) continue;
       listed.push(entry);
       if (entry.expiresAt < validUntil) validUntil = entry.expiresAt;
     }

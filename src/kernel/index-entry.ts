@@ -1,6 +1,6 @@
 import { AIRCRAFT_CATEGORIES, type AircraftCategory } from './aircraft-category.js';
 import { DEFAULT_SOURCE, isSource } from './source.js';
-import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, NO_COUNTRY, REGISTRATION_SEP, SEP, SORT_ATTR } from './leg-item.js';
+import { DAY_MS, decodeExpiry, FILTER_ATTR, fieldsEnd, FIRST_CATEGORY_CODE, NO_COUNTRY, SEP, SORT_ATTR } from './leg-item.js';
 import { decodeConfirmed } from './leg/instants.js';
 
 /**
@@ -39,8 +39,6 @@ export interface IndexEntry {
   source: string;
   /** Epoch ms of its last load that wrote it (the eleventh field: `confirmedAtOf` adds its source's syncs); NaN when unknown. */
   confirmedAt: number;
-  /** The registration, normalised (`normalizedRegistration`), after REGISTRATION_SEP at the text's end; '' without one. */
-  registration: string;
 }
 
 export type Side = 'dep' | 'arr';
@@ -215,8 +213,7 @@ export class IndexEntryReader {
    */
   fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
     const step = SEP.length;
-    const registrationAt = text.lastIndexOf(REGISTRATION_SEP);
-    const to = registrationAt < 0 ? text.length : registrationAt;
+    const to = fieldsEnd(text);
     const s1 = text.indexOf(SEP);
     const s2 = s1 < 0 ? -1 : text.indexOf(SEP, s1 + step);
     const s3 = s2 < 0 ? -1 : text.indexOf(SEP, s2 + step);
@@ -293,7 +290,6 @@ export class IndexEntryReader {
       currency,
       source,
       confirmedAt,
-      registration: registrationAt < 0 ? '' : text.slice(registrationAt + 1),
     };
   }
 }

@@ -195,6 +195,15 @@ export function normalizedRegistration(registration: string | null | undefined):
   return registration == null ? '' : registration.replace(/[\s-]/g, '').toUpperCase();
 }
 
+/** Where the fields of a filter text end: at REGISTRATION_SEP, or its length. */
+export function fieldsEnd(text: string): number {
+  const at = text.lastIndexOf(REGISTRATION_SEP);
+  return at < 0 ? text.length : at;
+}
+
+/** The registration of an index entry (normalised), '' without one. */
+export const registrationOf = (entry: { text: string }): string => entry.text.slice(fieldsEnd(entry.text) + 1);
+
 function registrationField(registration: string | null): string {
   const normalized = normalizedRegistration(registration);
   return normalized === '' ? '' : REGISTRATION_SEP + normalized;
