@@ -43,7 +43,7 @@ export function createFlightLookup(deps: { repository: LegsRepository; rates?: R
         currency,
       });
       const read = deps.registry === undefined ? undefined : await deps.registry();
-      const registry = async () => read ?? EMPTY_REGISTRY;
+      const registry = () => Promise.resolve(read ?? EMPTY_REGISTRY);
       const page = await listEmptyLegs(query, {
         repository: deps.repository,
         now,
@@ -51,7 +51,7 @@ export function createFlightLookup(deps: { repository: LegsRepository; rates?: R
         registry: deps.registry && registry,
         staleSources: read === undefined ? undefined : staleSourceIds(read, now.getTime()),
         include,
-        blockSources: async () => ({ sourceFacts: (id) => sourceBlockFactsOf(read ?? EMPTY_REGISTRY, id), registryRead: read ?? EMPTY_REGISTRY }),
+        blockSources: () => Promise.resolve({ sourceFacts: (id: string) => sourceBlockFactsOf(read ?? EMPTY_REGISTRY, id), registryRead: read ?? EMPTY_REGISTRY }),
       });
       const flight = (page.records as FlightRecord[]).find((r) => r.offers.some((o) => o.id === record.id));
       if (flight !== undefined) return flight;
