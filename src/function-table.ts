@@ -33,7 +33,8 @@ export const FUNCTIONS = {
     description: 'GET /open/v1/empty-legs/{id}: one empty leg',
     memorySize: 512,
     timeoutSeconds: 10,
-    access: ['legs:get'],
+    // group=flight reads the leg's route from the listing index (docs/api.md, "Flights").
+    access: ['legs:read'],
     environment: [],
     alarm: { name: 'GetLegFunction' },
     concurrency: 'reserved',

@@ -34,7 +34,7 @@ export interface ListHandlerDependencies {
   rates?: RatesSource;
   /** The sources registry's facts, for `kind` and `verifiedOnly` (default: none registered). */
   sources?: () => Promise<SourceFacts>;
-  /** The sources registry (a container's cached copy): its stale sources the listing leaves out, and `include=provenance` reads it (default: none registered). */
+  /** The sources registry (a container's cached copy): its stale sources the listing leaves out, `include=provenance` and `group=flight` read it (default: none registered). */
   registry?: RegistrySource;
 }
 
@@ -88,6 +88,7 @@ export function createListHandler({
           rates,
           sources,
           staleSources: registry && (async () => staleSourceIds(await readRegistry(), now)),
+          registry: registry && readRegistry,
           include,
           blockSources: async () => {
             const registryRead = await readRegistry();

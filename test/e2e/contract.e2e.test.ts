@@ -109,8 +109,8 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('Create a watch');
     expect(text).toContain('/open/v1/watches/{id}/deliveries');
     const parameters = Object.values(doc.components.parameters).map((p) => String(p.name));
-    // The listing's 30, the leg id, If-None-Match, the ids of a watch, a delivery, a key and an enquiry, the enquiries' Idempotency-Key, role, status and cursor, and the webhooks' three headers.
-    expect(parameters).toHaveLength(43);
+    // The listing's 32 (with include and group), the leg id, If-None-Match, the ids of a watch, a delivery, a key and an enquiry, the enquiries' Idempotency-Key, role, status and cursor, and the webhooks' three headers.
+    expect(parameters).toHaveLength(45);
     expect(parameters).toEqual(expect.arrayContaining(['depNear', 'depRadiusKm', 'arrNear', 'arrRadiusKm', 'minSeats', 'aircraftType']));
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);

@@ -597,12 +597,10 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       }
     });
 
-    it('the by-id function may only GetItem on the legs table (no Query, no batch read, no index, no write)', () => {
+    it('the by-id function may read what the list function reads (group=flight reads the route), and nothing more', () => {
       const legsId = tableId(t(), LEGS_TABLE);
       const id = FUNCTION_LOGICAL_IDS.getEmptyLeg;
-      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(
-        sortStatements([logs(logGroupIdOf(t(), id)), normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(legsId) })]),
-      );
+      expect(statementsOfRole(t(), roleIdOf(t(), id))).toEqual(listingReads(id));
       const env = (fn(t(), id).Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
       expect(env.LEGS_TABLE_NAME).toEqual(ref(legsId));
       expect(env).not.toHaveProperty('KEYS_TABLE_NAME');
