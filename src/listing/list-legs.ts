@@ -13,7 +13,7 @@ import { withConvertedPrice, type RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
 import { factsOfItem, NO_INCLUDE, withBlocks, type Include, type SourceFacts as BlockSourceFacts } from '../kernel/leg/blocks.js';
 import { flightRank, flightRecord, groupedFlights, type Flight } from '../flights/index.js';
-import type { RegistrySource } from '../sources/index.js';
+import { EMPTY_REGISTRY, sourceBlockFactsOf, staleSourceIds, type RegistrySource } from '../sources/index.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -156,6 +156,33 @@ export async function listEmptyLegs(
     return [flight === undefined ? blocked : flightRecord(blocked, flight, query.currency, rates)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
+}
+
+type ListDependencies = Parameters<typeof listEmptyLegs>[1];
+
+/**
+ * The listing as GET /open/v1/empty-legs runs it (and the MCP search): the registry (a container's
+ * cached copy) read once, and only after the query compiled, for its stale sources and `include=provenance`.
+ */
+export function listWithRegistry(
+  query: ListQuery,
+  include: Include,
+  deps: Omit<ListDependencies, 'staleSources' | 'registry' | 'include' | 'blockSources'> & { registry?: RegistrySource | undefined },
+): Promise<LegsPage> {
+  const { registry, ...rest } = deps;
+  let read: ReturnType<RegistrySource> | undefined;
+  const readRegistry = () => (read ??= registry ? registry() : Promise.resolve(EMPTY_REGISTRY));
+  const now = deps.now.getTime();
+  return listEmptyLegs(query, {
+    ...rest,
+    staleSources: registry && (async () => staleSourceIds(await readRegistry(), now)),
+    registry: registry && readRegistry,
+    include,
+    blockSources: async () => {
+      const registryRead = await readRegistry();
+      return { sourceFacts: (id) => sourceBlockFactsOf(registryRead, id), registryRead };
+    },
+  });
 }
 
 /** True when the query's filters read the sources registry (`kind`, `verifiedOnly=true`, `maxAgeHours`: its sources' syncs). */
