@@ -181,6 +181,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       missing: { gone: boolean };
       provenance: { source: string; kind: string; confirmedAt: string | null; latestUtc: string | null };
       watch: { id: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
+      enquiry: unknown;
       mirror: { size: number; applied: number; again: number };
       self: { id: string; state: string };
       keys: { error: string; status: number };
@@ -247,6 +248,8 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     );
     const { provenance: p, departure: d } = withBlocks.body.data;
     expect(out.provenance).toEqual({ source: p.source, kind: p.kind, confirmedAt: p.confirmedAt, latestUtc: d.latestUtc });
+    // The enquiry helpers: asked, replayed with its key (the same enquiry), listed, withdrawn.
+    expect(out.enquiry).toEqual({ legId: out.leg.id, status: 'open', replayed: [false, true], sameEnquiry: true, listed: true, withdrawn: 'withdrawn' });
     // A watch made, a delivery verified with the client's helper, the owner's operations, the watch deleted.
     expect(out.watch).toEqual({
       id: expect.stringMatching(/^wat_/),
