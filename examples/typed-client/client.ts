@@ -20,6 +20,8 @@ export type Change = components['schemas']['Change'];
 /** Why a `withdrawn` change's leg left the listing (`Change.reason`); a watch's delivery may also say `no_longer_matching`. */
 export type WithdrawReason = components['schemas']['WithdrawReason'];
 export type Source = components['schemas']['Source'];
+/** One seller's offer of a flight (`group=flight`): docs/api.md, "Flights". */
+export type Offer = components['schemas']['Offer'];
 
 export type Watch = components['schemas']['Watch'];
 export type WatchInput = components['schemas']['WatchInput'];
@@ -206,6 +208,16 @@ export async function legWithProvenance(client: ReturnType<typeof emptyLegsClien
   if (!data) return { status: response.status };
   const { provenance, departure } = data.data;
   return { source: provenance?.source, kind: provenance?.kind, confirmedAt: provenance?.confirmedAt, latestUtc: departure?.latestUtc };
+}
+
+/**
+ * Each flight of a search once (`group=flight`), with its offers best first and its `flightKey`
+ * (`include=flight`): docs/api.md, "Flights". Undefined offers when the API answered an error.
+ */
+export async function listFlights(client: ReturnType<typeof emptyLegsClient>, query: Omit<ListQuery, 'group' | 'include'>) {
+  const { data, response } = await client.GET('/open/v1/empty-legs', { params: { query: { ...query, group: 'flight', include: 'flight' } } });
+  if (!data) return { status: response.status };
+  return { total: data.data.total, flights: data.data.records.map((r) => ({ flightKey: r.flightKey ?? null, best: r.id, offers: r.offers ?? ([] as Offer[]) })) };
 }
 
 /** One page of legs, or the error code the API answered with. */

@@ -11,11 +11,7 @@ export interface GroupedLeg {
   to: number;
 }
 
-/** The flight key of a leg: `REG.DEP.ARR` (upper case); '' when it lacks the registration or either ICAO code. */
-export function flightKeyOf(registration: string, depIcao: string, arrIcao: string): string {
-  if (registration === '' || depIcao.length !== 4 || arrIcao.length !== 4) return '';
-  return `${registration}.${depIcao.toUpperCase()}.${arrIcao.toUpperCase()}`;
-}
+export { flightKeyOf } from '../kernel/leg/flight-key.js';
 
 /**
  * The flights of `legs`: each leg's flight as an array of the legs it groups (the same array for every

@@ -75,4 +75,27 @@ describe('group=flight on the local server', () => {
     expect((await get('/open/v1/empty-legs/op-1?group=bogus')).res.status).toBe(400);
     expect((await get<Record<string, unknown>>('/open/v1/empty-legs/op-1')).body.data).not.toHaveProperty('offers');
   });
+
+  it('adds flightKey with include=flight on the listing, by id and the change feed: one per identity, null without a registration', async () => {
+    const { body } = await get<Page>('/open/v1/empty-legs?size=100&include=flight');
+    const keyOf = new Map(body.data!.records.map((r) => [r.id, r.flightKey]));
+    expect(keyOf.size).toBe(LEGS.length);
+    expect(keyOf.get('no-reg')).toBeNull();
+    expect(new Set(['op-1', 'br-1', 'br-2'].map((id) => keyOf.get(id))).size).toBe(1);
+    expect(new Set(['op-2', 'br-3'].map((id) => keyOf.get(id))).size).toBe(1);
+    expect(new Set(['op-1', 'op-2', 'solo'].map((id) => keyOf.get(id))).size).toBe(3);
+    for (const key of keyOf.values()) if (key !== null) expect(key).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    const byId = (await get<Record<string, unknown>>('/open/v1/empty-legs/br-1?include=flight,provenance')).body.data!;
+    expect([byId.flightKey, Object.keys(byId).slice(-2)]).toEqual([keyOf.get('br-1'), ['provenance', 'flightKey']]);
+    const grouped = (await get<Page>('/open/v1/empty-legs?size=100&group=flight&include=flight')).body.data!;
+    expect(grouped.records.map((r) => Object.keys(r).slice(-3))).toEqual(grouped.records.map(() => ['flightKey', 'offerCount', 'offers']));
+    const feed = (await get<{ changes: { id: string; leg: Record<string, unknown> | null }[] }>('/open/v1/empty-legs/changes?size=100&include=flight')).body.data!;
+    expect(new Map(feed.changes.map((c) => [c.id, c.leg?.flightKey]))).toEqual(keyOf);
+    const plain = (await get<Page>('/open/v1/empty-legs?size=100')).body.data!;
+    expect(plain.records.some((r) => 'flightKey' in r)).toBe(false);
+    for (const bad of ['flight,flight', 'aircraft', 'flight,departure,provenance,flight']) {
+      const { res, body: refused } = await get<Page>(`/open/v1/empty-legs?include=${bad}`);
+      expect([res.status, refused.code, refused.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'include': must be a comma list of provenance, departure and flight, each once"]);
+    }
+  });
 });

@@ -2,24 +2,25 @@ import type { EmptyLeg } from '../model.js';
 import { sourceOf } from '../source.js';
 import { departureWindow, type DepartureWindow } from './departure.js';
 import { confirmedAtOf, instantsOf, type LegInstants } from './instants.js';
+import { recordFlightKey } from './flight-key.js';
 
 /**
  * `include` (docs/api.md, "Provenance and departure"): blocks a record carries after its usual
  * fields when asked, from what the leg's item holds and its source's registry entry.
  */
-export const INCLUDE_BLOCKS = ['provenance', 'departure'] as const;
+export const INCLUDE_BLOCKS = ['provenance', 'departure', 'flight'] as const;
 export type IncludeBlock = (typeof INCLUDE_BLOCKS)[number];
 export type Include = ReadonlySet<IncludeBlock>;
 export const NO_INCLUDE: Include = new Set();
-export const INCLUDE_PATTERN = /^(provenance|departure)(,(provenance|departure))?$/;
-export const INCLUDE_RULE = 'must be a comma list of provenance and departure, each once';
+export const INCLUDE_PATTERN = /^(provenance|departure|flight)(,(provenance|departure|flight)){0,2}$/;
+export const INCLUDE_RULE = 'must be a comma list of provenance, departure and flight, each once';
 
 /** The blocks `text` asks for (undefined or empty: none); null when it is not such a list. */
 export function parseInclude(text: string | undefined): Include | null {
   if (text === undefined || text === '') return NO_INCLUDE;
   if (!INCLUDE_PATTERN.test(text)) return null;
-  const blocks = text.split(',') as IncludeBlock[];
-  return blocks.length === 2 && blocks[0] === blocks[1] ? null : new Set(blocks);
+  const blocks = new Set(text.split(',') as IncludeBlock[]);
+  return blocks.size === text.split(',').length ? blocks : null;
 }
 
 /** What a record's blocks read of its leg's item. */
@@ -98,7 +99,7 @@ export function provenanceOf(facts: LegFacts, source: SourceFacts): Provenance {
   };
 }
 
-export type WithBlocks<R> = R & { provenance?: Provenance; departure?: DepartureWindow };
+export type WithBlocks<R> = R & { provenance?: Provenance; departure?: DepartureWindow; flightKey?: string | null };
 
 /** The record with the blocks `include` asks for, after its usual fields; the record itself when it asks for none. */
 export function withBlocks<R extends EmptyLeg>(record: R, include: Include, facts: LegFacts, source: (id: string) => SourceFacts): WithBlocks<R> {
@@ -107,5 +108,6 @@ export function withBlocks<R extends EmptyLeg>(record: R, include: Include, fact
     ...record,
     ...(include.has('provenance') ? { provenance: provenanceOf(facts, source(facts.source)) } : {}),
     ...(include.has('departure') ? { departure: departureWindow(facts, facts.depTimezone) } : {}),
+    ...(include.has('flight') ? { flightKey: recordFlightKey(record) } : {}),
   };
 }
