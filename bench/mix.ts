@@ -5,6 +5,7 @@ import type { StoredLeg } from '../src/kernel/leg-item.js';
 import type { RateSet } from '../src/rates/index.js';
 import { sourceOf, type RegisteredKind, type SourceFacts } from '../src/kernel/source.js';
 import { windowOf, type Window } from './buckets.js';
+import { expectedGrouped } from './flights-oracle.js';
 
 /**
  * The benchmark's fixed query mix, and what each query must return, computed straight from the
@@ -57,6 +58,11 @@ export function queryMix(todayUtc: string): MixQuery[] {
     // Names starting `include` are the searches of the include targets, each held against the mix's
     // query with the same parameters but `include` (bench/targets.ts).
     { name: 'include (include=provenance,departure)', params: { include: 'provenance,departure' } },
+    // Names starting `group` are the searches of the group targets, each held against the mix's query
+    // with the same parameters but `group` (bench/targets.ts).
+    { name: 'group (group=flight)', params: { group: 'flight' } },
+    { name: 'group (group=flight), depDate offset 3', params: { group: 'flight', depDate, offsetDays: '3' } },
+    { name: 'group (group=flight, currency=EUR, sort=price), whole horizon', params: { group: 'flight', currency: 'EUR', sort: 'price' } },
   ];
 }
 
@@ -271,6 +277,12 @@ export function expectedListing(data: readonly DataLeg[], params: Readonly<Recor
     return priceMatches(params, leg, amountOf(leg));
   });
   for (const h of hits) requiredBuckets.add(h.bucket!);
+  if (params.group === 'flight') {
+    const listed = data.filter(({ leg, bucket }) => leg.listed && !leg.blocked && bucket !== undefined && leg.endDate >= localToday(now, leg.depTimezone, zones)).map((d) => d.leg);
+    const eurosOf = (leg: StoredLeg) => (rates === undefined ? (leg.currency === 'EUR' ? leg.price : null) : amountIn(leg, 'EUR', rates));
+    const g = expectedGrouped({ hits: hits.map((h) => h.leg), listed, sort: params.sort, page, size, amountOf, eurosOf, registry: BENCH_REGISTRY });
+    return { window, total: g.total, pageIds: g.pageIds, requiredBuckets, ...(params.currency === undefined ? {} : { pageAmounts: g.pageAmounts }) };
+  }
   const ordered = hits
     .map((h) => h.leg)
     .sort((a, b) => (a.startDate === b.startDate ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.startDate < b.startDate ? -1 : 1));

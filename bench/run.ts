@@ -39,7 +39,7 @@ import { cachedFacts, cachedRegistry, createSourcesStore } from '../src/sources/
 import { createServedChecker } from './oracle.js';
 import { summarize, type LatencySummary } from './stats.js';
 import { calibrate, describeMachine, machine, referenceRunMs, type Calibration } from './calibration.js';
-import { coldGrowthTarget, evaluateTargets, isPriceSearch, isSellerSearch, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
+import { coldGrowthTarget, evaluateTargets, isGroupSearch, isPriceSearch, isSellerSearch, gzipTarget, importCpuTarget, rateLimitTargets, readUnitFraction, trafficTargets, type Target } from './targets.js';
 import { measureImportCpu, type ImportCpuFigures } from './import-cpu.js';
 import { rateLimitScenarios, runRateLimitSim, type RateLimitSimResult } from './rate-limit.js';
 import { MAX_RATE_LIMIT } from '../src/keys/limits/rate-limit.js';
@@ -787,9 +787,9 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
           tableName: names.legsTableName,
           keysTableName: names.keysTableName,
           data,
-          // Without the price and seller searches: they read and cache what the same searches without them do,
+          // Without the price, seller and grouped searches: they read and cache what the same searches without them do,
           // and the oracle's conversions and sorts would double the simulation's time.
-          mix: mix.filter((q) => !isPriceSearch(q) && !isSellerSearch(q)),
+          mix: mix.filter((q) => !isPriceSearch(q) && !isSellerSearch(q) && !isGroupSearch(q)),
           today,
           newClient: () => createDocumentClient({ endpoint: `http://127.0.0.1:${port}`, region: 'local' }),
           consume: async (at) => {

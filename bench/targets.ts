@@ -129,7 +129,7 @@ export function evaluateTargets(input: TargetInputs): Target[] {
     },
     input.calibration.machine,
   );
-  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input), ...sellerTargets(input), ...includeTargets(input)];
+  return [readUnits, ...targets.map((t) => judge(t)), absolute, ...searchTargets(input), ...priceTargets(input), ...sellerTargets(input), ...includeTargets(input), ...groupTargets(input)];
 }
 
 /** Trip and area searches (docs/performance.md, "Trips and areas"): their read units within 10 % of the plain listing's. */
@@ -266,11 +266,32 @@ export const isIncludeSearch = (q: { name: string }): boolean => q.name.startsWi
  * query of the mix with its parameters but `include`; none when the mix has no such pair.
  */
 export function includeTargets(input: Pick<TargetInputs, 'queries' | 'legs'>): Target[] {
+  return pairedTargets(input, { isSearch: isIncludeSearch, param: 'include', label: 'include=provenance,departure', units: INCLUDE_MAX_READ_UNIT_RATIO, cpu: INCLUDE_MAX_WARM_CPU_RATIO });
+}
+
+/** `group=flight` (docs/performance.md, "Flights"): read units within 10 % of the same search ungrouped. */
+export const GROUP_MAX_READ_UNIT_RATIO = 1.1;
+/** Its warm CPU: at most 2 times the same search's ungrouped. */
+export const GROUP_MAX_WARM_CPU_RATIO = 2;
+
+/** A search of the group targets: the mix names them `group ...` (bench/mix.ts). */
+export const isGroupSearch = (q: { name: string }): boolean => q.name.startsWith('group');
+
+/** The group targets, over the mix's `group ...` searches, each against its query without `group`. */
+export function groupTargets(input: Pick<TargetInputs, 'queries' | 'legs'>): Target[] {
+  return pairedTargets(input, { isSearch: isGroupSearch, param: 'group', label: 'group=flight', units: GROUP_MAX_READ_UNIT_RATIO, cpu: GROUP_MAX_WARM_CPU_RATIO });
+}
+
+/** Targets of searches that add one parameter: read units and warm CPU, worst search, as ratios to the search without it. */
+function pairedTargets(
+  input: Pick<TargetInputs, 'queries' | 'legs'>,
+  how: { isSearch: (q: { name: string }) => boolean; param: string; label: string; units: number; cpu: number },
+): Target[] {
   const pairs = input.queries
-    .filter((q) => isIncludeSearch(q) && q.params !== undefined)
+    .filter((q) => how.isSearch(q) && q.params !== undefined)
     .flatMap((q) => {
-      const { include: _include, ...rest } = q.params!;
-      const base = input.queries.find((o) => !isIncludeSearch(o) && o.params !== undefined && sameParams(o.params, rest));
+      const { [how.param]: _added, ...rest } = q.params!;
+      const base = input.queries.find((o) => !how.isSearch(o) && o.params !== undefined && sameParams(o.params, rest));
       return base === undefined ? [] : [{ q, base }];
     });
   if (pairs.length === 0) return [];
@@ -279,21 +300,11 @@ export function includeTargets(input: Pick<TargetInputs, 'queries' | 'legs'>): T
   // Stated at 20,000 legs: a smaller run reports them.
   return [
     judge(
-      {
-        name: 'read units per request of include=provenance,departure / the same search without it (worst search, empty cache)',
-        value: round(worstUnits, 3),
-        limit: INCLUDE_MAX_READ_UNIT_RATIO,
-        unit: 'ratio',
-      },
+      { name: `read units per request of ${how.label} / the same search without it (worst search, empty cache)`, value: round(worstUnits, 3), limit: how.units, unit: 'ratio' },
       belowStatedLegs(input.legs),
     ),
     judge(
-      {
-        name: 'warm-cache handler CPU time p95 of include=provenance,departure / the same search without it (worst search)',
-        value: round(worstCpu, 3),
-        limit: INCLUDE_MAX_WARM_CPU_RATIO,
-        unit: 'ratio',
-      },
+      { name: `warm-cache handler CPU time p95 of ${how.label} / the same search without it (worst search)`, value: round(worstCpu, 3), limit: how.cpu, unit: 'ratio' },
       belowStatedLegs(input.legs),
     ),
   ];

@@ -133,4 +133,20 @@ describe('group=flight on DynamoDB Local', () => {
     expect(await list({ group: 'flight' }, warm)).toEqual(cold);
     expect(await list({ group: 'flight' }, warm)).toEqual(cold);
   });
+
+  it("gives the brokers' offers their own record when the operator's leaves, and the operator's again when it is back", async () => {
+    const stored = (listed: boolean) => {
+      const [id, registration, dep, arr, start, span, price, source] = leg('f1-op');
+      return storedLeg({ id, registration, depAirportIcao: dep, arrAirportIcao: arr, startDate: addDays(today, start), endDate: addDays(today, start + span), price, currency: 'EUR', source, listed });
+    };
+    const flightsOf = async () => (await list({ group: 'flight', depAirportCode: 'LFPB', arrAirportCode: 'LSGG' })).records.filter((r) => r.registration?.replace(/-/g, '').toUpperCase() === 'FHCJF') as unknown as { id: string; offers: { id: string }[] }[];
+    expect((await flightsOf()).map((f) => f.offers.map((o) => o.id))).toEqual([['f1-op', 'f1-br', 'f1-cheap']]);
+    await writeLegs(t.client, t.legsTableName, [stored(false)]);
+    // The operator's window (days 5-7) joined the brokers' (4-5 and 6): without it they no longer
+    // overlap, two flights, each a broker's offer, its record that broker's.
+    expect((await flightsOf()).map((f) => [f.id, f.offers.map((o) => o.id)])).toEqual([['f1-cheap', ['f1-cheap']], ['f1-br', ['f1-br']]]);
+    expect((await list({ group: 'flight' })).total).toBe(FLIGHTS.length + 1);
+    await writeLegs(t.client, t.legsTableName, [stored(true)]);
+    expect((await flightsOf()).map((f) => f.id)).toEqual(['f1-op']);
+  });
 });

@@ -267,3 +267,22 @@ describe('rateLimitTargets', () => {
     expect(failing({ longRunDeviation: -0.11 })).toBe(1);
   });
 });
+
+describe('the group targets', () => {
+  const q = (name: string, params: Record<string, string>, coldReadUnits: number, warmP95Ms: number) => ({ name, params, coldReadUnits, wholeItemReadUnits: 2000, warmP95Ms, excessBuckets: [] });
+  const plain = q('no filter, page 1', {}, 50, 0.2);
+  const dated = q('depDate, offset 3', { depDate: '2026-12-11', offsetDays: '3' }, 24, 0.1);
+  const group = (t: ReturnType<typeof evaluateTargets>) => t.filter((x) => x.name.includes('group=flight'));
+
+  it('holds each grouped search against the same search ungrouped: read units within 10 %, warm CPU at most 2 times (worst pair)', () => {
+    const grouped = [q('group (group=flight)', { group: 'flight' }, 51, 0.3), q('group (group=flight), depDate offset 3', { group: 'flight', depDate: '2026-12-11', offsetDays: '3' }, 24, 0.19)];
+    expect(group(evaluateTargets({ ...base, queries: [plain, dated, ...grouped] })).map((t) => [t.value, t.limit, t.holds])).toEqual([[1.02, 1.1, true], [1.9, 2, true]]);
+    const worse = [{ ...grouped[0]!, coldReadUnits: 56, warmP95Ms: 0.42 }, grouped[1]!];
+    expect(group(evaluateTargets({ ...base, queries: [plain, dated, ...worse] })).map((t) => [t.value, t.holds])).toEqual([[1.12, false], [2.1, false]]);
+  });
+
+  it('has no group target without a grouped search paired with its ungrouped one', () => {
+    expect(group(evaluateTargets({ ...base, queries: [plain, dated] }))).toEqual([]);
+    expect(group(evaluateTargets({ ...base, queries: [plain, q('group (group=flight), city', { group: 'flight', depCityName: 'Atlantis' }, 3, 0.1)] }))).toEqual([]);
+  });
+});
