@@ -149,4 +149,14 @@ describe('group=flight on DynamoDB Local', () => {
     await writeLegs(t.client, t.legsTableName, [stored(true)]);
     expect((await flightsOf()).map((f) => f.id)).toEqual(['f1-op']);
   });
+
+  it("makes the verified broker's offer best when the operator's leaves a flight the brokers' windows hold together", async () => {
+    const op = (listed: boolean) => storedLeg({ id: 'f2-op', registration: 'N-123 AB', depAirportIcao: 'KTEB', arrAirportIcao: 'KVNY', startDate: addDays(today, 3), endDate: addDays(today, 5), price: 40000, currency: 'EUR', source: 'acme', listed });
+    const flightOf = async () => (await list({ group: 'flight', depAirportCode: 'KTEB', arrAirportCode: 'KVNY' })).records[0] as unknown as { id: string; offers: { id: string }[] };
+    await writeLegs(t.client, t.legsTableName, [op(true)]);
+    expect((await flightOf()).offers.map((o) => o.id)).toEqual(['f2-op', 'f2-a', 'f2-b']);
+    await writeLegs(t.client, t.legsTableName, [op(false)]);
+    const left = await flightOf();
+    expect([left.id, left.offers.map((o) => o.id)]).toEqual(['f2-a', ['f2-a', 'f2-b']]);
+  });
 });
