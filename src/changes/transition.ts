@@ -6,6 +6,7 @@ import { derivedIndexKeyOf, type IndexKey } from '../kernel/leg-change.js';
 import { IndexEntryReader } from '../kernel/index-entry.js';
 import { TTL_ATTR } from '../kernel/leg-item.js';
 import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
+import type { LegFacts } from '../kernel/leg/blocks.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
@@ -49,6 +50,8 @@ export interface ListingTransition {
    */
   beforeFacts?: EntryFacts;
   afterFacts?: EntryFacts;
+  /** What `include` reads of the leg's item after the change (the log state's; absent: withdrawn, or a state written before). */
+  legFacts?: LegFacts;
   reason?: WithdrawReason;
 }
 
