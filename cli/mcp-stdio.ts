@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../src/errors.js';
 import { connectToolServer, createToolServer } from '../src/mcp/server.js';
+import type { Enquiry } from '../src/mcp/summary.js';
 import type { LegsApi } from '../src/mcp/tools.js';
 import { ROUTES } from '../src/routes.js';
 import { CommandError, parseCommandLine } from './command.js';
@@ -8,12 +9,15 @@ import { CommandError, parseCommandLine } from './command.js';
 /** The tools' API over HTTP: each operation its REST route, with the key; an error envelope becomes its AppError. */
 export function httpApi(baseUrl: string, key: string): LegsApi & { scopes(): Promise<readonly string[]> } {
   const base = baseUrl.replace(/\/+$/, '');
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  async function call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    return (await exchange<T>(method, path, body, headers)).data;
+  }
+  async function exchange<T>(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ data: T; response: Response }> {
     let response: Response;
     try {
       response = await fetch(`${base}${path}`, {
         method,
-        headers: { 'x-api-key': key, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { 'x-api-key': key, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch {
@@ -26,7 +30,7 @@ export function httpApi(baseUrl: string, key: string): LegsApi & { scopes(): Pro
     } catch {
       // Not JSON: a proxy's page; said by its status below.
     }
-    if (response.ok && envelope.code === 'OK') return envelope.data as T;
+    if (response.ok && envelope.code === 'OK') return { data: envelope.data as T, response };
     const code = typeof envelope.code === 'string' && envelope.code in ERROR_STATUS ? (envelope.code as ErrorCode) : statusCode(response.status);
     throw new AppError(code, typeof envelope.message === 'string' ? envelope.message : `The API answered ${response.status}`);
   }
@@ -37,13 +41,17 @@ export function httpApi(baseUrl: string, key: string): LegsApi & { scopes(): Pro
   return {
     scopes: async () => (await call<{ scopes: string[] }>('GET', ROUTES.readOwnApiKey.path)).scopes,
     search: (params) => call('GET', `${ROUTES.listEmptyLegs.path}${query(params)}`),
-    getLeg: (id, currency) =>
-      call('GET', `${ROUTES.listEmptyLegs.path}/${encodeURIComponent(id)}${query(currency === undefined ? {} : { currency })}`),
+    getLeg: (id, params) => call('GET', `${ROUTES.listEmptyLegs.path}/${encodeURIComponent(id)}${query(params)}`),
     listSources: () => call('GET', ROUTES.listSources.path),
     listWatches: () => call('GET', ROUTES.listWatches.path),
     createWatch: (body) => call('POST', ROUTES.createWatch.path, body),
     deleteWatch: async (id) => {
       await call('DELETE', `${ROUTES.listWatches.path}/${encodeURIComponent(id)}`);
+    },
+    enquire: async (id, idempotencyKey, body) => {
+      const path = ROUTES.postEnquiry.path.replace('{id}', encodeURIComponent(id));
+      const { data, response } = await exchange<Enquiry>('POST', path, body, { 'idempotency-key': idempotencyKey });
+      return { enquiry: data, replayed: response.headers.get('idempotent-replayed') === 'true' };
     },
   };
 }

@@ -33,7 +33,8 @@ export const FUNCTIONS = {
     description: 'GET /open/v1/empty-legs/{id}: one empty leg',
     memorySize: 512,
     timeoutSeconds: 10,
-    access: ['legs:get'],
+    // group=flight reads the leg's route from the listing index (docs/api.md, "Flights").
+    access: ['legs:read'],
     environment: [],
     alarm: { name: 'GetLegFunction' },
     concurrency: 'reserved',
@@ -189,11 +190,12 @@ export const FUNCTIONS = {
     invokedBy: 'api',
     entry: 'functions/mcp/handler.ts',
     logicalId: 'McpFunction',
-    description: '/open/v1/mcp: the MCP server (Streamable HTTP, stateless): the listing, a leg and the watches as tools',
+    description: '/open/v1/mcp: the MCP server (Streamable HTTP, stateless): the listing, a leg, the sources, the watches and an enquiry as tools',
     memorySize: 1024,
     timeoutSeconds: 10,
-    access: ['legs:read', 'watches:manage'],
-    environment: ['LISTING_CACHE_TTL_SECONDS'],
+    access: ['legs:read', 'watches:manage', 'enquiries:manage'],
+    // The enquiry's events go to the webhook queue, as the enquiries function's (src/enquiries/events/).
+    environment: ['LISTING_CACHE_TTL_SECONDS', 'WEBHOOK_QUEUE_URL'],
     // Read on the first nearby search, or a watch naming depNear or arrNear.
     bundledFiles: [AIRPORT_BUNDLED_FILE],
     alarm: { name: 'McpFunction' },

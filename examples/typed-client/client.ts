@@ -8,6 +8,7 @@
  * bodies against it at compile time; the test in test/e2e/contract.e2e.test.ts generates it,
  * type-checks this file with tsc and runs it against the local server.
  */
+import { randomUUID } from 'node:crypto';
 import createClient from 'openapi-fetch';
 import { Webhook } from 'standardwebhooks';
 import type { components, paths } from './schema.js';
@@ -310,6 +311,25 @@ async function main(): Promise<void> {
       deleted: deleted.response.status === 200,
     };
   }
+  // An enquiry on the first leg (the demo sources have a seller): asked, asked again with the same
+  // key (the first answer, replayed), listed among the client's, then withdrawn.
+  const ask = { passengers: 1, contact: { name: 'Ada Broker', email: 'ada@example.com' }, reference: 'TYPED-1' };
+  const idempotencyKey = randomUUID();
+  const asked = firstId === undefined ? undefined : await enquire(client, firstId, ask, idempotencyKey);
+  const askedAgain = firstId === undefined ? undefined : await enquire(client, firstId, ask, idempotencyKey);
+  const enquiries = await listEnquiries(client);
+  const withdrawn = asked !== undefined && 'enquiry' in asked ? await withdrawEnquiry(client, asked.enquiry.id) : undefined;
+  const enquiryOut =
+    asked !== undefined && 'enquiry' in asked
+      ? {
+          legId: asked.enquiry.legId,
+          status: asked.enquiry.status,
+          replayed: [asked.replayed, askedAgain !== undefined && 'enquiry' in askedAgain ? askedAgain.replayed : askedAgain],
+          sameEnquiry: askedAgain !== undefined && 'enquiry' in askedAgain && askedAgain.enquiry.id === asked.enquiry.id,
+          listed: 'records' in enquiries && enquiries.records.some((e) => e.id === asked.enquiry.id),
+          withdrawn: withdrawn !== undefined && 'status' in withdrawn ? withdrawn.status : withdrawn,
+        }
+      : asked;
   // A mirror of the whole listing from the change feed, then brought up to date again.
   const mirror = new Map<string, EmptyLeg>();
   const synced = await followChanges(client, mirror, undefined, 50);
@@ -330,6 +350,7 @@ async function main(): Promise<void> {
       missing,
       provenance,
       watch: watchOut,
+      enquiry: enquiryOut,
       mirror: { size: mirror.size, applied: 'applied' in synced ? synced.applied : synced, again: 'applied' in again ? again.applied : again },
       self: 'id' in self ? { id: self.id, state: self.state } : self,
       keys: Array.isArray(keys) ? keys.length : keys,

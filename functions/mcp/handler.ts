@@ -1,6 +1,8 @@
 import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
-import { watchesFunctionConfig } from '../../src/config.js';
+import { enquiriesFunctionConfig } from '../../src/config.js';
+import { createEnquiryNotifier, readSeller } from '../../src/enquiries/index.js';
+import { createWebhookQueue } from '../../src/watches/queue.js';
 import { createLegReader } from '../../src/leg-by-id/store.js';
 import { createListRepository } from '../../src/listing/list-handler.js';
 import { countListedBySource } from '../../src/listing/index.js';
@@ -10,14 +12,16 @@ import { systemResolver } from '../../src/watches/target.js';
 import { cachedFacts, cachedRegistry, createSourcesStore } from '../../src/sources/index.js';
 
 /** /open/v1/mcp (src/routes.ts); the handler is built by src/mcp/handler.ts. */
-const config = watchesFunctionConfig();
+const config = enquiriesFunctionConfig();
 const client = createFunctionClient(config);
 const rates = cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock });
 const repository = createListRepository(client, config);
 const registry = cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock });
+const readLeg = createLegReader(client, config.legsTableName);
+const sellerOf = (source: string) => readSeller(client, config.legsTableName, source);
 export const handler = createMcpHandler({
   repository,
-  readLeg: createLegReader(client, config.legsTableName),
+  readLeg,
   sources: {
     registry,
     countListed: (now) => countListedBySource(repository, now),
@@ -29,6 +33,16 @@ export const handler = createMcpHandler({
     resolver: systemResolver,
     clock: config.clock,
     rates,
+  },
+  // The enquiry POST's ports, as functions/enquiries/handler.ts builds them.
+  enquiries: {
+    table: { client, tableName: config.enquiriesTableName },
+    readLeg,
+    readSeller: sellerOf,
+    clock: config.clock,
+    targets: config.webhookTargets,
+    resolver: systemResolver,
+    notify: createEnquiryNotifier({ queue: createWebhookQueue(config, client), readSeller: sellerOf }),
   },
   clock: config.clock,
   rates,

@@ -1,3 +1,4 @@
+import { withReposts } from './reposts.js';
 import { addDays, isCalendarDate } from '../../src/kernel/dates.js';
 import { validateImportRecords, type ImportRecord } from '../../src/loading/import/index.js';
 import type { Amenity, AmenityType } from '../../src/kernel/model.js';
@@ -285,7 +286,7 @@ export function generateDemoRecords(options: DemoOptions): ImportRecord[] {
     }
     records.push(record);
   }
-  return records;
+  return withReposts(records);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { AIRCRAFT_CATEGORIES, type AircraftCategory } from './aircraft-category.js';
 import { DEFAULT_SOURCE, isSource } from './source.js';
-import { DAY_MS, decodeExpiry, FILTER_ATTR, FIRST_CATEGORY_CODE, NO_COUNTRY, SEP, SORT_ATTR } from './leg-item.js';
+import { DAY_MS, decodeExpiry, FILTER_ATTR, fieldsEnd, FIRST_CATEGORY_CODE, NO_COUNTRY, SEP, SORT_ATTR } from './leg-item.js';
 import { decodeConfirmed } from './leg/instants.js';
 
 /**
@@ -213,7 +213,7 @@ export class IndexEntryReader {
    */
   fromFilter(id: string, startDate: string, text: string): IndexEntry | undefined {
     const step = SEP.length;
-    const to = text.length;
+    const to = fieldsEnd(text);
     const s1 = text.indexOf(SEP);
     const s2 = s1 < 0 ? -1 : text.indexOf(SEP, s1 + step);
     const s3 = s2 < 0 ? -1 : text.indexOf(SEP, s2 + step);
@@ -234,7 +234,7 @@ export class IndexEntryReader {
       source = text.slice(s9 + step, s10 < 0 ? to : s10);
       if (!isSource(source)) return undefined;
     }
-    const confirmedAt = s10 < 0 ? Number.NaN : decodeConfirmed(text.slice(s10 + step));
+    const confirmedAt = s10 < 0 ? Number.NaN : decodeConfirmed(text.slice(s10 + step, to));
     if (s10 >= 0 && Number.isNaN(confirmedAt)) return undefined;
     const aircraftEnd = s7 < 0 ? to : s7;
     // The aircraft field: its leading digits are the seats, a letter right after them and last the category.

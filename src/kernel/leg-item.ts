@@ -162,7 +162,7 @@ export type IndexedFields = Pick<
   EmptyLeg,
   'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'depCountryCode' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'arrCountryCode' | 'seatNum' | 'aircraftType'
 > &
-  Partial<Pick<EmptyLeg, 'price' | 'currency'>> & { source?: string | undefined; confirmedAt?: number | undefined; depTimeTo?: string | undefined };
+  Partial<Pick<EmptyLeg, 'price' | 'currency' | 'registration'>> & { source?: string | undefined; confirmedAt?: number | undefined; depTimeTo?: string | undefined };
 
 /**
  * The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. A leg of a
@@ -186,7 +186,29 @@ export function filterText(leg: IndexedFields, expiry: string): string {
   if (price !== '' || source !== DEFAULT_SOURCE || confirmed !== '') fields.push(price);
   if (source !== DEFAULT_SOURCE || confirmed !== '') fields.push(source === DEFAULT_SOURCE ? '' : source);
   if (confirmed !== '') fields.push(confirmed);
-  return fields.join(SEP);
+  return fields.join(SEP) + registrationField(leg.registration ?? null);
+}
+
+/** Opens the last part of the filter text, after every field: the leg's registration (normalised), when it has one. */
+export const REGISTRATION_SEP = '\u001e';
+
+/** A registration upper-cased without spaces and hyphens (`n-123 ab` is `N123AB`: docs/api.md, "Flights"); '' for none. */
+export function normalizedRegistration(registration: string | null | undefined): string {
+  return registration == null ? '' : registration.replace(/[\s-]/g, '').toUpperCase();
+}
+
+/** Where the fields of a filter text end: at REGISTRATION_SEP, or its length. */
+export function fieldsEnd(text: string): number {
+  const at = text.lastIndexOf(REGISTRATION_SEP);
+  return at < 0 ? text.length : at;
+}
+
+/** The registration of an index entry (normalised), '' without one. */
+export const registrationOf = (entry: { text: string }): string => entry.text.slice(fieldsEnd(entry.text) + 1);
+
+function registrationField(registration: string | null): string {
+  const normalized = normalizedRegistration(registration);
+  return normalized === '' ? '' : REGISTRATION_SEP + normalized;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { LegReader } from './store.js';
+import type { FlightLookup } from './flight.js';
 
 import { AppError, invalidParameter } from '../errors.js';
 
@@ -50,6 +51,8 @@ export async function getEmptyLeg(
     /** The blocks the record carries (`include`); `sourceFacts` overrides the registry for `provenance`. */
     include?: Include | undefined;
     sourceFacts?: (() => Promise<(id: string) => SourceFacts>) | undefined;
+    /** With `group=flight`: the flight the leg belongs to (src/leg-by-id/flight.ts). */
+    flight?: FlightLookup | undefined;
   },
 ): Promise<EmptyLeg> {
   const currency = deps.currency;
@@ -63,9 +66,12 @@ export async function getEmptyLeg(
   if (record === undefined) throw new AppError('NOT_FOUND', LEG_NOT_FOUND_MESSAGE);
   const priced = currency === undefined ? record : withConvertedPrice(record, currency, rates);
   const include = deps.include ?? NO_INCLUDE;
-  if (include.size === 0) return priced;
-  const read = registry;
-  const fromRegistry = read === undefined ? unregisteredSource : (source: string) => sourceBlockFactsOf(read, source);
-  const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : fromRegistry;
-  return withBlocks(priced, include, factsOfItem(item!), sources);
+  let blocked = priced;
+  if (include.size > 0) {
+    const read = registry;
+    const fromRegistry = read === undefined ? unregisteredSource : (source: string) => sourceBlockFactsOf(read, source);
+    const sources = include.has('provenance') && deps.sourceFacts ? await deps.sourceFacts() : fromRegistry;
+    blocked = withBlocks(priced, include, factsOfItem(item!), sources);
+  }
+  return deps.flight === undefined ? blocked : deps.flight(item!, blocked, { currency, include, now });
 }

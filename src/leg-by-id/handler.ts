@@ -9,6 +9,8 @@ import type { RatesSource } from '../rates/index.js';
 import type { RegistrySource } from '../sources/index.js';
 import type { LegReader } from './store.js';
 import { includeOf } from '../http/include.js';
+import { parseGroup, type FlightLookup } from './flight.js';
+import { AppError } from '../errors.js';
 
 export interface GetLegHandlerDependencies {
   readLeg: LegReader;
@@ -18,18 +20,22 @@ export interface GetLegHandlerDependencies {
   rates?: RatesSource;
   /** The sources registry (a container's cached copy): a leg of a stale source is not listed, and `include=provenance` reads it (default: none registered). */
   registry?: RegistrySource;
+  /** The flight lookup of `group=flight` (default: `group=flight` refused as unavailable). */
+  flight?: FlightLookup;
 }
 
 /** GET /open/v1/empty-legs/{id}: parse the id, run the use case, answer the record in the envelope. */
-export function createGetLegHandler({ readLeg, clock = processClock, rates, registry }: GetLegHandlerDependencies): HttpHandler {
+export function createGetLegHandler({ readLeg, clock = processClock, rates, registry, flight }: GetLegHandlerDependencies): HttpHandler {
   return httpFunction({ gzip: true, conditional: true })
     .use(requireApiKey(ROUTES.getEmptyLeg.scope))
     .handler(async (event, context) => {
       const id = parseLegId(event.pathParameters?.id);
       const currency = parseCurrency(event.queryStringParameters?.currency);
       const include = includeOf(event.queryStringParameters);
+      const group = parseGroup(event.queryStringParameters?.group);
+      if (group !== undefined && flight === undefined) throw new AppError('SERVICE_UNAVAILABLE', 'Flights are not available here');
       const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () =>
-        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry, include }),
+        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry, include, flight: group === undefined ? undefined : flight }),
       );
       return recordResponse(record, traceIdOf({ context }));
     });

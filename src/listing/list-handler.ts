@@ -10,14 +10,14 @@ import { invocationDeadlineMs } from '../time-budget.js';
 import { withChangeAwareCache } from './change-aware-cache.js';
 import { createChangeSource } from '../changes/index.js';
 import { createChangeLogStore } from '../changes/index.js';
-import { listEmptyLegs } from './list-legs.js';
+import { listWithRegistry } from './list-legs.js';
 import { MatchMemo } from './match-memo.js';
 import { parseListQuery } from './query.js';
 import { createLegsRepository, type LegsRepository } from './repository.js';
 import { withSnapshot } from './snapshot-read.js';
 import type { RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
-import { EMPTY_REGISTRY, sourceBlockFactsOf, staleSourceIds, type RegistrySource } from '../sources/index.js';
+import type { RegistrySource } from '../sources/index.js';
 import { includeOf } from '../http/include.js';
 
 /** GET /open/v1/empty-legs (src/routes.ts): parse the query, run the listing, wrap the page in the envelope. */
@@ -34,7 +34,7 @@ export interface ListHandlerDependencies {
   rates?: RatesSource;
   /** The sources registry's facts, for `kind` and `verifiedOnly` (default: none registered). */
   sources?: () => Promise<SourceFacts>;
-  /** The sources registry (a container's cached copy): its stale sources the listing leaves out, and `include=provenance` reads it (default: none registered). */
+  /** The sources registry (a container's cached copy): its stale sources the listing leaves out, `include=provenance` and `group=flight` read it (default: none registered). */
   registry?: RegistrySource;
 }
 
@@ -76,25 +76,9 @@ export function createListHandler({
       // Every DynamoDB call of the listing shares the function's database deadline; a missed one
       // is a TimeoutError, which the envelope maps to SERVICE_UNAVAILABLE.
       const now = clock();
-      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), async () => {
-        // The registry is read once, and only after the query compiled (an unknown airport reads nothing).
-        let read: ReturnType<RegistrySource> | undefined;
-        const readRegistry = () => (read ??= registry ? registry() : Promise.resolve(EMPTY_REGISTRY));
-        return listEmptyLegs(query, {
-          repository,
-          now: new Date(now),
-          memo,
-          airports,
-          rates,
-          sources,
-          staleSources: registry && (async () => staleSourceIds(await readRegistry(), now)),
-          include,
-          blockSources: async () => {
-            const registryRead = await readRegistry();
-            return { sourceFacts: (id) => sourceBlockFactsOf(registryRead, id), registryRead };
-          },
-        });
-      });
+      const page = await withDeadline(invocationDeadlineMs('listEmptyLegs', context), () =>
+        listWithRegistry(query, include, { repository, now: new Date(now), memo, airports, rates, sources, registry }),
+      );
       return listResponse(page, traceIdOf({ context }));
     });
 }

@@ -1,5 +1,5 @@
 import { utcDate } from '../kernel/dates.js';
-import { bucketReads, collectMatches, compileQuery, pageOfMerged, ranked, type CompiledQuery } from './listing.js';
+import { bucketReads, collectMatches, compileQuery, pageOfMerged, paginate, ranked, type CompiledQuery } from './listing.js';
 import { inWindow, unfilteredWindow } from '../kernel/listed.js';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import type { ListQuery } from './query.js';
@@ -12,6 +12,8 @@ import type { Detour } from './nearby.js';
 import { withConvertedPrice, type RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
 import { factsOfItem, NO_INCLUDE, withBlocks, type Include, type SourceFacts as BlockSourceFacts } from '../kernel/leg/blocks.js';
+import { flightRank, flightRecord, groupedFlights, type Flight } from '../flights/index.js';
+import { EMPTY_REGISTRY, sourceBlockFactsOf, staleSourceIds, type RegistrySource } from '../sources/index.js';
 
 /**
  * The list use case: plan the bucket reads, read them (in parallel), filter, count, take the page
@@ -93,9 +95,12 @@ export async function listEmptyLegs(
     include?: Include | undefined;
     /** The registry's facts for `include=provenance`, read after the query compiled, once. */
     blockSources?: (() => Promise<BlockSources>) | undefined;
+    /** The sources registry, read only with `group=flight` (its offers' order). */
+    registry?: RegistrySource | undefined;
   },
 ): Promise<LegsPage> {
-  const rates = query.currency === undefined ? undefined : await deps.rates?.();
+  // `group=flight` ranks offers by their euro price: it reads the rates too.
+  const rates = query.currency === undefined && query.group === undefined ? undefined : await deps.rates?.();
   const sources = usesRegistry(query) ? await deps.sources?.() : undefined;
   // An unknown airport or currency is refused before anything is read.
   const checked = compileQuery(query, deps.airports ?? airportReference, rates, sources);
@@ -125,22 +130,59 @@ export async function listEmptyLegs(
     if (compiled.rank !== undefined) matches = { months: ranked([...months, ...long], compiled.rank), long: [] };
     deps.memo?.set(key, lists, matches, compiled.matchingUntil);
   }
-  const slice = pageOfMerged(matches.months, matches.long, query.page, query.size);
+  let flights: Flight[] | undefined;
+  if (query.group === 'flight') {
+    const rank = compiled.rank === undefined ? undefined : flightRank(compiled.rank, query.sort === '-price');
+    const registry = await deps.registry?.();
+    flights = groupedFlights({ matches, lists, listedWindow: unfilteredWindow(todayUtc), nowMs, registry, rates, rank });
+  }
+  const flightOf = new Map<string, Flight>();
+  const slice = flights === undefined ? pageOfMerged(matches.months, matches.long, query.page, query.size) : paginate(flights, query.page, query.size);
+  const pageEntries = flights === undefined ? (slice.items as IndexEntry[]) : (slice.items as Flight[]).map((f) => (flightOf.set(f.offers[0]!.id, f), f.offers[0]!));
 
   const include = deps.include ?? NO_INCLUDE;
   const blockSources = include.has('provenance') ? await deps.blockSources?.() : undefined;
-  const items = slice.items.length > 0 ? await deps.repository.getLegs(slice.items.map((e) => e.id)) : [];
+  const items = pageEntries.length > 0 ? await deps.repository.getLegs(pageEntries.map((e) => e.id)) : [];
   const byId = new Map(items.map((item) => [item.id, item]));
-  const records = slice.items.flatMap((entry) => {
+  const records = pageEntries.flatMap((entry) => {
     const item = byId.get(entry.id);
     // The index is eventually consistent: skip a leg deleted, blocked or unlisted since.
     if (!item || item.listed === false || item.blocked === true) return [];
     const record = apiRecordOf(item);
     const priced = query.currency === undefined ? record : withConvertedPrice(record, query.currency, rates);
     const listed = compiled.trip === undefined ? priced : { ...priced, detour: compiled.trip.detourOf(entry)! };
-    return [include.size === 0 ? listed : blocksOf(listed, item, include, blockSources ?? {})];
+    const blocked = include.size === 0 ? listed : blocksOf(listed, item, include, blockSources ?? {});
+    const flight = flightOf.get(entry.id);
+    return [flight === undefined ? blocked : flightRecord(blocked, flight, query.currency, rates)];
   });
   return { records, total: slice.total, page: slice.page, size: slice.size };
+}
+
+type ListDependencies = Parameters<typeof listEmptyLegs>[1];
+
+/**
+ * The listing as GET /open/v1/empty-legs runs it (and the MCP search): the registry (a container's
+ * cached copy) read once, and only after the query compiled, for its stale sources and `include=provenance`.
+ */
+export function listWithRegistry(
+  query: ListQuery,
+  include: Include,
+  deps: Omit<ListDependencies, 'staleSources' | 'registry' | 'include' | 'blockSources'> & { registry?: RegistrySource | undefined },
+): Promise<LegsPage> {
+  const { registry, ...rest } = deps;
+  let read: ReturnType<RegistrySource> | undefined;
+  const readRegistry = () => (read ??= registry ? registry() : Promise.resolve(EMPTY_REGISTRY));
+  const now = deps.now.getTime();
+  return listEmptyLegs(query, {
+    ...rest,
+    staleSources: registry && (async () => staleSourceIds(await readRegistry(), now)),
+    registry: registry && readRegistry,
+    include,
+    blockSources: async () => {
+      const registryRead = await readRegistry();
+      return { sourceFacts: (id) => sourceBlockFactsOf(registryRead, id), registryRead };
+    },
+  });
 }
 
 /** True when the query's filters read the sources registry (`kind`, `verifiedOnly=true`, `maxAgeHours`: its sources' syncs). */

@@ -8,6 +8,7 @@ import { boundedInteger, clampedInteger, currencyCode, flag, integerRule, isInte
 import type { SourceFacts } from '../kernel/source.js';
 import { cityIncludes, codeOf, countryCodeOf, countryKey, countryOf, hasCode, type IndexEntry, type Side } from '../kernel/index-entry.js';
 import { COUNTRY_CODES } from '../kernel/countries.js';
+import { groupRule as group } from '../flights/index.js';
 import { airportContinentBit, continentBit, continentOfCountry, CONTINENTS, type AirportIndex, type Continent } from '../airports/index.js';
 
 /**
@@ -223,6 +224,7 @@ const PARAMETERS = {
     if (!only) return () => true;
     return converted === undefined ? (e) => !Number.isNaN(e.price) : (e) => converted(e) !== null;
   }),
+  group: param(group),
 };
 
 type ParameterName = keyof typeof PARAMETERS;

@@ -1,4 +1,6 @@
 import { invalidParameter } from '../errors.js';
+import type { ValueShape } from '../http/query-params.js';
+import { INCLUDE_PATTERN } from '../kernel/leg/blocks.js';
 import { LIST_QUERY_FIELDS, PARAMETER_SHAPES } from '../listing/index.js';
 import { parameterDescription, type JsonSchema } from './contract-schemas.js';
 
@@ -41,18 +43,32 @@ export function argumentTexts(args: Arguments, types: Readonly<Record<string, Ar
   return texts;
 }
 
-/** The search's argument types: each listing parameter's, from its rule (src/listing/query.ts). */
-export const SEARCH_TYPES: Readonly<Record<string, ArgumentType>> = Object.fromEntries(
-  LIST_QUERY_FIELDS.map((name) => [name, PARAMETER_SHAPES[name]!.schema.type]),
-);
+/** `include` (src/http/include.ts, read beside the listing's query by the list and by-id routes): its shape from its rule. */
+export const INCLUDE_SHAPE: ValueShape = { schema: { type: 'string', pattern: INCLUDE_PATTERN.source }, exact: false };
+
+/** The search's arguments: every listing parameter's shape from its rule (src/listing/query.ts), and `include`. */
+export const SEARCH_SHAPES: Readonly<Record<string, ValueShape>> = {
+  ...Object.fromEntries(LIST_QUERY_FIELDS.map((name) => [name, PARAMETER_SHAPES[name]!])),
+  include: INCLUDE_SHAPE,
+};
+
+/** The JSON types of `shapes` (what `argumentTexts` reads). */
+export const typesOf = (shapes: Readonly<Record<string, ValueShape>>): Record<string, ArgumentType> =>
+  Object.fromEntries(Object.entries(shapes).map(([name, shape]) => [name, shape.schema.type]));
+
+export const SEARCH_TYPES: Readonly<Record<string, ArgumentType>> = typesOf(SEARCH_SHAPES);
+
+/** Each of `shapes` as a property of an input schema, its description from the contract's parameter of that name. */
+export function shapeProperties(shapes: Readonly<Record<string, ValueShape>>): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    Object.entries(shapes).map(([name, shape]) => {
+      const description = parameterDescription(name);
+      return [name, { ...shape.schema, ...(description === undefined ? {} : { description }) }];
+    }),
+  );
+}
 
 /** The search's input schema: every listing parameter, its shape from its rule, its description from the contract. */
 export function searchInputSchema(): JsonSchema {
-  const properties = Object.fromEntries(
-    LIST_QUERY_FIELDS.map((name) => {
-      const description = parameterDescription(name);
-      return [name, { ...PARAMETER_SHAPES[name]!.schema, ...(description === undefined ? {} : { description }) }];
-    }),
-  );
-  return { type: 'object', properties, additionalProperties: false };
+  return { type: 'object', properties: shapeProperties(SEARCH_SHAPES), additionalProperties: false };
 }

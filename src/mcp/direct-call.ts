@@ -43,7 +43,34 @@ export function directToolCall(headers: RequestHeaders, body: string, maxBytes: 
   } catch {
     return undefined;
   }
-  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'tools/call' || !isJSONRPCRequest(message)) return undefined;
+  if (typeof message !== 'object' || message === null || (message as { method?: unknown }).method !== 'tools/call') return undefined;
+  return plainToolCall(message) ?? checkedToolCall(message);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) => Object.keys(value).every((key) => allowed.has(key));
+const REQUEST_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS: ReadonlySet<string> = new Set(['name', 'arguments']);
+
+/**
+ * The plain `tools/call` (no `_meta`, no task, no extra member), which the SDK's schemas accept as
+ * it is, recognised without them (most of a call's CPU beyond the tool's: docs/performance.md,
+ * "MCP"); undefined for any other message, which `checkedToolCall` judges.
+ */
+export function plainToolCall(message: object): DirectToolCall | undefined {
+  const { jsonrpc, id, params } = message as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || !onlyKeys(message as Record<string, unknown>, REQUEST_KEYS)) return undefined;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined;
+  if (!isRecord(params) || typeof params.name !== 'string' || !onlyKeys(params, PARAMS_KEYS)) return undefined;
+  if (params.arguments !== undefined && !isRecord(params.arguments)) return undefined;
+  const call: DirectToolCall['params'] = { name: params.name };
+  if (params.arguments !== undefined) call.arguments = params.arguments;
+  return { id: id as RequestId, params: call };
+}
+
+/** Any other `tools/call`, judged by the SDK's schemas. */
+export function checkedToolCall(message: object): DirectToolCall | undefined {
+  if (!isJSONRPCRequest(message)) return undefined;
   const call = CallToolRequestSchema.safeParse(message);
   if (!call.success || call.data.params.task !== undefined) return undefined;
   return { id: message.id, params: call.data.params };

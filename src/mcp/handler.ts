@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { readVerdict } from '../auth/verdict.js';
 import { AppError } from '../errors.js';
 import { BASE_HEADERS } from '../http/envelope.js';
-import { httpFunction, requireApiKey, type HttpHandler } from '../http/middleware.js';
+import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
 import { clientIdOf } from '../keys/index.js';
 import { MatchMemo } from '../listing/index.js';
 import { ROUTES } from '../routes.js';
@@ -63,7 +63,7 @@ export function createMcpHandler(deps: McpHandlerDependencies): HttpHandler {
         return { statusCode: 405, headers: { ...BASE_HEADERS, allow: 'POST' }, body: METHOD_NOT_ALLOWED };
       }
       const { clientId, scopes } = keyOf(event);
-      const api = inProcessApi(deps, memo, { clientId, deadlineMs: invocationDeadlineMs('mcp', context) });
+      const api = inProcessApi(deps, memo, { clientId, deadlineMs: invocationDeadlineMs('mcp', context), traceId: traceIdOf({ context }) });
       const text = bodyText(event);
       const call = text === undefined ? undefined : directToolCall(event.headers ?? {}, text, MAX_MCP_BODY_BYTES);
       if (call !== undefined) return { statusCode: 200, headers: { ...BASE_HEADERS }, body: await answerToolCall(call, api, scopes) };

@@ -62,3 +62,20 @@ export function sourcesText(sources: readonly SourceView[]): string {
   if (sources.length === 0) return 'No source is registered and no leg is listed.';
   return [`${sources.length} source${sources.length === 1 ? '' : 's'}:`, ...sources.map((s) => `- ${sourceLine(s)}`)].join('\n');
 }
+
+/** An enquiry as POST .../enquiries answers it (docs/openapi.yaml, `CreatedEnquiry`): what its text reads. */
+export interface Enquiry {
+  id: string;
+  legId: string;
+  status: string;
+  passengers: number;
+  expiresAt: string;
+  secret?: string;
+  [field: string]: unknown;
+}
+
+export function enquiryText(enquiry: Enquiry, replayed: boolean): string {
+  const first = replayed ? ' (the first answer to this idempotencyKey again: no new enquiry was made)' : '';
+  const secret = enquiry.secret === undefined ? '' : " Its notifyUrl's signing secret is in the structured answer; it is not shown again.";
+  return `Enquiry ${enquiry.id} (${enquiry.status}) for leg ${enquiry.legId}, ${enquiry.passengers} passenger${enquiry.passengers === 1 ? '' : 's'}${first}; it expires at ${enquiry.expiresAt} unless the seller answers.${secret}`;
+}

@@ -1,12 +1,13 @@
 import { invalidParameter } from '../errors.js';
 import type { EmptyLeg } from '../kernel/model.js';
-import type { LegsPage } from '../listing/index.js';
+import { PARAMETER_SHAPES, type LegsPage } from '../listing/index.js';
 import { ROUTES } from '../routes.js';
 import type { SourceView } from '../sources/index.js';
 import type { Watch } from '../watches/index.js';
-import { argumentTexts, SEARCH_TYPES, searchInputSchema, type Arguments } from './arguments.js';
+import { ENQUIRY_KEY_PATTERN, ENQUIRY_KEY_RULE } from '../enquiries/index.js';
+import { argumentText, argumentTexts, INCLUDE_SHAPE, SEARCH_TYPES, searchInputSchema, shapeProperties, typesOf, type Arguments } from './arguments.js';
 import { contractSchema, parameterSchema, responseData, type JsonSchema } from './contract-schemas.js';
-import { legLine, pageText, sourcesText, watchesText, watchLine } from './summary.js';
+import { enquiryText, legLine, pageText, sourcesText, watchesText, watchLine, type Enquiry } from './summary.js';
 
 /**
  * The MCP tools (docs/api.md, "MCP"): each one an operation of the API, with its route's scopes,
@@ -15,13 +16,16 @@ import { legLine, pageText, sourcesText, watchesText, watchLine } from './summar
 export interface LegsApi {
   /** The listing: the query-string parameters, parsed by the listing's own parser. */
   search(params: Readonly<Record<string, string>>): Promise<LegsPage>;
-  getLeg(id: string, currency: string | undefined): Promise<EmptyLeg>;
+  /** GET /open/v1/empty-legs/{id} with its query-string parameters (`currency`, `include`). */
+  getLeg(id: string, params: Readonly<Record<string, string>>): Promise<EmptyLeg>;
   /** GET /open/v1/sources. */
   listSources(): Promise<{ records: SourceView[] }>;
   listWatches(): Promise<{ records: Watch[] }>;
   /** A POST body of /open/v1/watches. */
   createWatch(body: Readonly<Record<string, unknown>>): Promise<Watch & { secret: string }>;
   deleteWatch(id: string): Promise<void>;
+  /** POST /open/v1/empty-legs/{id}/enquiries with its Idempotency-Key: the enquiry, and whether it is the key's first answer again. */
+  enquire(legId: string, idempotencyKey: string, body: Readonly<Record<string, unknown>>): Promise<{ enquiry: Enquiry; replayed: boolean }>;
 }
 
 export interface ToolAnswer {
@@ -42,6 +46,9 @@ export interface ToolDefinition {
   outputSchema: () => JsonSchema;
   run(args: Arguments, api: LegsApi): Promise<ToolAnswer>;
 }
+
+/** get_empty_leg's parameters beside the id, as the by-id route takes them. */
+const LEG_SHAPES = { currency: PARAMETER_SHAPES.currency!, include: INCLUDE_SHAPE };
 
 const object = (properties: Record<string, unknown>, required: string[] = []): JsonSchema => ({
   type: 'object',
@@ -81,12 +88,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     readOnly: true,
     destructive: false,
     idempotent: true,
-    inputSchema: () => object({ id: parameterSchema('legId'), currency: parameterSchema('currency') }, ['id']),
+    inputSchema: () => object({ id: parameterSchema('legId'), ...shapeProperties(LEG_SHAPES) }, ['id']),
     outputSchema: () => responseData('LegResponse'),
     run: async (args, api) => {
-      const { id, currency } = argumentTexts(args, { id: 'string', currency: 'string' });
+      const { id, ...params } = argumentTexts(args, { id: 'string', ...typesOf(LEG_SHAPES) });
       if (id === undefined) throw invalidParameter('id', 'is required: the id of a listed leg');
-      const leg = await api.getLeg(id, currency);
+      const leg = await api.getLeg(id, params);
       return { structured: { ...leg }, text: legLine(leg) };
     },
   },
@@ -157,6 +164,35 @@ export const TOOLS: readonly ToolDefinition[] = [
       if (id === undefined) throw invalidParameter('id', 'is required: the id of a watch (wat_...)');
       await api.deleteWatch(id);
       return { structured: { id, deleted: true }, text: `Deleted watch ${id}.` };
+    },
+  },
+  {
+    name: 'enquire',
+    title: 'Ask the seller of an empty leg',
+    description:
+      "Send the seller of one listed leg an enquiry: `passengers` (at most the leg's seats), `contact` (name, email, phone in E.164), a `message` and your own `reference`; " +
+      "`notifyUrl` (https, public) gets the seller's answer, signed with the `secret` of this answer (shown once). " +
+      '`idempotencyKey` is your key for this enquiry (a UUID serves): send the same key on a retry and the first answer comes back, not a second enquiry; ' +
+      'the same key with other arguments is IDEMPOTENCY_KEY_REUSED. ENQUIRIES_NOT_ACCEPTED: the seller takes no enquiries through the API; a client holds at most 200 open enquiries.',
+    scopes: [ROUTES.postEnquiry.scope],
+    readOnly: false,
+    destructive: false,
+    // With the same idempotencyKey, a call again is the first call's answer.
+    idempotent: true,
+    inputSchema: () => {
+      const body = contractSchema('EnquiryInput') as { properties: Record<string, unknown>; required: string[] };
+      const key = { ...parameterSchema('idempotencyKey'), description: 'Your key for this enquiry, the same on each retry (a UUID serves); per client, held 24 hours.' };
+      return object({ id: parameterSchema('legId'), idempotencyKey: key, ...body.properties }, ['id', 'idempotencyKey', ...body.required]);
+    },
+    outputSchema: () => responseData('CreatedEnquiryResponse'),
+    run: async (args, api) => {
+      const { id, idempotencyKey, ...body } = args ?? {};
+      if (id === undefined) throw invalidParameter('id', 'is required: the id of a listed leg');
+      if (idempotencyKey === undefined) throw invalidParameter('idempotencyKey', 'is required: a key of your own, such as a UUID, the same on every retry of this enquiry');
+      const key = argumentText('idempotencyKey', idempotencyKey, 'string');
+      if (!ENQUIRY_KEY_PATTERN.test(key)) throw invalidParameter('idempotencyKey', ENQUIRY_KEY_RULE);
+      const { enquiry, replayed } = await api.enquire(argumentText('id', id, 'string'), key, body);
+      return { structured: { ...enquiry }, text: enquiryText(enquiry, replayed) };
     },
   },
 ];

@@ -14,6 +14,7 @@ const NOT_FILTERS: Readonly<Record<string, string>> = {
   page: 'paging does not apply to a watch',
   size: 'paging does not apply to a watch',
   sort: 'an order does not apply to a watch',
+  group: 'grouping does not apply to a watch\'s filters',
 };
 export const WATCH_FILTER_FIELDS = LIST_QUERY_FIELDS.filter((f) => NOT_FILTERS[f] === undefined);
 /** The integer parameters: answered as JSON numbers. */

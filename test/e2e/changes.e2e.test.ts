@@ -10,6 +10,7 @@ import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import { testNow } from '../support/clock.js';
+import { reportNotJudged } from '../support/not-judged.js';
 
 /**
  * GET /open/v1/empty-legs/changes over HTTP against `npm start --data FIXTURE`, every answer checked
@@ -112,7 +113,7 @@ describe('the change feed over HTTP', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(seenAfterMs).toBeDefined();
-    console.log(`A write around the tools was in the change feed ${Math.round(seenAfterMs!)} ms after it was made (DynamoDB Local, this machine).`);
+    reportNotJudged('a write around the tools in the change feed after it was made', seenAfterMs!);
 
     // The listing follows every write too (the list containers follow the change log):
     // once it shows them, it is what the mirror holds.
@@ -127,9 +128,8 @@ describe('the change feed over HTTP', () => {
       listed = await listing();
     }
     expect(inListingAfterMs).toBeDefined();
-    console.log(`... and in the listing ${Math.round(inListingAfterMs!)} ms after it was made.`);
-    // docs/api.md ("Caching and staleness") promises about 2 s; bounded at 5 s here, on a loaded machine.
-    expect(inListingAfterMs!).toBeLessThan(5_000);
+    // docs/api.md ("Caching and staleness") gives about 2 s: the benchmark's figure; this one is reported.
+    reportNotJudged('... and in the listing', inListingAfterMs!);
     cursor = await follow(mirror, cursor, 50);
     expect([...mirror.keys()].sort()).toEqual([...listed.keys()].sort());
     for (const [id, leg] of listed) expect(mirror.get(id)).toEqual(expect.objectContaining({ id, price: leg.price }));
@@ -170,8 +170,7 @@ describe('the change feed over HTTP', () => {
       }
     }
     expect(inFiltersAfterMs).toBeDefined();
-    console.log(`Hand edits of filtered fields were in the listing's filters ${Math.round(inFiltersAfterMs!)} ms after they were made.`);
-    expect(inFiltersAfterMs!).toBeLessThan(5_000);
+    reportNotJudged("hand edits of filtered fields in the listing's filters after they were made", inFiltersAfterMs!);
     const byId = await callApi<Envelope<unknown>>(`${service.baseUrl}/open/v1/empty-legs/CF-08`, { headers: headers() });
     expect(byId.res.status).toBe(404);
     const full = new Map<string, Change['leg']>();

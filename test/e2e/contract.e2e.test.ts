@@ -109,8 +109,8 @@ describe('GET /docs (reference page) in headless Chromium', () => {
     expect(text).toContain('Create a watch');
     expect(text).toContain('/open/v1/watches/{id}/deliveries');
     const parameters = Object.values(doc.components.parameters).map((p) => String(p.name));
-    // The listing's 30, the leg id, If-None-Match, the ids of a watch, a delivery, a key and an enquiry, the enquiries' Idempotency-Key, role, status and cursor, and the webhooks' three headers.
-    expect(parameters).toHaveLength(43);
+    // The listing's 32 (with include and group), the leg id, If-None-Match, the ids of a watch, a delivery, a key and an enquiry, the enquiries' Idempotency-Key, role, status and cursor, and the webhooks' three headers.
+    expect(parameters).toHaveLength(45);
     expect(parameters).toEqual(expect.arrayContaining(['depNear', 'depRadiusKm', 'arrNear', 'arrRadiusKm', 'minSeats', 'aircraftType']));
     for (const name of parameters) expect(text).toContain(name);
     for (const code of Object.keys(ERROR_STATUS)) expect(text).toContain(code);
@@ -181,6 +181,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       missing: { gone: boolean };
       provenance: { source: string; kind: string; confirmedAt: string | null; latestUtc: string | null };
       watch: { id: string; filters: Record<string, unknown>; include: string; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string, string]; deleted: boolean };
+      enquiry: unknown;
       mirror: { size: number; applied: number; again: number };
       self: { id: string; state: string };
       keys: { error: string; status: number };
@@ -247,6 +248,8 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     );
     const { provenance: p, departure: d } = withBlocks.body.data;
     expect(out.provenance).toEqual({ source: p.source, kind: p.kind, confirmedAt: p.confirmedAt, latestUtc: d.latestUtc });
+    // The enquiry helpers: asked, replayed with its key (the same enquiry), listed, withdrawn.
+    expect(out.enquiry).toEqual({ legId: out.leg.id, status: 'open', replayed: [false, true], sameEnquiry: true, listed: true, withdrawn: 'withdrawn' });
     // A watch made, a delivery verified with the client's helper, the owner's operations, the watch deleted.
     expect(out.watch).toEqual({
       id: expect.stringMatching(/^wat_/),

@@ -7,6 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import { createDocumentClient } from '../../src/aws/dynamodb.js';
+import { writeSeller } from '../../src/enquiries/index.js';
 import { ROOT, runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { clockEnv } from '../support/clock.js';
@@ -22,6 +25,7 @@ jest.setTimeout(120_000);
 let service: RunningService;
 let mcpUrl: URL;
 let readOnlyKey: string;
+let enquiringKey: string;
 
 async function keyWith(scopes: string): Promise<string> {
   const made = await runScript('keys', ['create', '--env', 'test', '--scopes', scopes, '--json'], {
@@ -49,7 +53,47 @@ beforeAll(async () => {
   service = await startLocalServer({ fewLegs: true });
   mcpUrl = new URL('/open/v1/mcp', service.baseUrl);
   readOnlyKey = await keyWith('empty_leg:read');
+  enquiringKey = await keyWith('empty_leg:read,enquiry:write');
+  // The demo source's seller takes enquiries (docs/enquiries.md): the seller is any client here.
+  const client = createDocumentClient({ endpoint: service.dynamodbEndpoint, region: 'local' });
+  try {
+    await writeSeller(client, service.legsTableName, { source: 'default', clientId: 'cli_mcp_e2e_seller', enquiryUrl: null, secret: null, setAt: 0 });
+  } finally {
+    client.destroy();
+  }
 });
+
+const ASK = { passengers: 2, contact: { name: 'Ada Broker', email: 'ada@example.com' }, reference: 'MCP-1' };
+
+/** enquire through `client`: an enquiry, its replay with the same key, refusals as the REST route's. */
+async function enquireTwice(client: Client, key: string): Promise<void> {
+  const id = ((await rest<{ records: { id: string }[] }>('/open/v1/empty-legs?size=1&depCityName=London')).records[0]!).id;
+  const idempotencyKey = randomUUID();
+  const first = (await client.callTool({ name: 'enquire', arguments: { id, idempotencyKey, ...ASK } })) as CallToolResult;
+  expect(first.isError).toBeFalsy();
+  const enquiry = first.structuredContent as { id: string; legId: string; status: string };
+  expect(enquiry).toMatchObject({ legId: id, status: 'open', passengers: 2, reference: 'MCP-1' });
+  expect(text(first)).toContain(enquiry.id);
+  // The REST route's enquiry, read with the same key.
+  const read = await callApi<{ data: unknown }>(`${service.baseUrl}/open/v1/enquiries/${enquiry.id}`, { headers: { 'x-api-key': key } });
+  expect(read.body.data).toEqual(enquiry);
+  const again = (await client.callTool({ name: 'enquire', arguments: { ...ASK, idempotencyKey, id } })) as CallToolResult;
+  expect(again.structuredContent).toEqual(enquiry);
+  expect(text(again)).toMatch(/first answer to this idempotencyKey again/);
+  const reused = (await client.callTool({ name: 'enquire', arguments: { id, idempotencyKey, ...ASK, passengers: 3 } })) as CallToolResult;
+  const restReused = await callApi<{ code: string; message: string }>(`${service.baseUrl}/open/v1/empty-legs/${id}/enquiries`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+    body: JSON.stringify({ ...ASK, passengers: 3 }),
+  });
+  expect([reused.isError, text(reused)]).toEqual([true, `IDEMPOTENCY_KEY_REUSED: ${restReused.body.message}`]);
+  const refused = (await client.callTool({ name: 'enquire', arguments: { id, idempotencyKey: randomUUID(), ...ASK, passengers: 0 } })) as CallToolResult;
+  expect(text(refused)).toMatch(/^INVALID_PARAMETER: Invalid parameter 'passengers'/);
+  const noKey = (await client.callTool({ name: 'enquire', arguments: { id, ...ASK } })) as CallToolResult;
+  expect(text(noKey)).toMatch(/^INVALID_PARAMETER: Invalid parameter 'idempotencyKey': is required/);
+  const badKey = (await client.callTool({ name: 'enquire', arguments: { id, idempotencyKey: 'é', ...ASK } })) as CallToolResult;
+  expect(text(badKey)).toBe("INVALID_PARAMETER: Invalid parameter 'idempotencyKey': must be 1-255 printable ASCII characters");
+}
 
 afterAll(async () => {
   await service?.stop();
@@ -60,7 +104,7 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
     const client = await httpClient({ authorization: `Bearer ${service.apiKey}` });
     expect(client.getServerVersion()?.name).toBe('empty-legs');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_sources', 'list_watches', 'create_watch', 'delete_watch']);
+    expect(tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_sources', 'list_watches', 'create_watch', 'delete_watch', 'enquire']);
     for (const tool of tools) {
       expect(tool.title).toEqual(expect.any(String));
       expect(tool.description!.length).toBeGreaterThan(40);
@@ -68,7 +112,10 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
       expect(tool.annotations).toMatchObject({ openWorldHint: false, readOnlyHint: expect.any(Boolean), destructiveHint: expect.any(Boolean), idempotentHint: expect.any(Boolean) });
     }
     const search = tools.find((t) => t.name === 'search_empty_legs')!;
-    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['depDate', 'depNear', 'minSeats', 'currency', 'pricedOnly', 'page', 'size']));
+    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['depDate', 'depNear', 'minSeats', 'currency', 'pricedOnly', 'page', 'size', 'include', 'source', 'kind', 'verifiedOnly', 'maxAgeHours']));
+    const enquire = tools.find((t) => t.name === 'enquire')!;
+    expect(enquire.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true });
+    expect(enquire.inputSchema.required).toEqual(expect.arrayContaining(['id', 'idempotencyKey', 'passengers', 'contact']));
 
     // The search reads what the REST listing reads (the client validates each answer against its outputSchema).
     const params = { depCityName: 'London', size: 2, sort: 'startDate' };
@@ -83,6 +130,14 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
     const one = (await client.callTool({ name: 'get_empty_leg', arguments: { id, currency: 'EUR' } })) as CallToolResult;
     expect(one.structuredContent).toEqual(await rest(`/open/v1/empty-legs/${id}?currency=EUR`));
     expect(text(one)).toContain(id);
+    // `include` as the by-id route and the listing take it.
+    const blocks = (await client.callTool({ name: 'get_empty_leg', arguments: { id, include: 'provenance,departure' } })) as CallToolResult;
+    expect(blocks.structuredContent).toEqual(await rest(`/open/v1/empty-legs/${id}?include=provenance,departure`));
+    expect(blocks.structuredContent).toHaveProperty('provenance');
+    const foundWith = (await client.callTool({ name: 'search_empty_legs', arguments: { ...params, include: 'departure' } })) as CallToolResult;
+    expect(foundWith.structuredContent).toEqual(await rest('/open/v1/empty-legs?depCityName=London&size=2&sort=startDate&include=departure'));
+    const badInclude = (await client.callTool({ name: 'get_empty_leg', arguments: { id, include: 'provenance,provenance' } })) as CallToolResult;
+    expect(text(badInclude)).toMatch(/^INVALID_PARAMETER: Invalid parameter 'include'/);
 
     const sources = (await client.callTool({ name: 'list_sources', arguments: {} })) as CallToolResult;
     const sourcesListed = await rest<{ records: { id: string }[] }>('/open/v1/sources');
@@ -138,6 +193,13 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
     await client.close();
   });
 
+  it("enquire: the REST route's enquiry, its key replayed, its refusals with their codes", async () => {
+    const client = await httpClient({ 'x-api-key': enquiringKey });
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['search_empty_legs', 'get_empty_leg', 'list_sources', 'enquire']);
+    await enquireTwice(client, enquiringKey);
+    await client.close();
+  });
+
   it('HTTP: no key is 401 in the envelope, GET and DELETE are 405, malformed JSON-RPC is a JSON-RPC error without library text', async () => {
     const post = (body: string, headers: Record<string, string> = { 'x-api-key': service.apiKey }) =>
       callApi<Record<string, unknown>>(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
@@ -181,6 +243,22 @@ describe('npm run mcp (stdio, over the HTTP API)', () => {
     const denied = (await client.callTool({ name: 'list_watches', arguments: {} })) as CallToolResult;
     expect(text(denied)).toBe("PERMISSION_DENIED: This API key lacks the scope 'watch:read' that the tool list_watches requires");
     await expect(client.callTool({ name: 'nope', arguments: {} })).rejects.toThrow(/Unknown tool: nope$/);
+    await client.close();
+  });
+});
+
+describe('npm run mcp: enquire', () => {
+  it('asks over the HTTP API with the key as Idempotency-Key, replays and refuses as the route does', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'cli/mcp.ts'],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...clockEnv(), EMPTY_LEGS_URL: service.baseUrl, EMPTY_LEGS_KEY: enquiringKey },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'e2e-stdio', version: '1.0.0' });
+    await client.connect(transport);
+    await enquireTwice(client, enquiringKey);
     await client.close();
   });
 });

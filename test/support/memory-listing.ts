@@ -6,6 +6,7 @@ import type { Clock } from '../../src/clock.js';
 import type { LegsRepository } from '../../src/listing/index.js';
 import { createListHandler } from '../../src/listing/list-handler.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
+import { EMPTY_REGISTRY } from '../../src/sources/index.js';
 import { indexEntry } from './index-entries.js';
 import { storedLeg } from './legs.js';
 
@@ -88,7 +89,8 @@ export function listingHandlers(listing: MemoryListing, clock: Clock): { list: H
     mcp: createMcpHandler({
       repository: listing.repository,
       readLeg: unread,
-      sources: { registry: unread, countListed: unread },
+      // No source registered: the registry the list function is given none of.
+      sources: { registry: () => Promise.resolve(EMPTY_REGISTRY), countListed: unread },
       watches: {} as never,
       clock,
       listingCacheTtlSeconds: 60,

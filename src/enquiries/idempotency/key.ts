@@ -9,13 +9,14 @@ import { invalidParameter } from '../../errors.js';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const MAX_KEY_LENGTH = 255;
 export const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+export const KEY_RULE = `must be 1-${MAX_KEY_LENGTH} printable ASCII characters`;
 /** How long a key holds its first answer. */
 export const KEY_HOLD_MS = 24 * 3_600_000;
 
 export function parseIdempotencyKey(headers: Readonly<Record<string, string | undefined>> | undefined): string {
   const value = headers?.[IDEMPOTENCY_HEADER.toLowerCase()];
   if (value === undefined || value === '') throw invalidParameter(IDEMPOTENCY_HEADER, 'the header is required: a key of your own, such as a UUID, the same on every retry of this request');
-  if (!KEY_PATTERN.test(value)) throw invalidParameter(IDEMPOTENCY_HEADER, `must be 1-${MAX_KEY_LENGTH} printable ASCII characters`);
+  if (!KEY_PATTERN.test(value)) throw invalidParameter(IDEMPOTENCY_HEADER, KEY_RULE);
   return value;
 }
 

@@ -22,6 +22,10 @@ import { createTestTables, type TestTables } from '../../support/dynamodb.js';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { storedLeg } from '../../support/legs.js';
 import { testClock, testNow, testToday } from '../../support/clock.js';
+import { HANG_BOUND_MS, reportNotJudged } from '../../support/not-judged.js';
+
+/** A revoked key stops working within 10 s (docs/api.md, the revocation bound): the bound judged; the figure is reported. */
+const REVOCATION_CONTRACT_MS = 10_000;
 
 /**
  * How fresh the caches are, against DynamoDB Local with the change consumer on the table's stream:
@@ -64,7 +68,7 @@ function container(clock: () => number = testClock, ceilingMs = 900_000, followM
 }
 
 /** Polls until `ok` holds for every container; the real time it took, in ms. */
-async function timeUntil(ok: () => Promise<boolean>, limitMs = 10_000): Promise<number> {
+async function timeUntil(ok: () => Promise<boolean>, limitMs = HANG_BOUND_MS): Promise<number> {
   const start = performance.now();
   while (!(await ok())) {
     if (performance.now() - start > limitMs) throw new Error(`not seen within ${limitMs} ms`);
@@ -77,20 +81,21 @@ async function timeUntil(ok: () => Promise<boolean>, limitMs = 10_000): Promise<
 const FOLLOW_MAX = 60;
 
 describe('listing cache: change-aware', () => {
-  it('every warm container sees legs written with writeLegs within 3 s of real time, and reads only the change', async () => {
+  it('every warm container sees the legs written with writeLegs, all three changes, and reads only the change', async () => {
     const containers = [container(), container(), container()];
     for (const c of containers) expect(await c.ids()).not.toContain('fresh-1');
     const queriesBefore = containers.map((c) => c.cache.stats.headReads);
 
     await writeLegs(t.client, t.legsTableName, [leg('fresh-1', 2), leg('base-3', 3, { blocked: true }), leg('base-5', 30)]);
     const written = performance.now();
+    // All three changes: a new leg, a blocked one, one moved later (base-5's place in the order).
     const elapsed = await timeUntil(async () => {
       const seen = await Promise.all(containers.map((c) => c.ids()));
-      return seen.every((ids) => ids.includes('fresh-1') && !ids.includes('base-3'));
+      return seen.every((ids) => ids.includes('fresh-1') && !ids.includes('base-3') && ids.indexOf('base-5') > ids.indexOf('base-29'));
     });
-    // The staleness target (p99 2 s) is the benchmark's; this bounds it loosely, on a shared machine.
-    expect(performance.now() - written).toBeLessThan(3_000);
-    expect(elapsed).toBeLessThan(3_000);
+    // The staleness target (p99 2 s) is the benchmark's; here the figure is reported.
+    reportNotJudged('a write in every warm container (real time since the write)', performance.now() - written);
+    reportNotJudged('... polling time', elapsed);
     for (const [i, c] of containers.entries()) {
       expect(c.cache.stats.headReads).toBeGreaterThan(queriesBefore[i]!);
       expect(c.cache.stats.fullReloads).toBe(0);
@@ -164,14 +169,14 @@ describe('listing cache: change-aware', () => {
     expect(c.cache.stats.fullReloads).toBe(0);
     expect(c.cache.stats.slotReads).toBe(1);
     expect(ids).toEqual(await container().ids({ size: '100', page: '1' }));
-  });
+  }, 90_000);
 });
 
 describe('authorizer: keys version', () => {
   const authorizer = (now?: () => number) =>
     createAuthorizerHandler({ client: t.client, tableName: t.keysTableName, stage: 'sandbox', ...(now ? { now } : {}) });
 
-  it('every warm container refuses a revoked key within 2 s', async () => {
+  it('every warm container refuses a revoked key within the 10 s the contract allows', async () => {
     const { key, record } = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'] });
     const containers = [authorizer(), authorizer(), authorizer()];
     for (const h of containers) expect((await h(withKey(key))).context).toMatchObject({ verdict: 'ok' });
@@ -179,11 +184,11 @@ describe('authorizer: keys version', () => {
     const elapsed = await timeUntil(async () => {
       const verdicts = await Promise.all(containers.map((h) => h(withKey(key))));
       return verdicts.every((v) => ctx(v).verdict === 'error' && ctx(v).errorCode === 'API_KEY_INVALID');
-    });
-    expect(elapsed).toBeLessThan(2_000);
+    }, REVOCATION_CONTRACT_MS);
+    reportNotJudged('a revoked key refused by every warm container', elapsed);
   });
 
-  it('every warm container marks a just-rotated key deprecated within 2 s', async () => {
+  it('every warm container marks a just-rotated key deprecated within the same 10 s', async () => {
     // The highest rate limit: the polling below asks far more often than the default allows.
     const { key, record } = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['empty_leg:read'], rateLimit: MAX_RATE_LIMIT });
     await setClientRateLimit(t.client, t.keysTableName, clientIdOf(record), MAX_RATE_LIMIT);
@@ -193,8 +198,8 @@ describe('authorizer: keys version', () => {
     const elapsed = await timeUntil(async () => {
       const verdicts = await Promise.all(containers.map((h) => h(withKey(key))));
       return verdicts.every((v) => ctx(v).verdict === 'ok' && ctx(v).deprecated === true);
-    });
-    expect(elapsed).toBeLessThan(2_000);
+    }, REVOCATION_CONTRACT_MS);
+    reportNotJudged('a rotated key marked deprecated by every warm container', elapsed);
   });
 
   it('the grace deadline is exact to the millisecond (controlled clock)', async () => {

@@ -55,6 +55,7 @@ const RAW: { readonly [F in keyof ListQuery]: fc.Arbitrary<string | undefined> }
   minPrice: absentOr(fc.constantFrom('0', '1000', '12500.5', '20000')),
   maxPrice: absentOr(fc.constantFrom('0', '1000', '15000', '99999.99')),
   pricedOnly: absentOr(fc.constantFrom('true', 'false')),
+  group: absentOr(fc.constantFrom('leg', 'flight')),
 };
 
 type Raw = Partial<Record<keyof ListQuery, string>>;

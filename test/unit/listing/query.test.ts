@@ -47,6 +47,7 @@ describe('parseListQuery: defaults', () => {
       minPrice: undefined,
       maxPrice: undefined,
       pricedOnly: undefined,
+      group: undefined,
     };
     expect(parseListQuery(undefined)).toEqual(expected);
     expect(parseListQuery({})).toEqual(expected);

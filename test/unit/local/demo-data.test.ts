@@ -4,7 +4,9 @@ import { AIRCRAFT, DEMO_SOURCES, FEATURED_AIRPORTS, demoAirports, demoLegs, gene
 import { REGISTRATION_PATTERNS } from '../../../local/demo/aircraft.js';
 import { COUNTRY_CODES, isIanaTimeZone, validateImportRecords } from '../../../src/loading/import/index.js';
 import { AMENITY_TYPES } from '../../../src/kernel/model.js';
-import { MAX_BUCKET_SPAN_DAYS } from '../../../src/kernel/leg-item.js';
+import { MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../../../src/kernel/leg-item.js';
+import { parseIndexItem } from '../../../src/kernel/index-entry.js';
+import { flightsOf } from '../../../src/flights/index.js';
 import { registerLoadedSources } from '../../../local/demo/sources.js';
 import { applyChange, staleSourceIds, UNREGISTERED, type Registry, type SourceHistoryEntry } from '../../../src/sources/registry.js';
 import type { SourcesStore } from '../../../src/sources/index.js';
@@ -191,6 +193,16 @@ describe('demo feeds', () => {
     for (const leg of legs) if (leg.listed && !leg.blocked) bySource.set(leg.source!, (bySource.get(leg.source!) ?? 0) + 1);
     expect([...bySource.keys()].sort()).toEqual([...DEMO_SOURCES].sort());
     for (const n of bySource.values()) expect(n).toBeGreaterThan(legs.length / DEMO_SOURCES.length / 2);
+  });
+
+  it('offers flights twice and three times (an operator and brokers, one broker cheaper): npm start shows grouping', () => {
+    const entries = demoLegs(TODAY).flatMap((leg) => {
+      const entry = parseIndexItem(toStorageItem(leg));
+      return entry === undefined ? [] : [entry];
+    });
+    const offers = flightsOf(entries, entries, (e) => ({ id: e.id, source: e.source, kind: 'unknown', verified: false, confirmedAt: Number.NaN, euros: null })).map((f) => f.offers);
+    for (const n of [2, 3]) expect(offers.filter((o) => o.length === n).length).toBeGreaterThan(3);
+    expect(offers.some((o) => o.length > 1 && new Set(o.map((e) => e.source)).size === o.length && o.some((e) => e.price < o[0]!.price))).toBe(true);
   });
 });
 

@@ -4,7 +4,9 @@ import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { AppError } from '../../../src/errors.js';
 import { LIST_QUERY_FIELDS, PARAMETER_SHAPES, parseListQuery } from '../../../src/listing/index.js';
-import { argumentTexts, SEARCH_TYPES, searchInputSchema } from '../../../src/mcp/arguments.js';
+import { OPENAPI_DOCUMENT_JSON } from '../../../src/contract/index.js';
+import { includeOf } from '../../../src/http/include.js';
+import { argumentTexts, SEARCH_SHAPES, SEARCH_TYPES, searchInputSchema } from '../../../src/mcp/arguments.js';
 import { SORTS } from '../../../src/listing/query.js';
 import { fcParams } from '../../support/fast-check.js';
 
@@ -22,7 +24,10 @@ const schemaAccepts = ajv.compile(searchInputSchema());
 type Outcome = { ok: true } | { ok: false; parameter: string; message: string };
 function toolOutcome(args: Record<string, unknown>): Outcome {
   try {
-    parseListQuery(argumentTexts(args, SEARCH_TYPES));
+    // As the list route reads them: the listing's parameters, then `include`.
+    const texts = argumentTexts(args, SEARCH_TYPES);
+    parseListQuery(texts);
+    includeOf(texts);
     return { ok: true };
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== 'INVALID_PARAMETER') throw err;
@@ -30,12 +35,19 @@ function toolOutcome(args: Record<string, unknown>): Outcome {
     return { ok: false, parameter, message: err.message };
   }
 }
+/** The query parameters of a GET in the contract (docs/openapi.yaml). */
+function contractQueryParameters(path: string): string[] {
+  type Parameter = { name: string; in: string };
+  const doc = JSON.parse(OPENAPI_DOCUMENT_JSON) as { paths: Record<string, { get: { parameters: { $ref: string }[] } }>; components: { parameters: Record<string, Parameter> } };
+  const parameters = doc.paths[path]!.get.parameters.map((p) => doc.components.parameters[p.$ref.split('/').pop()!]!);
+  return parameters.filter((p) => p.in === 'query').map((p) => p.name);
+}
 const BETWEEN_PARAMETERS = /\brequires?\b|must not be above/;
 
 const TEXTS = [
   '', ' ', 'a', 'ab', ' Nice ', 'São Paulo', 'x'.repeat(101), '2026-12-20', '2024-02-29', '2026-02-30', '0000-01-01', '2026-1-01',
   'LFPB', 'nce', 'EG1', 'ABCDE', 'ZZZZ', 'FR', 'fr, it', ' gb ', 'FR,', ',FR', 'XX', 'EU,AS', 'eu', 'ZZ', 'Light Jet,heavy-jet', 'VLJ', 'Heavy Jets',
-  'EUR', 'eur', 'USD', 'true', 'false', '12', '-3', '1.5', ...SORTS, 'price ', 'Sort',
+  'EUR', 'eur', 'USD', 'provenance', 'departure,provenance', 'provenance,provenance', 'provenance,', 'Departure', 'true', 'false', '12', '-3', '1.5', ...SORTS, 'price ', 'Sort',
 ];
 const value = fc.oneof(
   fc.constantFrom(...TEXTS),
@@ -47,13 +59,18 @@ const value = fc.oneof(
   fc.boolean(),
   fc.constantFrom(null, [], {}),
 );
-const parameterSets = fc.dictionary(fc.constantFrom(...LIST_QUERY_FIELDS, 'depCity'), value, { maxKeys: 5 });
+const SEARCH_FIELDS = Object.keys(SEARCH_SHAPES);
+const parameterSets = fc.dictionary(fc.constantFrom(...SEARCH_FIELDS, 'depCity'), value, { maxKeys: 5 });
 
 describe('search_empty_legs: the input schema and the listing parser accept the same arguments', () => {
   it('names every listing parameter, typed from its rule, described from the contract', () => {
     const schema = searchInputSchema() as { properties: Record<string, { type: string; description?: string }>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties)).toEqual([...LIST_QUERY_FIELDS]);
+    // Every listing parameter of the contract's operation, `include` too.
+    expect(Object.keys(schema.properties)).toEqual([...LIST_QUERY_FIELDS, 'include']);
+    expect(SEARCH_FIELDS).toEqual(expect.arrayContaining(['source', 'kind', 'verifiedOnly', 'maxAgeHours', 'include']));
+    expect([...SEARCH_FIELDS].sort()).toEqual(contractQueryParameters('/open/v1/empty-legs').sort());
     for (const name of LIST_QUERY_FIELDS) expect(schema.properties[name]!.type).toBe(PARAMETER_SHAPES[name]!.schema.type);
+    expect(schema.properties.include).toMatchObject({ type: 'string', description: expect.stringMatching(/provenance/) });
     expect(schema.properties.minSeats).toMatchObject({ type: 'integer', minimum: 1, maximum: 850 });
     expect(schema.properties.depNear!.description).toMatch(/airport/);
     expect(schema.additionalProperties).toBe(false);
