@@ -58,6 +58,7 @@ export function queryMix(todayUtc: string): MixQuery[] {
     // Names starting `include` are the searches of the include targets, each held against the mix's
     // query with the same parameters but `include` (bench/targets.ts).
     { name: 'include (include=provenance,departure)', params: { include: 'provenance,departure' } },
+    { name: 'include (include=provenance,departure), size=100', params: { size: '100', include: 'provenance,departure' } },
     // Names starting `group` are the searches of the group targets, each held against the mix's query
     // with the same parameters but `group` (bench/targets.ts).
     { name: 'group (group=flight)', params: { group: 'flight' } },

@@ -50,7 +50,7 @@ type Failure = { error: ErrorCode | 'GATEWAY'; message: string; status: number }
 export type WatchPatch = components['schemas']['WatchPatch'];
 export type Attempt = components['schemas']['Attempt'];
 
-/** Changes a watch's url, filters, description or enabled (`enabled: true` turns a disabled watch on again). */
+/** Changes a watch's url, filters, description, include or enabled (`enabled: true` turns a disabled watch on again). */
 export async function updateWatch(client: ReturnType<typeof emptyLegsClient>, id: string, body: WatchPatch): Promise<Watch | Failure> {
   const { data, error, response } = await client.PATCH('/open/v1/watches/{id}', { params: { path: { id } }, body });
   if (error) return { error: 'code' in error ? error.code : 'GATEWAY', message: error.message, status: response.status };
@@ -292,8 +292,13 @@ async function main(): Promise<void> {
   const second = firstId !== undefined && first && 'leg' in first ? await pollLeg(client, firstId, first.etag) : undefined;
   const missing = await pollLeg(client, 'no-such-leg');
   const provenance = firstId === undefined ? undefined : await legWithProvenance(client, firstId);
-  // A watch (port 9 on this machine: nothing listens) of legs under 15,000 GBP, a delivery signed as the service signs it, verified, then deleted.
-  const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true } });
+  // A watch (port 9 on this machine: nothing listens) of legs under 15,000 GBP whose events' legs carry provenance and departure,
+  // a delivery signed as the service signs it, verified, then deleted.
+  const watch = await createWatch(client, {
+    url: 'http://127.0.0.1:9/hook',
+    filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true },
+    include: 'provenance,departure',
+  });
   let watchOut: unknown = watch;
   if ('id' in watch) {
     const body = JSON.stringify({ type: 'empty_leg.listed', timestamp: new Date().toISOString(), data: { watchId: watch.id, id: 'EL-1', leg: null } });
@@ -304,16 +309,17 @@ async function main(): Promise<void> {
     const test = await testWatch(client, watch.id);
     const retry = await retryDelivery(client, watch.id, `msg_${'x'.repeat(27)}`);
     const rotated = await rotateWatchSecret(client, watch.id);
-    const updated = await updateWatch(client, watch.id, { description: 'off for now', enabled: false });
+    const updated = await updateWatch(client, watch.id, { description: 'off for now', enabled: false, include: 'departure' });
     const deleted = await client.DELETE('/open/v1/watches/{id}', { params: { path: { id: watch.id } } });
     watchOut = {
       id: watch.id,
       filters: watch.filters,
+      include: watch.include,
       verified: verified.type,
       test: 'result' in test ? test.result : test,
       retry: 'error' in retry ? retry.error : retry,
       rotated: 'secret' in rotated && rotated.secret !== watch.secret,
-      updated: 'id' in updated ? [updated.status, updated.description] : updated,
+      updated: 'id' in updated ? [updated.status, updated.description, updated.include] : updated,
       deleted: deleted.response.status === 200,
     };
   }

@@ -3,6 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { unpackRecord } from '../kernel/record-pack.js';
+import { factsOfStored } from '../kernel/leg/blocks.js';
 import { CODE_REASON, STATE_PREFIX } from './store.js';
 import { entryFacts, STATE_CONFIRMED_ATTR, STATE_SOURCE_ATTR, transitionFacts, type ListingTransition } from './transition.js';
 
@@ -35,6 +36,7 @@ export function logTransitionOf(record: DynamoDBRecord): ListingTransition | und
   const shown = shownOf(after);
   const reason = shown === null ? { reason: (typeof after.w === 'string' ? CODE_REASON[after.w] : undefined) ?? 'unlisted' } : {};
   const factsOf = (image: Record<string, unknown> | undefined) => entryFacts(image?.[STATE_SOURCE_ATTR], image?.[STATE_CONFIRMED_ATTR]);
+  const legFacts = shown === null ? undefined : factsOfStored(after.p);
   return {
     id: key.slice(STATE_PREFIX.length),
     changedAt: after.t,
@@ -42,6 +44,7 @@ export function logTransitionOf(record: DynamoDBRecord): ListingTransition | und
     before: shownOf(before),
     after: shown,
     ...transitionFacts(factsOf(before), factsOf(after)),
+    ...(legFacts === undefined ? {} : { legFacts }),
     ...reason,
   };
 }

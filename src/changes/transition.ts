@@ -4,8 +4,9 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { derivedIndexKeyOf, type IndexKey } from '../kernel/leg-change.js';
 import { IndexEntryReader } from '../kernel/index-entry.js';
-import { TTL_ATTR } from '../kernel/leg-item.js';
+import { TOUCH_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
 import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
+import type { LegFacts } from '../kernel/leg/blocks.js';
 
 /**
  * One item change of the legs table as its stream tells it: the item's id, the stream's sequence
@@ -49,6 +50,8 @@ export interface ListingTransition {
    */
   beforeFacts?: EntryFacts;
   afterFacts?: EntryFacts;
+  /** What `include` reads of the leg's item after the change (the log state's; absent: withdrawn, or a state written before). */
+  legFacts?: LegFacts;
   reason?: WithdrawReason;
 }
 
@@ -121,15 +124,24 @@ export function withdrawReasonOf(image: Readonly<Record<string, unknown>> | unde
 export function transitionOf(change: ItemChange, changedAt: number, stale?: StaleSources): ListingTransition | undefined {
   if (change.id.startsWith(SERVICE_ITEM_PREFIX)) return undefined;
   const reason = withdrawReasonOf(change.newImage, changedAt, stale);
+  const after = reason === undefined ? shownLeg(change.newImage) : null;
   return {
     id: change.id,
     changedAt: new Date(changedAt).toISOString(),
     changeId: change.sequenceNumber,
-    before: shownLeg(change.oldImage),
-    after: reason === undefined ? shownLeg(change.newImage) : null,
+    // A sweep's touch of a leg listed now has no `before`: a log that never gave the leg (first written
+    // while its source was stale) lists it; one that did compares with its state.
+    before: after !== null && isTouch(change) ? null : shownLeg(change.oldImage),
+    after,
     ...transitionFacts(entryFacts(change.oldImage?.source, change.oldImage?.confirmedAt), entryFacts(change.newImage?.source, change.newImage?.confirmedAt)),
     ...(reason === undefined ? {} : { reason }),
   };
+}
+
+/** True when the change is the sweep's touch (src/sweep/store.ts): a new touch instant. */
+export function isTouch(change: Pick<ItemChange, 'oldImage' | 'newImage'>): boolean {
+  const at = change.newImage?.[TOUCH_ATTR];
+  return typeof at === 'number' && at !== change.oldImage?.[TOUCH_ATTR];
 }
 
 type Image = Record<string, AttributeValue>;

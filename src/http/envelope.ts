@@ -1,6 +1,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isUnavailable } from '../aws/unavailable.js';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { LRUCache } from 'lru-cache';
 import { digestOf, weakTag } from './conditional.js';
 
 /** The response envelope (docs/api.md, "Envelope"), and the one mapper from any error to it. */
@@ -82,12 +83,24 @@ export function listResponse<D extends { records: readonly object[] }>(data: D, 
   // `tail` is {"data":{...rest},"traceId":"..."}: the rest of data after the records, then the trace id.
   const restOfData = tail.slice('{"data":{'.length);
   const texts = records.map(serializedOf);
-  return jsonResponse(
-    200,
-    traceId,
-    `${LIST_OPENING}${texts.map((t) => t.json).join(',')}]${restOfData.startsWith('}') ? '' : ','}${restOfData}`,
-    listTag(texts.map((t) => t.digest), rest),
-  );
+  const etag = listTag(texts.map((t) => t.digest), rest);
+  return jsonResponse(200, traceId, `${recordsTextOf(etag, texts)}${restOfData.startsWith('}') ? '' : ','}${restOfData}`, etag);
+}
+
+/**
+ * The opening and records of a list's text, made once for the same records in the same order: a
+ * page asked again (the same ETag, the same record objects) reuses it rather than joining a new text
+ * (a page over 128 KB is a large object for V8, costly to make each time: docs/performance.md). At
+ * most 8 MB of such texts are kept, the least recently used dropped.
+ */
+const recordsTexts = new LRUCache<string, { texts: readonly Serialized[]; text: string }>({ max: 1_000, maxSize: 8_000_000, sizeCalculation: (v) => v.text.length });
+
+function recordsTextOf(etag: string, texts: readonly Serialized[]): string {
+  const held = recordsTexts.get(etag);
+  if (held !== undefined && held.texts.length === texts.length && held.texts.every((t, i) => t === texts[i])) return held.text;
+  const text = `${LIST_OPENING}${texts.map((t) => t.json).join(',')}]`;
+  recordsTexts.set(etag, { texts, text });
+  return text;
 }
 
 /**

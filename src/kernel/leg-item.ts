@@ -32,6 +32,8 @@ export const EXPIRY_DAY_ATTR = LEGS_EXPIRY_INDEX.sortKey;
 export const EXPIRY_INSTANT_ATTR = LEGS_EXPIRY_INSTANT_INDEX.sortKey;
 /** Epoch seconds after which DynamoDB TTL deletes the item; set by the retiring function only. */
 export const TTL_ATTR = LEGS_TABLE.timeToLiveAttribute;
+/** The sweep's touch (src/sweep/store.ts): the run's instant, written alone so that the change consumer tells the leg's standing again. */
+export const TOUCH_ATTR = 'xs';
 
 /** Longest flyable window (endDate - startDate, days) kept in the month bucket of its start. */
 export const MAX_BUCKET_SPAN_DAYS = 28;

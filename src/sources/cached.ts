@@ -22,11 +22,15 @@ export function cachedRegistry(store: Pick<SourcesStore, 'read'>, options: { clo
     read: () => store.read(),
     same: (a, b) => a.revision === b.revision,
   });
+  // The same revision answers the same object: what a container keeps by it (a record's blocks) stays.
+  let kept: Registry = EMPTY_REGISTRY;
   return async () => {
     const read = follower.poll();
     if (follower.confirmed() === undefined) await (read ?? follower.inFlight());
     else read?.catch(() => undefined);
-    return follower.confirmed()?.value ?? EMPTY_REGISTRY;
+    const value = follower.confirmed()?.value ?? EMPTY_REGISTRY;
+    if (value.revision !== kept.revision) kept = value;
+    return kept;
   };
 }
 

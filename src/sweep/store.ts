@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BUCKET_ATTR, EXPIRY_INSTANT_ATTR, EXPIRY_SHARD_ATTR } from '../kernel/leg-item.js';
+import { BUCKET_ATTR, EXPIRY_INSTANT_ATTR, EXPIRY_SHARD_ATTR, TOUCH_ATTR } from '../kernel/leg-item.js';
 import { LEGS_EXPIRY_INSTANT_INDEX } from '../tables.js';
 import { instantKey, type SourceCursor, type SweepState } from './plan.js';
 
@@ -11,7 +11,7 @@ import { instantKey, type SourceCursor, type SweepState } from './plan.js';
  * change consumer reads; a touch changes nothing the API shows.
  */
 export const SWEEP_ID = '~sweep';
-export const TOUCH_ATTR = 'xs';
+export { TOUCH_ATTR };
 /** Every attribute a touch names (its key, what it writes, what it checks): the sweep's IAM condition. */
 export const TOUCH_ATTRIBUTES = ['id', TOUCH_ATTR, EXPIRY_INSTANT_ATTR, BUCKET_ATTR] as const;
 

@@ -9,7 +9,7 @@ import { bumpVersion, getDelivery, type DeliveryRecord, type WatchRecord, type W
  * WATCH_DELIVERIES_TABLE): conditional updates of the item as it was read, so a change made
  * meanwhile (another request, the delivery worker) is never overwritten.
  */
-export type WatchChange = Partial<Pick<WatchRecord, 'url' | 'filters' | 'description' | 'status' | 'disabledAt' | 'failingSince'>>;
+export type WatchChange = Partial<Pick<WatchRecord, 'url' | 'filters' | 'description' | 'include' | 'status' | 'disabledAt' | 'failingSince'>>;
 
 /** Sets `fields` on the watch; false when it is gone. The matchers index the watches again. */
 export async function updateWatch(t: WatchTables, watch: WatchRecord, fields: WatchChange): Promise<boolean> {

@@ -7,7 +7,7 @@ import { updateWatch, type WatchChange } from './store.js';
  * watch's, the result validated exactly as a new watch is; `enabled: true` turns a disabled watch on
  * again, with its failing period forgotten.
  */
-export const PATCH_FIELDS = ['url', 'filters', 'description', 'enabled'] as const;
+export const PATCH_FIELDS = ['url', 'filters', 'description', 'include', 'enabled'] as const;
 
 export type UpdateDependencies = Pick<WatchDependencies, 'tables' | 'airports' | 'targets' | 'resolver' | 'clock' | 'rates'>;
 
@@ -16,7 +16,7 @@ export function changeOf(body: unknown, current: WatchRecord, deps: FilterDepend
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
   const unknown = Object.keys(fields).find((k) => !(PATCH_FIELDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch's url, filters, description and enabled can be changed`);
+  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch's url, filters, description, include and enabled can be changed`);
   if (Object.keys(fields).length === 0) throw invalidParameter('body', `must give at least one of ${PATCH_FIELDS.join(', ')}`);
   const { enabled } = fields;
   if (enabled !== undefined && typeof enabled !== 'boolean') throw invalidParameter('enabled', 'must be true or false');
@@ -24,6 +24,7 @@ export function changeOf(body: unknown, current: WatchRecord, deps: FilterDepend
     url: 'url' in fields ? fields.url : current.url,
     filters: 'filters' in fields ? fields.filters : undefined,
     description: 'description' in fields ? fields.description : current.description,
+    include: 'include' in fields ? fields.include : current.include,
   };
   const parsed = parseWatchBody(merged, deps);
   // Filters kept must still parse, as the matcher parses them (a currency the rates dropped is kept).
@@ -32,6 +33,8 @@ export function changeOf(body: unknown, current: WatchRecord, deps: FilterDepend
   if ('url' in fields) change.url = parsed.url;
   if ('filters' in fields) change.filters = parsed.filters;
   if ('description' in fields) change.description = parsed.description;
+  // An empty `include` (or null) takes the blocks off.
+  if ('include' in fields) change.include = parsed.include ?? '';
   if (enabled === true && current.status !== 'active') Object.assign(change, { status: 'active', disabledAt: null, failingSince: null });
   if (enabled === false && current.status !== 'disabled') Object.assign(change, { status: 'disabled', disabledAt: new Date(now).toISOString() });
   return change;

@@ -13,6 +13,7 @@ import { getDelivery, getWatch, recordWatchFailure, recordWatchSuccess, updateDe
 import type { Resolver, TargetPolicy } from './target.js';
 import type { ListingTransition, WithdrawReason } from '../changes/index.js';
 import { withConvertedPrice, type RateSet } from '../rates/index.js';
+import { factsOfItem, withBlocks, type Include, type LegFacts, type SourceFacts } from '../kernel/leg/blocks.js';
 import type { ActiveClients } from './match/active-clients.js';
 import { isSlow, markWatchSlow, slowUntilAfter } from './lane/slow.js';
 
@@ -61,10 +62,26 @@ export interface PayloadPrice {
   rates: RateSet | undefined;
 }
 
-/** An event's body: the leg as listed, with `convertedPrice` when the watch names a currency; null for withdrawn. */
-export function payloadOf(watchId: string, transition: ListingTransition, type: WatchEventType, price?: PayloadPrice): WebhookPayload {
+/** The blocks a watch's `include` asks for (docs/watches.md, "Provenance and departure"), with the registry's facts of a source. */
+export interface PayloadBlocks {
+  include: Include;
+  sources: (id: string) => SourceFacts;
+}
+
+/** What the blocks of a transition's leg read: the log state's facts (else its source and confirmed instant), the leg's dates. */
+export function legFactsOf(transition: ListingTransition, leg: { startDate: string; endDate: string }): LegFacts {
+  const facts = transition.legFacts ?? factsOfItem({ source: transition.afterFacts?.source, confirmedAt: transition.afterFacts?.confirmedAt });
+  return { ...facts, startDate: leg.startDate, endDate: leg.endDate };
+}
+
+/**
+ * An event's body: the leg as listed, with `convertedPrice` when the watch names a currency, then
+ * the blocks its `include` asks for (as the listing's record of the leg); null for withdrawn.
+ */
+export function payloadOf(watchId: string, transition: ListingTransition, type: WatchEventType, price?: PayloadPrice, blocks?: PayloadBlocks): WebhookPayload {
   const after = type === 'empty_leg.withdrawn' ? null : transition.after;
-  const leg = after === null || price === undefined ? after : withConvertedPrice(after, price.currency, price.rates);
+  const priced = after === null || price === undefined ? after : withConvertedPrice(after, price.currency, price.rates);
+  const leg = priced === null || blocks === undefined || blocks.include.size === 0 ? priced : withBlocks(priced, blocks.include, legFactsOf(transition, priced), blocks.sources);
   const reason = type === 'empty_leg.withdrawn' ? { reason: withdrawReasonOfEvent(transition) } : {};
   return { type, timestamp: transition.changedAt, data: { watchId, id: transition.id, leg, ...reason } };
 }

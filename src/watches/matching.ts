@@ -5,6 +5,7 @@ import type { EmptyLeg } from '../kernel/model.js';
 import { filterText, fold } from '../kernel/leg-item.js';
 import { IndexEntryReader, type IndexEntry } from '../kernel/index-entry.js';
 import type { ParsedFilters } from './filters.js';
+import type { Include } from '../kernel/leg/blocks.js';
 import type { EntryFacts, ListingTransition } from '../changes/index.js';
 
 /**
@@ -18,6 +19,8 @@ export interface MatchableWatch {
   id: string;
   clientId: string;
   filters: ParsedFilters;
+  /** The blocks its deliveries' legs carry (absent: none). */
+  include?: Include;
 }
 
 export interface WatchEvent<W extends MatchableWatch = MatchableWatch> {

@@ -16,6 +16,7 @@ import {
   type WatchTables,
 } from './store.js';
 import { deleteWatch, putWatch } from './counted-writes.js';
+import { INCLUDE_RULE, parseInclude } from '../kernel/leg/blocks.js';
 import { checkTargetUrl, LookupTimeout, resolveTargetWithin, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 
 /**
@@ -44,6 +45,8 @@ export interface Watch {
   /** Since when every attempt has failed (null: the last attempt succeeded, or none failed). */
   failingSince: string | null;
   disabledAt: string | null;
+  /** The blocks its deliveries' legs carry (`provenance`, `departure`); absent when none. */
+  include?: string;
 }
 
 export type CreatedWatch = Watch & { secret: string };
@@ -99,6 +102,7 @@ export function publicWatch(r: WatchRecord): Watch {
     createdAt: r.createdAt,
     failingSince: r.failingSince,
     disabledAt: r.disabledAt,
+    ...(r.include ? { include: r.include } : {}),
   };
 }
 
@@ -106,12 +110,19 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
 }
 
-/** A POST body, parsed: `{url, filters, description?}`, nothing else. */
-export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description'> {
+/** A watch's `include` (docs/api.md, "Provenance and departure"): the text as given; undefined for none (absent, null or empty). */
+export function parseWatchInclude(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string' || parseInclude(raw) === null) throw invalidParameter('include', INCLUDE_RULE);
+  return raw;
+}
+
+/** A POST body, parsed: `{url, filters, description?, include?}`, nothing else. */
+export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description' | 'include'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description'].includes(k));
-  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters and description`);
+  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description', 'include'].includes(k));
+  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters, description and include`);
   if (typeof fields.url !== 'string') throw invalidParameter('url', 'is required: the https URL to deliver to');
   let url: URL;
   try {
@@ -125,7 +136,8 @@ export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<Wa
     throw invalidParameter('description', `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
   const { stored } = parseWatchFilters(fields.filters, deps.airports, deps.ratesInForce);
-  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description };
+  const include = parseWatchInclude(fields.include);
+  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description, ...(include === undefined ? {} : { include }) };
 }
 
 /** The URL's host resolved and every address checked, as before each delivery (docs/watches.md, "Safe targets"). */

@@ -35,6 +35,8 @@ export interface WatchRecord {
   previousSecretExpiresAt?: string | null;
   /** Epoch ms until which its deliveries take the slow lane (src/watches/lane/slow.ts); absent when it never answered slowly. */
   slowUntil?: number;
+  /** The blocks its deliveries' legs carry, as given (`provenance,departure`); absent or empty: none. */
+  include?: string;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'dropped';
@@ -83,6 +85,7 @@ const WatchSchema = v.object({
   previousSecret: nullableString,
   previousSecretExpiresAt: nullableString,
   slowUntil: v.optional(v.number()),
+  include: v.optional(v.string()),
 });
 
 function toWatch(item: Record<string, unknown>): WatchRecord {

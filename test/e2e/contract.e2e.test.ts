@@ -180,7 +180,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       again: { unchanged: boolean; etag: string };
       missing: { gone: boolean };
       provenance: { source: string; kind: string; confirmedAt: string | null; latestUtc: string | null };
-      watch: { id: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
+      watch: { id: string; filters: Record<string, unknown>; include: string; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string, string]; deleted: boolean };
       enquiry: unknown;
       mirror: { size: number; applied: number; again: number };
       self: { id: string; state: string };
@@ -254,11 +254,12 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     expect(out.watch).toEqual({
       id: expect.stringMatching(/^wat_/),
       filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true },
+      include: 'provenance,departure',
       verified: 'empty_leg.listed',
       test: 'refused',
       retry: 'NOT_FOUND',
       rotated: true,
-      updated: ['disabled', 'off for now'],
+      updated: ['disabled', 'off for now', 'departure'],
       deleted: true,
     });
     // The change feed followed from no cursor: a mirror of the whole unfiltered listing, then nothing new.

@@ -28,7 +28,8 @@ const leg = (id: string, source: string | undefined, offset = 3) => ({
   arrAirportIata: 'NCE',
   seatNum: 8,
 });
-const LEGS = [leg('S-1', 'acme-air'), leg('S-2', 'acme-air', 10), leg('S-3', 'resell-co'), leg('S-4', undefined), leg('S-5', 'resell-co', -9)];
+// S-1 with departure times (the import's depTimeFrom and depTimeTo, local to EGLF).
+const LEGS = [{ ...leg('S-1', 'acme-air'), depTimeFrom: '08:15', depTimeTo: '19:40' }, leg('S-2', 'acme-air', 10), leg('S-3', 'resell-co'), leg('S-4', undefined), leg('S-5', 'resell-co', -9)];
 
 type Source = { id: string; name: string; kind: string; verified: boolean; verifiedAt: string | null; legsListed: number; lastLoadedAt: string | null; staleAfterMinutes: number | null; stale: boolean };
 let service: RunningService;
@@ -39,6 +40,13 @@ const get = (headers: Record<string, string> = {}) =>
   callApi<Envelope<{ records: Source[] }>>(`${service.baseUrl}/open/v1/sources`, { headers: { 'X-API-Key': service.apiKey, ...headers } });
 
 jest.setTimeout(90_000);
+
+/** London's offset from UTC at an instant, ms (GMT or BST), read from Intl as a reference apart from the code under test. */
+function londonOffsetMs(iso: string): number {
+  const parts = Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/London', timeZoneName: 'shortOffset' }).formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  const m = /GMT([+-]\d+)?/.exec(parts.timeZoneName ?? '');
+  return Number(m?.[1] ?? 0) * 3_600_000;
+}
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'empty-legs-sources-'));
@@ -113,6 +121,32 @@ describe('sources on the local server', () => {
       const { res, body } = await list(`${name}=${value}`);
       expect([res.status, body.code]).toEqual([400, 'INVALID_PARAMETER']);
       expect(body.message).toContain(`'${name}'`);
+    }
+  });
+
+  it('include=provenance,departure on the listing, by id and on the change feed: the registry and the import times (after the first test registered acme-air)', async () => {
+    type Blocked = { id: string; provenance: Record<string, unknown>; departure: Record<string, unknown> };
+    const api = <T>(path: string) => callApi<Envelope<T>>(`${service.baseUrl}${path}`, { headers: { 'X-API-Key': service.apiKey } });
+    const page = await api<{ records: Blocked[] }>('/open/v1/empty-legs?source=acme-air&include=provenance,departure');
+    expect(page.res.status).toBe(200);
+    const s1 = page.body.data!.records.find((r) => r.id === 'S-1')!;
+    expect(s1.provenance).toMatchObject({ source: 'acme-air', sourceName: 'Acme Air', kind: 'operator', verified: true });
+    expect(Date.parse(String(s1.provenance.confirmedAt))).toBeGreaterThan(0);
+    // 08:15 and 19:40 in London: the fixture's dates are in November or later, GMT or BST as the date says.
+    const utc = (date: string, time: string) => new Date(Date.parse(`${date}T${time}:00Z`) - londonOffsetMs(`${date}T${time}:00Z`)).toISOString();
+    expect(s1.departure).toEqual({ earliestLocal: `${day(3)}T08:15`, latestLocal: `${day(4)}T19:40`, earliestUtc: utc(day(3), '08:15'), latestUtc: utc(day(4), '19:40') });
+    const s2 = page.body.data!.records.find((r) => r.id === 'S-2')!;
+    expect(s2.departure).toEqual({ earliestLocal: null, latestLocal: null, earliestUtc: null, latestUtc: null });
+    expect(Object.keys(s1).slice(-2)).toEqual(['provenance', 'departure']);
+    const one = await api<Blocked>('/open/v1/empty-legs/S-1?include=departure');
+    expect(one.body.data).toEqual({ ...Object.fromEntries(Object.entries(s1).filter(([k]) => k !== 'provenance')) });
+    const plain = await api<Record<string, unknown>>('/open/v1/empty-legs/S-1');
+    expect(Object.keys(plain.body.data!)).not.toContain('departure');
+    const feed = await api<{ changes: { id: string; leg: Blocked | null }[] }>('/open/v1/empty-legs/changes?size=100&include=provenance,departure');
+    expect(feed.body.data!.changes.find((c) => c.id === 'S-1')?.leg).toMatchObject({ provenance: { source: 'acme-air', sourceName: 'Acme Air' }, departure: s1.departure });
+    for (const path of ['/open/v1/empty-legs?include=flight', '/open/v1/empty-legs/S-1?include=provenance,provenance', '/open/v1/empty-legs/changes?include=Departure']) {
+      const bad = await api<null>(path);
+      expect([path, bad.res.status, bad.body.code, bad.body.message]).toEqual([path, 400, 'INVALID_PARAMETER', "Invalid parameter 'include': must be a comma list of provenance and departure, each once"]);
     }
   });
 

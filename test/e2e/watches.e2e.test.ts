@@ -108,6 +108,31 @@ describe('watches over loopback', () => {
     ]);
   });
 
+  it("a watch with include gets in its events' leg the blocks the listing gives the same leg (times and source from the import)", async () => {
+    const { res, body } = await callApi<{ data: CreatedWatch & { include?: string } }>(`${service.baseUrl}/open/v1/watches`, {
+      method: 'POST',
+      headers: { 'x-api-key': service.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url('include'), filters: { depAirportCode: 'EGSS' }, include: 'provenance,departure' }),
+    });
+    expect([res.status, body.data.include]).toEqual([201, 'provenance,departure']);
+    receiver.secrets.set('include', body.data.secret);
+    await loadLegs([leg('W-INC', 'EGSS', { source: 'inc-air', depTimeFrom: '07:45', depTimeTo: '21:30' })]);
+    const got = await receiver.waitFor((r) => r.path === '/include' && r.body.data.id === 'W-INC', 5_000);
+    expect([got?.verified, got?.body.type]).toEqual([true, 'empty_leg.listed']);
+    const byId = await callApi<{ data: Record<string, unknown> & { provenance: Record<string, unknown> } }>(`${service.baseUrl}/open/v1/empty-legs/W-INC?include=provenance,departure`, {
+      headers: { 'x-api-key': service.apiKey },
+    });
+    // The source's last load is the registry's when each read it (each container keeps it up to 30 s): the rest is the same text.
+    const delivered = got!.body.data.leg as unknown as { provenance: Record<string, unknown> };
+    const withoutLoad = (r: { provenance: Record<string, unknown> }) => JSON.stringify({ ...r, provenance: { ...r.provenance, sourceLoadedAt: null } });
+    expect(withoutLoad(delivered)).toBe(withoutLoad(byId.body.data));
+    expect(byId.body.data).toMatchObject({
+      provenance: { source: 'inc-air', sourceName: 'inc-air', kind: 'unknown', verified: false },
+      departure: { earliestLocal: `${addDays(today, 3)}T07:45`, latestLocal: `${addDays(today, 4)}T21:30` },
+    });
+    expect(Object.keys(delivered).slice(-2)).toEqual(['provenance', 'departure']);
+  });
+
   it('a receiver that fails twice gets a third attempt with the same webhook-id', async () => {
     await createWatch('flaky', { depAirportCode: 'EGLF' });
     receiver.respond = (path, attempt) => (path === '/flaky' && attempt <= 2 ? 503 : 204);

@@ -27,6 +27,9 @@ describe('listResponse', () => {
         const again = split(listResponse(data, traceId));
         expect(again.rest).toEqual(want);
         expect(again.etag).toBe(first.etag);
+        // New record objects of the same text (the same ETag): the page's text is made again from them, the same.
+        const copied = split(listResponse(copy(data), traceId));
+        expect([copied.rest, copied.etag]).toEqual([want, first.etag]);
       }),
     );
   });

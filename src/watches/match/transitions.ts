@@ -7,6 +7,7 @@ import { batchPut, forEachBounded } from '../../aws/batch-write.js';
 import { logger } from '../../logger.js';
 import type { RateSet, RatesSource } from '../../rates/index.js';
 import type { SourceFacts } from '../../kernel/source.js';
+import { unregisteredSource, type SourceFacts as BlockSourceFacts } from '../../kernel/leg/blocks.js';
 import { deliveryIdOf, payloadOf, type DeliveryMessage } from '../delivery.js';
 import type { WatchIndex } from '../matching.js';
 import type { DeliveryQueue } from '../queue.js';
@@ -32,6 +33,8 @@ export interface MatcherDependencies {
   rates?: RatesSource;
   /** The sources registry's facts, which `kind` and `verifiedOnly` read (src/sources/cached.ts). */
   sources?: () => Promise<SourceFacts>;
+  /** The registry's facts of each source, for a watch's `include=provenance` (src/sources/cached.ts `sourceFactsOfRegistry`). */
+  blockSources?: () => Promise<(id: string) => BlockSourceFacts>;
   /** The watch index (default: createWatchSource over `tables`). */
   watches?: () => Promise<IndexedWatches>;
 }
@@ -55,8 +58,8 @@ export interface MadeDelivery {
   message: DeliveryMessage;
 }
 
-/** The deliveries of a batch, matched at `now` with the rates the index was compiled with. */
-export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number, rates?: RateSet): MadeDelivery[] {
+/** The deliveries of a batch, matched at `now` with the rates the index was compiled with and, for `include`, the registry's facts. */
+export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number, rates?: RateSet, sources?: (id: string) => BlockSourceFacts): MadeDelivery[] {
   const out: MadeDelivery[] = [];
   for (const t of transitions) {
     for (const e of index.eventsOf(t, now)) {
@@ -64,7 +67,8 @@ export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTra
       const deliveryKey = `${t.changedAt}#${id}`;
       const createdAt = new Date(now).toISOString();
       const currency = e.watch.filters.query.currency;
-      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates }));
+      const blocks = e.watch.include === undefined ? undefined : { include: e.watch.include, sources: sources ?? unregisteredSource };
+      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates }, blocks));
       out.push({
         record: {
           watchId: e.watch.id,
@@ -131,7 +135,8 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
   return async (transitions) => {
     const now = deps.clock();
     const { index, malformed: badWatches, rates } = await watches();
-    const all = deliveriesOf(index, transitions, now, rates);
+    const provenance = index.watches.some((w) => w.include?.has('provenance') === true);
+    const all = deliveriesOf(index, transitions, now, rates, provenance ? await deps.blockSources?.() : undefined);
     const clients = await deps.activeClients(new Set(all.map((d) => d.record.clientId)));
     const made = all.filter((d) => clients.has(d.record.clientId, now));
     const { stored, malformed } = await storedBefore(deps.tables, made);

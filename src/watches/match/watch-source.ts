@@ -10,6 +10,7 @@ import type { RateSet, RatesSource } from '../../rates/index.js';
 import { parseStoredFilters } from '../filters.js';
 import { usesRegistry } from '../../listing/index.js';
 import type { SourceFacts } from '../../kernel/source.js';
+import { INCLUDE_RULE, parseInclude } from '../../kernel/leg/blocks.js';
 import { WatchIndex, type MatchableWatch } from '../matching.js';
 import { readWatchesVersion, WATCH_CHANGE_SLOTS, type WatchTables } from '../store.js';
 import { planChanges } from './watch-changes.js';
@@ -21,13 +22,14 @@ import { planChanges } from './watch-changes.js';
  * changed and a watch names a `currency`. Reads take the four attributes matching needs (never a
  * secret or a URL). An item that is not a watch is logged with its key, counted and left out.
  */
-export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status', ExpressionAttributeNames: { '#status': 'status' } } as const;
+export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status, #include', ExpressionAttributeNames: { '#status': 'status', '#include': 'include' } } as const;
 
 const MatchableSchema = v.object({
   clientId: v.string(),
   watchId: v.string(),
   filters: v.record(v.string(), v.string()),
   status: v.picklist(['active', 'disabled']),
+  include: v.optional(v.pipe(v.string(), v.check((text) => parseInclude(text) !== null, INCLUDE_RULE))),
 });
 
 export interface IndexedWatches {
@@ -61,7 +63,9 @@ export function matchableWatches(
     }
     if (parsed.output.status !== 'active') continue;
     try {
-      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters: parseStoredFilters(parsed.output.filters, airports, rates, sources) });
+      const include = parseInclude(parsed.output.include) ?? undefined;
+      const filters = parseStoredFilters(parsed.output.filters, airports, rates, sources);
+      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters, ...(include === undefined || include.size === 0 ? {} : { include }) });
     } catch (err) {
       malformed++;
       logger.error('watch filters no longer parse; watch skipped', { ...key, error: err as Error });

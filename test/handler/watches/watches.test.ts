@@ -90,7 +90,7 @@ describe('POST /open/v1/watches', () => {
     ['{"url":', 'application/json', "Invalid parameter 'body': must be JSON"],
     ['{"url":"https://hooks.example.com/x"}', 'text/plain', "Invalid parameter 'body': must be sent as JSON (Content-Type: application/json)"],
     ['[1]', 'application/json', "Invalid parameter 'body': must be a JSON object"],
-    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters and description"],
+    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters, description and include"],
     ['{"url":"http://hooks.example.com/x"}', 'application/json', "Invalid parameter 'url': must be https"],
     ['{"url":"https://[::1]/x"}', 'application/json', "Invalid parameter 'url': must be a public address"],
     ['{"url":"https://hooks.example.com/x","filters":{"offsetDays":3}}', 'application/json', "Invalid parameter 'offsetDays': a non-zero value requires depDate"],
@@ -98,6 +98,21 @@ describe('POST /open/v1/watches', () => {
   ] as [string, string, string][]).map(([body, type, message]) => [message, body, type] as const))('400: %s', async (message, body, type) => {
     const r = await call(post(body, { type }));
     expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
+  });
+
+  it('include: stored and answered as given; a watch without it answers no include; anything else is 400 naming include', async () => {
+    const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', include: 'provenance,departure' })));
+    expect([r.status, r.body.data!.include]).toEqual([201, 'provenance,departure']);
+    expect(watchPuts()[0]!.Item).toMatchObject({ include: 'provenance,departure' });
+    const plain = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', include: '' })));
+    expect(plain.status).toBe(201);
+    expect('include' in plain.body.data!).toBe(false);
+    expect(watchPuts()[1]!.Item).not.toHaveProperty('include');
+    for (const include of ['flight', 'provenance,provenance', 'Provenance', ' departure', 3, ['departure']]) {
+      const bad = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', include })));
+      expect([bad.status, bad.body.code, bad.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'include': must be a comma list of provenance and departure, each once"]);
+    }
+    expect(watchPuts()).toHaveLength(2);
   });
 
   it('stores and answers the URL as WHATWG serializes it, not as typed', async () => {

@@ -49,6 +49,22 @@ describe('the change log plan', () => {
     expect(planLog([seq(change('2', leg, stamped))], new Map(), 49)).toEqual([]);
   });
 
+  it("a sweep's touch lists a shown leg the log never gave (written while its source was stale), and nothing more for one it gave", () => {
+    const touched = { ...leg, xs: AT };
+    const touch = change('5', leg, touched);
+    expect(planLog([seq(touch)], new Map(), 49).flatMap((g) => g.entries.map((e) => [e.type, e.id]))).toEqual([['listed', 'L1']]);
+    const gave = new Map([['L1', { sequenceNumber: '4', digest: digestOf(toApiRecord(leg)) }]]);
+    expect(planLog([seq(touch)], gave, 49)).toEqual([]);
+    const told = new Map([['L1', { sequenceNumber: '4', digest: null }]]);
+    expect(planLog([seq(touch)], told, 49).flatMap((g) => g.entries.map((e) => e.type))).toEqual(['listed']);
+    // Touched again (a later run): the same rule; a hand write that keeps the touch's instant is no touch.
+    expect(transitionOf(change('6', touched, { ...touched, xs: AT + 60_000 }), AT)!.before).toBeNull();
+    expect(transitionOf(change('7', touched, { ...touched, price: 2000 }), AT)!.before).toEqual(toApiRecord(leg));
+    // A touch of a leg its source's staleness takes out: withdrawn from what it showed.
+    const stale = (source: string) => source === 'default';
+    expect(planLog([{ transition: transitionOf(touch, AT, stale)!, sequenceNumber: '5' }], new Map(), 49).flatMap((g) => g.entries.map((e) => [e.type, e.reason]))).toEqual([['withdrawn', 'stale']]);
+  });
+
   it('new, changed, blocked then deleted: listed, updated, withdrawn, nothing', () => {
     const changed = { ...leg, price: 900 };
     const blocked = item({ id: 'L1', startDate: '2026-12-01', endDate: '2026-12-03', price: 900, blocked: true });

@@ -7,6 +7,9 @@ import { AMENITY_TYPES } from '../../../src/kernel/model.js';
 import { MAX_BUCKET_SPAN_DAYS, toStorageItem } from '../../../src/kernel/leg-item.js';
 import { parseIndexItem } from '../../../src/kernel/index-entry.js';
 import { flightsOf } from '../../../src/flights/index.js';
+import { registerLoadedSources } from '../../../local/demo/sources.js';
+import { applyChange, staleSourceIds, UNREGISTERED, type Registry, type SourceHistoryEntry } from '../../../src/sources/registry.js';
+import type { SourcesStore } from '../../../src/sources/index.js';
 
 const TODAY = '2026-11-21';
 
@@ -202,3 +205,35 @@ describe('demo feeds', () => {
     expect(offers.some((o) => o.length > 1 && new Set(o.map((e) => e.source)).size === o.length && o.some((e) => e.price < o[0]!.price))).toBe(true);
   });
 });
+
+describe('the demo registry (npm start, docs/sources.md)', () => {
+  it('registers every demo source: both kinds, one verified, one stale an hour after npm start unless loaded again', async () => {
+    const AT = Date.parse(`${TODAY}T09:00:00Z`);
+    const sets: [string, SourceHistoryEntry['change'], number][] = [];
+    const loads: [readonly string[], number][] = [];
+    const store = {
+      set: (id: string, change: SourceHistoryEntry['change'], run: { at: number }) => Promise.resolve(void sets.push([id, change, run.at])),
+      recordLoads: (ids: readonly string[], at: number) => Promise.resolve(void loads.push([ids, at])),
+    } as unknown as SourcesStore;
+    await registerLoadedSources(store, demoLegs(TODAY), AT, true);
+    expect(sets.map(([id]) => id).sort()).toEqual([...DEMO_SOURCES].sort());
+    // The registry npm start leaves: its settings from the runs, every source loaded at npm start.
+    const registry: Registry = {
+      sources: new Map(sets.map(([id, change, at]) => [id, { settings: applyChange(UNREGISTERED, change, at), history: [] }])),
+      lastLoadedAt: new Map(loads[0]![0].map((id) => [id, loads[0]![1]])),
+      revision: 1,
+    };
+    const kinds = [...registry.sources.values()].map((s) => s.settings.kind);
+    expect(new Set(kinds)).toEqual(new Set(['operator', 'broker']));
+    expect([...registry.sources.values()].filter((s) => s.settings.verified)).toHaveLength(1);
+    expect(staleSourceIds(registry, AT + 59 * 60_000)).toEqual([]);
+    const staleAfterAnHour = staleSourceIds(registry, AT + 61 * 60_000);
+    expect(staleAfterAnHour).toHaveLength(1);
+    expect(registry.sources.get(staleAfterAnHour[0]!)!.settings.verified).toBe(false);
+    // A file given to npm start (not the demo) registers nothing; its sources are stamped as loaded.
+    sets.length = 0;
+    await registerLoadedSources(store, demoLegs(TODAY).slice(0, 3), AT, false);
+    expect(sets).toEqual([]);
+  });
+});
+

@@ -41,6 +41,14 @@ describe('changeOf', () => {
     expect(changeOf({ filters: { arrAirportCode: 'LFMN', minSeats: 6 } }, current, deps, NOW)).toEqual({ filters: { arrAirportCode: 'LFMN', minSeats: '6' } });
   });
 
+  it('include: given, it replaces the blocks; empty or null takes them off; refused as creation refuses it', () => {
+    expect(changeOf({ include: 'departure' }, current, deps, NOW)).toEqual({ include: 'departure' });
+    expect(changeOf({ include: null }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ include: '' });
+    expect(changeOf({ include: '' }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ include: '' });
+    expect(changeOf({ description: 'x' }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ description: 'x' });
+    expect(message(() => changeOf({ include: 'flight' }, current, deps, NOW))).toBe("Invalid parameter 'include': must be a comma list of provenance and departure, each once");
+  });
+
   it('enabled: true turns a disabled watch on, its failing period forgotten; on an active one it changes nothing', () => {
     expect(changeOf({ enabled: true }, disabled, deps, NOW)).toEqual({ status: 'active', disabledAt: null, failingSince: null });
     expect(changeOf({ enabled: true }, current, deps, NOW)).toEqual({});
@@ -69,7 +77,7 @@ describe('changeOf', () => {
 
   it('refuses a body that is not an object, an empty one, an unknown field, and an enabled that is not a boolean', () => {
     expect(message(() => changeOf([], current, deps, NOW))).toBe("Invalid parameter 'body': must be a JSON object");
-    expect(message(() => changeOf({}, current, deps, NOW))).toMatch(/^Invalid parameter 'body': must give at least one of url, filters, description, enabled$/);
+    expect(message(() => changeOf({}, current, deps, NOW))).toMatch(/^Invalid parameter 'body': must give at least one of url, filters, description, include, enabled$/);
     expect(message(() => changeOf({ secret: 'x' }, current, deps, NOW))).toMatch(/unknown field 'secret'/);
     expect(message(() => changeOf({ enabled: 'yes' }, disabled, deps, NOW))).toBe("Invalid parameter 'enabled': must be true or false");
   });
