@@ -18,6 +18,8 @@ export interface MatchableWatch {
   id: string;
   clientId: string;
   filters: ParsedFilters;
+  /** `flight`: events are its flights' (src/watches/match/flight-events.ts); absent: each leg's. */
+  group?: 'flight' | undefined;
 }
 
 export interface WatchEvent<W extends MatchableWatch = MatchableWatch> {

@@ -44,6 +44,8 @@ export interface Watch {
   /** Since when every attempt has failed (null: the last attempt succeeded, or none failed). */
   failingSince: string | null;
   disabledAt: string | null;
+  /** `flight` when the watch's events are its flights' (absent: each leg's, the default `leg`). */
+  group?: 'flight';
 }
 
 export type CreatedWatch = Watch & { secret: string };
@@ -99,6 +101,7 @@ export function publicWatch(r: WatchRecord): Watch {
     createdAt: r.createdAt,
     failingSince: r.failingSince,
     disabledAt: r.disabledAt,
+    ...(r.group === undefined ? {} : { group: r.group }),
   };
 }
 
@@ -106,12 +109,19 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(SECRET_BYTES).toString('base64')}`;
 }
 
-/** A POST body, parsed: `{url, filters, description?}`, nothing else. */
-export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description'> {
+/** A watch's `group` (docs/watches.md, "Flights"): absent or `leg` (undefined), or `flight`. */
+export function parseWatchGroup(raw: unknown): 'flight' | undefined {
+  if (raw === undefined || raw === 'leg') return undefined;
+  if (raw !== 'flight') throw invalidParameter('group', 'must be one of leg, flight');
+  return 'flight';
+}
+
+/** A POST body, parsed: `{url, filters, description?, group?}`, nothing else. */
+export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description' | 'group'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description'].includes(k));
-  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters and description`);
+  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description', 'group'].includes(k));
+  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters, description and group`);
   if (typeof fields.url !== 'string') throw invalidParameter('url', 'is required: the https URL to deliver to');
   let url: URL;
   try {
@@ -124,8 +134,9 @@ export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<Wa
   if (description !== null && (typeof description !== 'string' || [...description].length > MAX_DESCRIPTION_LENGTH)) {
     throw invalidParameter('description', `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
+  const group = parseWatchGroup(fields.group);
   const { stored } = parseWatchFilters(fields.filters, deps.airports, deps.ratesInForce);
-  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description };
+  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description, ...(group === undefined ? {} : { group }) };
 }
 
 /** The URL's host resolved and every address checked, as before each delivery (docs/watches.md, "Safe targets"). */

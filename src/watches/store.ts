@@ -23,6 +23,8 @@ export interface WatchRecord {
   /** The filters as given, each as its query-string text. */
   filters: Record<string, string>;
   description: string | null;
+  /** `flight`: its events are its flights' (docs/watches.md, "Flights"); absent: each leg's. */
+  group?: 'flight';
   status: WatchStatus;
   createdAt: string;
   /** The signing secret (`whsec_...`). */
@@ -83,6 +85,7 @@ const WatchSchema = v.object({
   previousSecret: nullableString,
   previousSecretExpiresAt: nullableString,
   slowUntil: v.optional(v.number()),
+  group: v.optional(v.literal('flight')),
 });
 
 function toWatch(item: Record<string, unknown>): WatchRecord {

@@ -14,6 +14,7 @@ import { DELIVERY_RETENTION_SECONDS, type DeliveryRecord, type WatchTables } fro
 import type { ListingTransition } from '../../changes/index.js';
 import type { ActiveClients } from './active-clients.js';
 import { createWatchSource, type IndexedWatches } from './watch-source.js';
+import { readFlightBatch, type FlightBatch, type FlightReads } from './flight-events.js';
 
 /**
  * The watches' matcher (docs/watches.md, "Matching"), a consumer of the change log of its own: a
@@ -32,6 +33,8 @@ export interface MatcherDependencies {
   rates?: RatesSource;
   /** The sources registry's facts, which `kind` and `verifiedOnly` read (src/sources/cached.ts). */
   sources?: () => Promise<SourceFacts>;
+  /** What watches of `group: "flight"` read: the listing index and the legs (without: each leg's events). */
+  flights?: FlightReads;
   /** The watch index (default: createWatchSource over `tables`). */
   watches?: () => Promise<IndexedWatches>;
 }
@@ -55,16 +58,25 @@ export interface MadeDelivery {
   message: DeliveryMessage;
 }
 
-/** The deliveries of a batch, matched at `now` with the rates the index was compiled with. */
-export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number, rates?: RateSet): MadeDelivery[] {
+/**
+ * The deliveries of a batch, matched at `now` with the rates the index was compiled with; a watch of
+ * `group: "flight"` has its flight's events, from `flights` (without: each leg's).
+ */
+export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number, rates?: RateSet, flights?: FlightBatch): MadeDelivery[] {
   const out: MadeDelivery[] = [];
-  for (const t of transitions) {
-    for (const e of index.eventsOf(t, now)) {
+  transitions.forEach((t, at) => {
+    for (const event of index.eventsOf(t, now)) {
+      const outcome = event.watch.group === 'flight' && flights !== undefined ? flights.decide(event, at, now, rates) : undefined;
+      const e = outcome === undefined ? event : { ...event, type: outcome.type };
       const id = deliveryIdOf(e.watch.id, t, e.type);
       const deliveryKey = `${t.changedAt}#${id}`;
       const createdAt = new Date(now).toISOString();
       const currency = e.watch.filters.query.currency;
-      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates }));
+      const payload = JSON.stringify(
+        outcome === undefined || outcome.leg === null
+          ? payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates })
+          : payloadOf(e.watch.id, { ...t, after: outcome.leg }, e.type),
+      );
       out.push({
         record: {
           watchId: e.watch.id,
@@ -93,7 +105,7 @@ export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTra
         },
       });
     }
-  }
+  });
   return out;
 }
 
@@ -131,7 +143,8 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
   return async (transitions) => {
     const now = deps.clock();
     const { index, malformed: badWatches, rates } = await watches();
-    const all = deliveriesOf(index, transitions, now, rates);
+    const flights = index.watches.some((w) => w.group === 'flight') ? await readFlightBatch(deps.flights, transitions, now) : undefined;
+    const all = deliveriesOf(index, transitions, now, rates, flights);
     const clients = await deps.activeClients(new Set(all.map((d) => d.record.clientId)));
     const made = all.filter((d) => clients.has(d.record.clientId, now));
     const { stored, malformed } = await storedBefore(deps.tables, made);

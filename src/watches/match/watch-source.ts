@@ -18,16 +18,17 @@ import { planChanges } from './watch-changes.js';
  * The matcher's watch index (docs/watches.md, "Matching"): kept between batches; when the watches
  * version moved, the watches its slots name are read by key and patched in (every watch is read
  * only at the first batch, or after a change was missed); compiled again when the rates in force
- * changed and a watch names a `currency`. Reads take the four attributes matching needs (never a
+ * changed and a watch names a `currency`. Reads take the five attributes matching needs (never a
  * secret or a URL). An item that is not a watch is logged with its key, counted and left out.
  */
-export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status', ExpressionAttributeNames: { '#status': 'status' } } as const;
+export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status, #group', ExpressionAttributeNames: { '#status': 'status', '#group': 'group' } } as const;
 
 const MatchableSchema = v.object({
   clientId: v.string(),
   watchId: v.string(),
   filters: v.record(v.string(), v.string()),
   status: v.picklist(['active', 'disabled']),
+  group: v.optional(v.literal('flight')),
 });
 
 export interface IndexedWatches {
@@ -61,7 +62,7 @@ export function matchableWatches(
     }
     if (parsed.output.status !== 'active') continue;
     try {
-      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters: parseStoredFilters(parsed.output.filters, airports, rates, sources) });
+      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters: parseStoredFilters(parsed.output.filters, airports, rates, sources), ...(parsed.output.group === undefined ? {} : { group: parsed.output.group }) });
     } catch (err) {
       malformed++;
       logger.error('watch filters no longer parse; watch skipped', { ...key, error: err as Error });

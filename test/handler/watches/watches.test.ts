@@ -90,7 +90,7 @@ describe('POST /open/v1/watches', () => {
     ['{"url":', 'application/json', "Invalid parameter 'body': must be JSON"],
     ['{"url":"https://hooks.example.com/x"}', 'text/plain', "Invalid parameter 'body': must be sent as JSON (Content-Type: application/json)"],
     ['[1]', 'application/json', "Invalid parameter 'body': must be a JSON object"],
-    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters and description"],
+    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters, description and group"],
     ['{"url":"http://hooks.example.com/x"}', 'application/json', "Invalid parameter 'url': must be https"],
     ['{"url":"https://[::1]/x"}', 'application/json', "Invalid parameter 'url': must be a public address"],
     ['{"url":"https://hooks.example.com/x","filters":{"offsetDays":3}}', 'application/json', "Invalid parameter 'offsetDays': a non-zero value requires depDate"],
