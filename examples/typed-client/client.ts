@@ -34,6 +34,22 @@ export function verifyDelivery(secret: string, rawBody: string, headers: Record<
   return new Webhook(secret).verify(rawBody, headers) as WebhookEvent;
 }
 
+/**
+ * Applies a verified event of a watch of `group: "flight"` to a mirror of its flights, keyed by offer
+ * id (docs/watches.md, "Flights"): a record is set under each of its offers (a flight's best offer,
+ * and so `leg.id`, may change), the offer of `data.id` leaves first; `withdrawn` removes its flight.
+ */
+export function applyFlightEvent(flights: Map<string, EmptyLeg>, event: WebhookEvent): void {
+  const held = flights.get(event.data.id);
+  flights.delete(event.data.id);
+  const leg = event.data.leg;
+  if (leg === null) {
+    for (const offer of held?.offers ?? []) if (flights.get(offer.id) === held) flights.delete(offer.id);
+    return;
+  }
+  for (const offer of leg.offers ?? [leg]) flights.set(offer.id, leg);
+}
+
 /** Creates a watch; its `secret` is in this answer only. */
 export async function createWatch(
   client: ReturnType<typeof emptyLegsClient>,
@@ -281,7 +297,8 @@ async function main(): Promise<void> {
   const missing = await pollLeg(client, 'no-such-leg');
   const provenance = firstId === undefined ? undefined : await legWithProvenance(client, firstId);
   // A watch (port 9 on this machine: nothing listens) of legs under 15,000 GBP, a delivery signed as the service signs it, verified, then deleted.
-  const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true } });
+  // Its events are flights' (group: flight): one aircraft offered by several sellers is one event, its offers in `leg.offers`.
+  const watch = await createWatch(client, { url: 'http://127.0.0.1:9/hook', group: 'flight', filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true } });
   let watchOut: unknown = watch;
   if ('id' in watch) {
     const body = JSON.stringify({ type: 'empty_leg.listed', timestamp: new Date().toISOString(), data: { watchId: watch.id, id: 'EL-1', leg: null } });
@@ -296,6 +313,7 @@ async function main(): Promise<void> {
     const deleted = await client.DELETE('/open/v1/watches/{id}', { params: { path: { id: watch.id } } });
     watchOut = {
       id: watch.id,
+      group: watch.group,
       filters: watch.filters,
       verified: verified.type,
       test: 'result' in test ? test.result : test,

@@ -180,7 +180,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
       again: { unchanged: boolean; etag: string };
       missing: { gone: boolean };
       provenance: { source: string; kind: string; confirmedAt: string | null; latestUtc: string | null };
-      watch: { id: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
+      watch: { id: string; group: string; filters: Record<string, unknown>; verified: string; test: string; retry: string; rotated: boolean; updated: [string, string]; deleted: boolean };
       enquiry: unknown;
       mirror: { size: number; applied: number; again: number };
       self: { id: string; state: string };
@@ -253,6 +253,7 @@ describe('a typed client generated from docs/openapi.yaml (openapi-typescript + 
     // A watch made, a delivery verified with the client's helper, the owner's operations, the watch deleted.
     expect(out.watch).toEqual({
       id: expect.stringMatching(/^wat_/),
+      group: 'flight',
       filters: { depAirportCode: 'LFPB', minSeats: 4, currency: 'GBP', maxPrice: 15000, pricedOnly: true },
       verified: 'empty_leg.listed',
       test: 'refused',

@@ -100,6 +100,21 @@ describe('POST /open/v1/watches', () => {
     expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', message]);
   });
 
+  it('group: flight is stored and answered; leg (the default) is neither; anything else 400 naming group', async () => {
+    const flight = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'flight' })));
+    expect([flight.status, flight.body.data!.group]).toEqual([201, 'flight']);
+    expect(watchPuts()[0]!.Item).toMatchObject({ group: 'flight' });
+    const leg = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'leg' })));
+    expect(leg.status).toBe(201);
+    expect('group' in leg.body.data!).toBe(false);
+    expect('group' in watchPuts()[1]!.Item!).toBe(false);
+    for (const group of ['trip', 'FLIGHT', 1, null]) {
+      const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group })));
+      expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'group': must be one of leg, flight"]);
+    }
+    expect(watchPuts()).toHaveLength(2);
+  });
+
   it('stores and answers the URL as WHATWG serializes it, not as typed', async () => {
     const r = await call(post(JSON.stringify({ url: 'HTTPS://Hooks.Example.COM:443\\@10.0.0.1/a/../x' })));
     expect(r.status).toBe(201);
