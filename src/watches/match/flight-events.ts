@@ -57,7 +57,7 @@ export async function readFlightBatch(reads: FlightReads | undefined, transition
   for (const k of keyed) {
     if (k === undefined || reads === undefined) continue;
     let found = byKey.get(k.key);
-    if (found === undefined) byKey.set(k.key, (found = new Map()));
+    if (found === undefined) byKey.set(k.key, (found = new Map<string, IndexEntry>()));
     let planned: ReturnType<typeof bucketReads> = [];
     try {
       planned = bucketReads({ from: k.leg.startDate, to: k.leg.endDate }, todayUtc);

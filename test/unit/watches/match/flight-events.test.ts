@@ -36,7 +36,7 @@ function leg(id: string, registration: string, price: number, over: Partial<Empt
     price,
     currency: 'EUR',
   });
-  return { ...rest, ...over } as EmptyLeg;
+  return { ...rest, ...over };
 }
 const SOURCE: Record<string, string> = { OP: 'acme-air', BR: 'jet-broker', BR2: 'jet-broker' };
 const facts = (id: string) => ({ source: SOURCE[id]!, confirmedAt: NOW - 60_000 });
@@ -65,7 +65,7 @@ function repositoryOf(listed: EmptyLeg[]) {
       return Promise.resolve(bucket === '2026-11' ? entries : []);
     },
     getLegs(ids: readonly string[]) {
-      return Promise.resolve(listed.filter((l) => ids.includes(l.id)).map((l) => ({ ...l, listed: true, blocked: false, source: SOURCE[l.id] }) as unknown as Record<string, unknown>));
+      return Promise.resolve(listed.filter((l) => ids.includes(l.id)).map((l) => ({ ...l, listed: true, blocked: false, source: SOURCE[l.id] })));
     },
   };
 }
