@@ -270,7 +270,7 @@ export const FUNCTIONS = {
     memorySize: 1024,
     // A batch of 100 transitions can make thousands of deliveries, written and queued in batches.
     timeoutSeconds: 300,
-    access: ['watches:match', 'keys:clients', 'legs:rates', 'legs:sources'],
+    access: ['watches:match', 'keys:clients', 'legs:rates', 'legs:sources', 'legs:read'], // legs:read: a flight watch's other offers
     // The webhook queue the matcher sends deliveries to.
     environment: ['WEBHOOK_QUEUE_URL'],
     // Read when a watch names depNear or arrNear (src/listing/nearby.ts).

@@ -101,7 +101,7 @@ export type TableAccess =
   | 'enquiries:deliver';
 
 /** What the matcher reads of a watch (src/watches/match/watch-source.ts) and of the watches version. */
-export const MATCH_WATCH_ATTRIBUTES = ['clientId', 'watchId', 'filters', 'status'] as const;
+export const MATCH_WATCH_ATTRIBUTES = ['clientId', 'watchId', 'filters', 'status', 'include', 'group'] as const;
 /** What `keys:clients` reads of a client's item (its key and until when it has a working key)... */
 export const CLIENT_ITEM_ATTRIBUTES = ['keyHash', 'keyedUntil'] as const;
 /** ...and of a key, by the indexes (a client whose item has no `keyedUntil` yet). */

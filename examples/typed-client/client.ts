@@ -36,6 +36,22 @@ export function verifyDelivery(secret: string, rawBody: string, headers: Record<
   return new Webhook(secret).verify(rawBody, headers) as WebhookEvent;
 }
 
+/**
+ * Applies a verified event of a watch of `group: "flight"` to a mirror of its flights, keyed by offer
+ * id (docs/watches.md, "Flights"): a record is set under each of its offers (a flight's best offer,
+ * and so `leg.id`, may change), the offer of `data.id` leaves first; `withdrawn` removes its flight.
+ */
+export function applyFlightEvent(flights: Map<string, EmptyLeg>, event: WebhookEvent): void {
+  const held = flights.get(event.data.id);
+  flights.delete(event.data.id);
+  const leg = event.data.leg;
+  if (leg === null) {
+    for (const offer of held?.offers ?? []) if (flights.get(offer.id) === held) flights.delete(offer.id);
+    return;
+  }
+  for (const offer of leg.offers ?? [leg]) flights.set(offer.id, leg);
+}
+
 /** Creates a watch; its `secret` is in this answer only. */
 export async function createWatch(
   client: ReturnType<typeof emptyLegsClient>,

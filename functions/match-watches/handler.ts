@@ -1,6 +1,7 @@
 import { airportReference } from '../../src/airports/reference.js';
 import { createFunctionClient } from '../../src/aws/function-clients.js';
 import { watchesFunctionConfig } from '../../src/config.js';
+import { createLegsRepository } from '../../src/listing/index.js';
 import { cachedRates, createRatesStore } from '../../src/rates/index.js';
 import { cachedFacts, cachedRegistry, createSourcesStore, sourceFactsOfRegistry } from '../../src/sources/index.js';
 import { createActiveClients } from '../../src/watches/match/active-clients.js';
@@ -22,6 +23,7 @@ export const handler = createMatchHandler({
     rates,
     sources: cachedFacts(registry),
     blockSources: sourceFactsOfRegistry(registry),
+    flights: { repository: createLegsRepository(client, config.legsTableName), registry },
     activeClients: createActiveClients({ client, keysTableName: config.keysTableName, clock: config.clock, intervalMs: 0 }),
   }),
   clock: config.clock,

@@ -25,6 +25,7 @@ export function changeOf(body: unknown, current: WatchRecord, deps: FilterDepend
     filters: 'filters' in fields ? fields.filters : undefined,
     description: 'description' in fields ? fields.description : current.description,
     include: 'include' in fields ? fields.include : current.include,
+    group: current.group,
   };
   const parsed = parseWatchBody(merged, deps);
   // Filters kept must still parse, as the matcher parses them (a currency the rates dropped is kept).

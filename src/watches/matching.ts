@@ -21,6 +21,8 @@ export interface MatchableWatch {
   filters: ParsedFilters;
   /** The blocks its deliveries' legs carry (absent: none). */
   include?: Include;
+  /** `flight`: events are its flights' (src/watches/match/flight-events.ts); absent: each leg's. */
+  group?: 'flight' | undefined;
 }
 
 export interface WatchEvent<W extends MatchableWatch = MatchableWatch> {

@@ -47,6 +47,8 @@ export interface Watch {
   disabledAt: string | null;
   /** The blocks its deliveries' legs carry (`provenance`, `departure`); absent when none. */
   include?: string;
+  /** `flight` when the watch's events are its flights' (absent: each leg's, the default `leg`). */
+  group?: 'flight';
 }
 
 export type CreatedWatch = Watch & { secret: string };
@@ -103,6 +105,7 @@ export function publicWatch(r: WatchRecord): Watch {
     failingSince: r.failingSince,
     disabledAt: r.disabledAt,
     ...(r.include ? { include: r.include } : {}),
+    ...(r.group === undefined ? {} : { group: r.group }),
   };
 }
 
@@ -117,12 +120,19 @@ export function parseWatchInclude(raw: unknown): string | undefined {
   return raw;
 }
 
-/** A POST body, parsed: `{url, filters, description?, include?}`, nothing else. */
-export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description' | 'include'> {
+/** A watch's `group` (docs/watches.md, "Flights"): absent or `leg` (undefined), or `flight`. */
+export function parseWatchGroup(raw: unknown): 'flight' | undefined {
+  if (raw === undefined || raw === 'leg') return undefined;
+  if (raw !== 'flight') throw invalidParameter('group', 'must be one of leg, flight');
+  return 'flight';
+}
+
+/** A POST body, parsed: `{url, filters, description?, include?, group?}`, nothing else. */
+export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<WatchRecord, 'url' | 'filters' | 'description' | 'include' | 'group'> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'must be a JSON object');
   const fields = body as Record<string, unknown>;
-  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description', 'include'].includes(k));
-  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters, description and include`);
+  const unknown = Object.keys(fields).find((k) => !['url', 'filters', 'description', 'include', 'group'].includes(k));
+  if (unknown !== undefined) throw invalidParameter('body', `unknown field '${unknown}': a watch has url, filters, description, include and group`);
   if (typeof fields.url !== 'string') throw invalidParameter('url', 'is required: the https URL to deliver to');
   let url: URL;
   try {
@@ -135,9 +145,12 @@ export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<Wa
   if (description !== null && (typeof description !== 'string' || [...description].length > MAX_DESCRIPTION_LENGTH)) {
     throw invalidParameter('description', `must be a string of at most ${MAX_DESCRIPTION_LENGTH} characters`);
   }
+  const group = parseWatchGroup(fields.group);
   const { stored } = parseWatchFilters(fields.filters, deps.airports, deps.ratesInForce);
   const include = parseWatchInclude(fields.include);
-  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description, ...(include === undefined ? {} : { include }) };
+  // A flight's record is its best offer's, which may be another leg than the change's: no blocks yet.
+  if (include !== undefined && group === 'flight') throw invalidParameter('include', 'is not available on a watch of group flight');
+  return { url: url.href, filters: { ...stored }, description: description === '' ? null : description, ...(include === undefined ? {} : { include }), ...(group === undefined ? {} : { group }) };
 }
 
 /** The URL's host resolved and every address checked, as before each delivery (docs/watches.md, "Safe targets"). */

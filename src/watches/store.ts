@@ -23,6 +23,8 @@ export interface WatchRecord {
   /** The filters as given, each as its query-string text. */
   filters: Record<string, string>;
   description: string | null;
+  /** `flight`: its events are its flights' (docs/watches.md, "Flights"); absent: each leg's. */
+  group?: 'flight';
   status: WatchStatus;
   createdAt: string;
   /** The signing secret (`whsec_...`). */
@@ -86,6 +88,7 @@ const WatchSchema = v.object({
   previousSecretExpiresAt: nullableString,
   slowUntil: v.optional(v.number()),
   include: v.optional(v.string()),
+  group: v.optional(v.literal('flight')),
 });
 
 function toWatch(item: Record<string, unknown>): WatchRecord {

@@ -168,17 +168,18 @@ describe.each(['sandbox', 'prod'] as const)('stage %s', (stage) => {
     const all = statementsOf(t, FUNCTIONS.matchWatches.logicalId);
     const watches = onTable(all, tableIdOf(t, WATCHES_TABLE));
     expect(watches.map((s) => [actions(s).join(), s.Condition])).toEqual([
-      ['dynamodb:BatchGetItem,dynamodb:Scan', onlyAttributes(['clientId', 'watchId', 'filters', 'status'])],
+      ['dynamodb:BatchGetItem,dynamodb:Scan', onlyAttributes(['clientId', 'watchId', 'filters', 'status', 'include', 'group'])],
       ['dynamodb:GetItem', { 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['~version'] } }],
     ]);
     const deliveries = onTable(all, tableIdOf(t, WATCH_DELIVERIES_TABLE));
     expect(deliveries.map((s) => actions(s).join())).toEqual(['dynamodb:BatchGetItem,dynamodb:BatchWriteItem']);
     expectClientReadsOnly(all);
     const [legsId] = onlyResource(t, 'AWS::DynamoDB::Table', (r) => JSON.stringify(props(r).KeySchema).includes('"id"'));
-    // The legs table: the rates in force (a watch's currency) and the sources registry (`kind`, `verifiedOnly`) only, by their keys.
+    // The legs table: the legs of a flight watch's flights (`legs:read`: by id, and the listing index's buckets), the rates in force (a watch's currency) and the sources registry (`kind`, `verifiedOnly`) by their keys.
     expect(onTable(all, legsId).map((s) => [actions(s).join(), s.Condition])).toEqual([
       ['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~rates'] } }],
       ['dynamodb:GetItem', { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~sources'] } }],
+      ['dynamodb:BatchGetItem,dynamodb:GetItem', undefined],
     ]);
     const [queueId] = onlyResource(t, 'AWS::SQS::Queue', (_r, id) => id.startsWith('WebhooksQueue'));
     const [failuresId] = onlyResource(t, 'AWS::SQS::Queue', isMatcherFailureQueue);

@@ -645,8 +645,12 @@ describe.each(STAGES)('stage %s', (stage: Stage) => {
       for (const id of [FUNCTION_LOGICAL_IDS.watches, FUNCTION_LOGICAL_IDS.watchAdmin, FUNCTION_LOGICAL_IDS.matchWatches]) {
         const onLegs = statementsOfRole(t(), roleIdOf(t(), id)).filter((s) => JSON.stringify(s.Resource).includes(JSON.stringify(arnOf(tableId(t(), LEGS_TABLE)))));
         const registryRead = normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: arnOf(tableId(t(), LEGS_TABLE)), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['~sources'] } } });
-        // The matcher also reads the sources registry (`kind`, `verifiedOnly`), by its key only.
-        expect(onLegs).toEqual(id === FUNCTION_LOGICAL_IDS.matchWatches ? [ratesRead(), registryRead] : [ratesRead()]);
+        // The matcher also reads the sources registry (`kind`, `verifiedOnly`), by its key only, and the legs of a flight watch's flights (`legs:read`).
+        const legsRead = [
+          normalizeStatement({ Effect: 'Allow', Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], Resource: arnOf(tableId(t(), LEGS_TABLE)) }),
+          normalizeStatement({ Effect: 'Allow', Action: 'dynamodb:Query', Resource: { 'Fn::Join': ['', [arnOf(tableId(t(), LEGS_TABLE)), '/index/byDepartureBucket']] } }),
+        ];
+        expect(sortStatements(onLegs)).toEqual(sortStatements(id === FUNCTION_LOGICAL_IDS.matchWatches ? [...legsRead, ratesRead(), registryRead] : [ratesRead()]));
         expect(envOf(t(), id)).toMatchObject({ LEGS_TABLE_NAME: ref(tableId(t(), LEGS_TABLE)) });
       }
     });

@@ -15,6 +15,7 @@ import { DELIVERY_RETENTION_SECONDS, type DeliveryRecord, type WatchTables } fro
 import type { ListingTransition } from '../../changes/index.js';
 import type { ActiveClients } from './active-clients.js';
 import { createWatchSource, type IndexedWatches } from './watch-source.js';
+import { readFlightBatch, type FlightBatch, type FlightReads } from './flight-events.js';
 
 /**
  * The watches' matcher (docs/watches.md, "Matching"), a consumer of the change log of its own: a
@@ -35,6 +36,8 @@ export interface MatcherDependencies {
   sources?: () => Promise<SourceFacts>;
   /** The registry's facts of each source, for a watch's `include=provenance` (src/sources/cached.ts `sourceFactsOfRegistry`). */
   blockSources?: () => Promise<(id: string) => BlockSourceFacts>;
+  /** What watches of `group: "flight"` read: the listing index and the legs (without: each leg's events). */
+  flights?: FlightReads;
   /** The watch index (default: createWatchSource over `tables`). */
   watches?: () => Promise<IndexedWatches>;
 }
@@ -58,17 +61,33 @@ export interface MadeDelivery {
   message: DeliveryMessage;
 }
 
-/** The deliveries of a batch, matched at `now` with the rates the index was compiled with and, for `include`, the registry's facts. */
-export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTransition[], now: number, rates?: RateSet, sources?: (id: string) => BlockSourceFacts): MadeDelivery[] {
+/**
+ * The deliveries of a batch, matched at `now` with the rates the index was compiled with and, for
+ * `include`, the registry's facts; a watch of `group: "flight"` has its flight's events, from `flights` (without: each leg's).
+ */
+export function deliveriesOf(
+  index: WatchIndex,
+  transitions: readonly ListingTransition[],
+  now: number,
+  rates?: RateSet,
+  sources?: (id: string) => BlockSourceFacts,
+  flights?: FlightBatch,
+): MadeDelivery[] {
   const out: MadeDelivery[] = [];
-  for (const t of transitions) {
-    for (const e of index.eventsOf(t, now)) {
+  transitions.forEach((t, at) => {
+    for (const event of index.eventsOf(t, now)) {
+      const outcome = event.watch.group === 'flight' && flights !== undefined ? flights.decide(event, at, now, rates) : undefined;
+      const e = outcome === undefined ? event : { ...event, type: outcome.type };
       const id = deliveryIdOf(e.watch.id, t, e.type);
       const deliveryKey = `${t.changedAt}#${id}`;
       const createdAt = new Date(now).toISOString();
       const currency = e.watch.filters.query.currency;
       const blocks = e.watch.include === undefined ? undefined : { include: e.watch.include, sources: sources ?? unregisteredSource };
-      const payload = JSON.stringify(payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates }, blocks));
+      const payload = JSON.stringify(
+        outcome === undefined || outcome.leg === null
+          ? payloadOf(e.watch.id, t, e.type, currency === undefined ? undefined : { currency, rates }, blocks)
+          : payloadOf(e.watch.id, { ...t, after: outcome.leg }, e.type),
+      );
       out.push({
         record: {
           watchId: e.watch.id,
@@ -97,7 +116,7 @@ export function deliveriesOf(index: WatchIndex, transitions: readonly ListingTra
         },
       });
     }
-  }
+  });
   return out;
 }
 
@@ -136,7 +155,8 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
     const now = deps.clock();
     const { index, malformed: badWatches, rates } = await watches();
     const provenance = index.watches.some((w) => w.include?.has('provenance') === true);
-    const all = deliveriesOf(index, transitions, now, rates, provenance ? await deps.blockSources?.() : undefined);
+    const flights = index.watches.some((w) => w.group === 'flight') ? await readFlightBatch(deps.flights, transitions, now) : undefined;
+    const all = deliveriesOf(index, transitions, now, rates, provenance ? await deps.blockSources?.() : undefined, flights);
     const clients = await deps.activeClients(new Set(all.map((d) => d.record.clientId)));
     const made = all.filter((d) => clients.has(d.record.clientId, now));
     const { stored, malformed } = await storedBefore(deps.tables, made);

@@ -19,10 +19,10 @@ import { planChanges } from './watch-changes.js';
  * The matcher's watch index (docs/watches.md, "Matching"): kept between batches; when the watches
  * version moved, the watches its slots name are read by key and patched in (every watch is read
  * only at the first batch, or after a change was missed); compiled again when the rates in force
- * changed and a watch names a `currency`. Reads take the four attributes matching needs (never a
+ * changed and a watch names a `currency`. Reads take the six attributes matching needs (never a
  * secret or a URL). An item that is not a watch is logged with its key, counted and left out.
  */
-export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status, #include', ExpressionAttributeNames: { '#status': 'status', '#include': 'include' } } as const;
+export const MATCH_PROJECTION = { ProjectionExpression: 'clientId, watchId, filters, #status, #include, #group', ExpressionAttributeNames: { '#status': 'status', '#include': 'include', '#group': 'group' } } as const;
 
 const MatchableSchema = v.object({
   clientId: v.string(),
@@ -30,6 +30,7 @@ const MatchableSchema = v.object({
   filters: v.record(v.string(), v.string()),
   status: v.picklist(['active', 'disabled']),
   include: v.optional(v.pipe(v.string(), v.check((text) => parseInclude(text) !== null, INCLUDE_RULE))),
+  group: v.optional(v.literal('flight')),
 });
 
 export interface IndexedWatches {
@@ -65,7 +66,13 @@ export function matchableWatches(
     try {
       const include = parseInclude(parsed.output.include) ?? undefined;
       const filters = parseStoredFilters(parsed.output.filters, airports, rates, sources);
-      watches.push({ id: parsed.output.watchId, clientId: parsed.output.clientId, filters, ...(include === undefined || include.size === 0 ? {} : { include }) });
+      watches.push({
+        id: parsed.output.watchId,
+        clientId: parsed.output.clientId,
+        filters,
+        ...(include === undefined || include.size === 0 ? {} : { include }),
+        ...(parsed.output.group === undefined ? {} : { group: parsed.output.group }),
+      });
     } catch (err) {
       malformed++;
       logger.error('watch filters no longer parse; watch skipped', { ...key, error: err as Error });

@@ -7,6 +7,7 @@ import { verifiedContext, type VerifiedKey } from '../../../src/auth/verdict.js'
 import { fixedClock } from '../../../src/clock.js';
 import { createWatchesHandler } from '../../../src/watches/handlers.js';
 import { MAX_WATCHES_PER_CLIENT } from '../../../src/watches/resource.js';
+import { INCLUDE_RULE } from '../../../src/kernel/leg/blocks.js';
 import { cachedRates, createRatesStore, RATES_ID } from '../../../src/rates/index.js';
 import { lambdaContext, listEvent } from '../../support/events.js';
 
@@ -90,7 +91,7 @@ describe('POST /open/v1/watches', () => {
     ['{"url":', 'application/json', "Invalid parameter 'body': must be JSON"],
     ['{"url":"https://hooks.example.com/x"}', 'text/plain', "Invalid parameter 'body': must be sent as JSON (Content-Type: application/json)"],
     ['[1]', 'application/json', "Invalid parameter 'body': must be a JSON object"],
-    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters, description and include"],
+    ['{"url":"https://hooks.example.com/x","secret":"whsec_x"}', 'application/json', "Invalid parameter 'body': unknown field 'secret': a watch has url, filters, description, include and group"],
     ['{"url":"http://hooks.example.com/x"}', 'application/json', "Invalid parameter 'url': must be https"],
     ['{"url":"https://[::1]/x"}', 'application/json', "Invalid parameter 'url': must be a public address"],
     ['{"url":"https://hooks.example.com/x","filters":{"offsetDays":3}}', 'application/json', "Invalid parameter 'offsetDays': a non-zero value requires depDate"],
@@ -108,10 +109,27 @@ describe('POST /open/v1/watches', () => {
     expect(plain.status).toBe(201);
     expect('include' in plain.body.data!).toBe(false);
     expect(watchPuts()[1]!.Item).not.toHaveProperty('include');
-    for (const include of ['flight', 'provenance,provenance', 'Provenance', ' departure', 3, ['departure']]) {
+    for (const include of ['trip', 'provenance,provenance', 'Provenance', ' departure', 3, ['departure']]) {
       const bad = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', include })));
-      expect([bad.status, bad.body.code, bad.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'include': must be a comma list of provenance and departure, each once"]);
+      expect([bad.status, bad.body.code, bad.body.message]).toEqual([400, 'INVALID_PARAMETER', `Invalid parameter 'include': ${INCLUDE_RULE}`]);
     }
+    expect(watchPuts()).toHaveLength(2);
+  });
+
+  it('group: flight is stored and answered; leg (the default) is neither; anything else 400 naming group', async () => {
+    const flight = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'flight' })));
+    expect([flight.status, flight.body.data!.group]).toEqual([201, 'flight']);
+    expect(watchPuts()[0]!.Item).toMatchObject({ group: 'flight' });
+    const leg = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'leg' })));
+    expect(leg.status).toBe(201);
+    expect('group' in leg.body.data!).toBe(false);
+    expect('group' in watchPuts()[1]!.Item!).toBe(false);
+    for (const group of ['trip', 'FLIGHT', 1, null]) {
+      const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group })));
+      expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'group': must be one of leg, flight"]);
+    }
+    const both = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'flight', include: 'provenance' })));
+    expect([both.status, both.body.code, both.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'include': is not available on a watch of group flight"]);
     expect(watchPuts()).toHaveLength(2);
   });
 

@@ -4,6 +4,7 @@ import { changeOf } from '../../../src/watch-admin/update-watch.js';
 import { resultOf } from '../../../src/watch-admin/attempt.js';
 import { parseWatchBody } from '../../../src/watches/resource.js';
 import type { WatchRecord } from '../../../src/watches/store.js';
+import { INCLUDE_RULE } from '../../../src/kernel/leg/blocks.js';
 
 /**
  * A PATCH body's change (src/watch-admin/update-watch.ts): the fields given only, validated as a
@@ -46,7 +47,8 @@ describe('changeOf', () => {
     expect(changeOf({ include: null }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ include: '' });
     expect(changeOf({ include: '' }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ include: '' });
     expect(changeOf({ description: 'x' }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ description: 'x' });
-    expect(message(() => changeOf({ include: 'flight' }, current, deps, NOW))).toBe("Invalid parameter 'include': must be a comma list of provenance and departure, each once");
+    expect(message(() => changeOf({ include: 'trip' }, current, deps, NOW))).toBe(`Invalid parameter 'include': ${INCLUDE_RULE}`);
+    expect(message(() => changeOf({ include: 'provenance' }, { ...current, group: 'flight' }, deps, NOW))).toBe("Invalid parameter 'include': is not available on a watch of group flight");
   });
 
   it('enabled: true turns a disabled watch on, its failing period forgotten; on an active one it changes nothing', () => {

@@ -9,7 +9,7 @@ const item = (watchId: string, extra: Record<string, unknown> = {}) => ({ client
 describe('matchableWatches', () => {
   it("reads a watch's include into the blocks its deliveries carry; none when absent or empty; a malformed one leaves the watch out, counted", () => {
     const { watches, malformed } = matchableWatches(
-      [item('W1', { include: 'departure,provenance' }), item('W2'), item('W3', { include: '' }), item('W4', { include: 'flight' }), item('W5', { include: 7 })],
+      [item('W1', { include: 'departure,provenance' }), item('W2'), item('W3', { include: '' }), item('W4', { include: 'flight,flight' }), item('W5', { include: 7 })],
       airports,
     );
     expect(watches.map((w) => [w.id, w.include === undefined ? undefined : [...w.include].sort()])).toEqual([
@@ -20,13 +20,14 @@ describe('matchableWatches', () => {
     expect(malformed).toBe(2);
   });
 
-  it('the reads take the include attribute (and still no secret or URL)', () => {
+  it('the reads take the include and group attributes (and still no secret or URL)', () => {
     expect(MATCH_PROJECTION.ProjectionExpression.split(', ').map((n) => (MATCH_PROJECTION.ExpressionAttributeNames as Record<string, string>)[n] ?? n)).toEqual([
       'clientId',
       'watchId',
       'filters',
       'status',
       'include',
+      'group',
     ]);
   });
 });
