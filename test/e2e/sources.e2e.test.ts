@@ -7,6 +7,7 @@ import { runScript } from '../support/commands.js';
 import { callApi } from '../support/contract.js';
 import { startLocalServer, type RunningService } from '../support/local-service.js';
 import { testNow } from '../support/clock.js';
+import { INCLUDE_RULE } from '../../src/kernel/leg/blocks.js';
 
 /**
  * `npm run sources` and GET /open/v1/sources on `npm start --data FIXTURE`, every answer checked
@@ -144,9 +145,9 @@ describe('sources on the local server', () => {
     expect(Object.keys(plain.body.data!)).not.toContain('departure');
     const feed = await api<{ changes: { id: string; leg: Blocked | null }[] }>('/open/v1/empty-legs/changes?size=100&include=provenance,departure');
     expect(feed.body.data!.changes.find((c) => c.id === 'S-1')?.leg).toMatchObject({ provenance: { source: 'acme-air', sourceName: 'Acme Air' }, departure: s1.departure });
-    for (const path of ['/open/v1/empty-legs?include=flight', '/open/v1/empty-legs/S-1?include=provenance,provenance', '/open/v1/empty-legs/changes?include=Departure']) {
+    for (const path of ['/open/v1/empty-legs?include=trip', '/open/v1/empty-legs/S-1?include=provenance,provenance', '/open/v1/empty-legs/changes?include=Departure']) {
       const bad = await api<null>(path);
-      expect([path, bad.res.status, bad.body.code, bad.body.message]).toEqual([path, 400, 'INVALID_PARAMETER', "Invalid parameter 'include': must be a comma list of provenance and departure, each once"]);
+      expect([path, bad.res.status, bad.body.code, bad.body.message]).toEqual([path, 400, 'INVALID_PARAMETER', `Invalid parameter 'include': ${INCLUDE_RULE}`]);
     }
   });
 

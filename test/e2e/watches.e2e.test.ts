@@ -112,12 +112,12 @@ describe('watches over loopback', () => {
     const { res, body } = await callApi<{ data: CreatedWatch & { include?: string } }>(`${service.baseUrl}/open/v1/watches`, {
       method: 'POST',
       headers: { 'x-api-key': service.apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url('include'), filters: { depAirportCode: 'EGSS' }, include: 'provenance,departure' }),
+      body: JSON.stringify({ url: receiver.url('include'), filters: { depAirportCode: 'EGMC' }, include: 'provenance,departure' }),
     });
     expect([res.status, body.data.include]).toEqual([201, 'provenance,departure']);
     receiver.secrets.set('include', body.data.secret);
-    await loadLegs([leg('W-INC', 'EGSS', { source: 'inc-air', depTimeFrom: '07:45', depTimeTo: '21:30' })]);
-    const got = await receiver.waitFor((r) => r.path === '/include' && r.body.data.id === 'W-INC', 5_000);
+    await loadLegs([leg('W-INC', 'EGMC', { source: 'inc-air', depTimeFrom: '07:45', depTimeTo: '21:30' })]);
+    const got = await receiver.waitFor((r) => r.path === '/include' && r.body.data.id === 'W-INC', HANG_BOUND_MS);
     expect([got?.verified, got?.body.type]).toEqual([true, 'empty_leg.listed']);
     const byId = await callApi<{ data: Record<string, unknown> & { provenance: Record<string, unknown> } }>(`${service.baseUrl}/open/v1/empty-legs/W-INC?include=provenance,departure`, {
       headers: { 'x-api-key': service.apiKey },
