@@ -1,5 +1,6 @@
 import { derivedIndexKeyOf, indexRepairOf, withWrittenInstants, type IndexKey, type IndexRepair } from '../kernel/leg-change.js';
 import { backoffDelay, sleep } from '../aws/backoff.js';
+import { forEachBounded } from '../aws/batch-write.js';
 import { factsOfItem } from '../kernel/leg/blocks.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
@@ -28,6 +29,9 @@ export interface ConsumeResult {
   entries: number;
 }
 
+/** Repair writes of one batch in flight at once (a load of hand-written legs repairs each). */
+const REPAIR_CONCURRENCY = 8;
+
 export async function consumeChanges(changes: readonly ItemChange[], deps: ConsumeDependencies): Promise<ConsumeResult> {
   const now = deps.clock();
   const batch: SequencedTransition[] = [];
@@ -47,7 +51,7 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   }
   const { entries, states } = batch.length === 0 ? { entries: 0, states: new Map<string, LegState>() } : await appendToLog(batch, deps);
   // The log holds what the legs' fields give; their items are brought in line after it (docs/storage.md, "Hand edits").
-  for (const [id, { image, repair }] of repairs) await deps.store.reindex(id, image, repair);
+  await forEachBounded([...repairs], REPAIR_CONCURRENCY, async ([id, { image, repair }]) => void (await deps.store.reindex(id, image, repair)));
   const transitions = batch.map((b) => asFirstGiven(b, states.get(b.transition.id)));
   if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
   return { transitions: transitions.length, entries };

@@ -8,7 +8,8 @@ import { dateInZone } from '../../../src/kernel/dates.js';
 import { createListHandler, createListRepository } from '../../../src/listing/list-handler.js';
 import { DEMO_RATES_FILE, parseEcbRates } from '../../../src/rates/index.js';
 import { demoLegs } from '../../../local/demo/index.js';
-import { queryMix, type DataLeg, BENCH_FACTS } from '../../../bench/mix.js';
+import { queryMix, type DataLeg, BENCH_FACTS, BENCH_REGISTRY } from '../../../bench/mix.js';
+import type { Registry } from '../../../src/sources/registry.js';
 import { createServedChecker } from '../../../bench/oracle.js';
 import { lambdaContext, listEvent } from '../../support/events.js';
 import { testConfig, testDocumentClient } from '../../support/handlers.js';
@@ -77,7 +78,25 @@ describe("the benchmark's oracle and the functions read one clock", () => {
     };
     // The list function as bench/run.ts builds it: its settings' clock (the injected one) for its cache and its requests.
     const config = { ...testConfig(), clock };
-    const handler = createListHandler({ repository: createListRepository(testDocumentClient(), config), config, clock, rates: () => Promise.resolve(rateSet), sources: () => Promise.resolve(BENCH_FACTS) });
+    // The registry bench/run.ts writes: the grouped searches rank offers by kind and verified.
+    const registry: Registry = {
+      sources: new Map(
+        Object.entries(BENCH_REGISTRY).map(([id, r]) => [
+          id,
+          { settings: { name: null, kind: r.kind, verified: r.verified === true, verifiedAt: r.verified ? START : null, staleAfterMinutes: null, staleAfterSetAt: null }, history: [] },
+        ]),
+      ),
+      lastLoadedAt: new Map(),
+      revision: 1,
+    };
+    const handler = createListHandler({
+      repository: createListRepository(testDocumentClient(), config),
+      config,
+      clock,
+      rates: () => Promise.resolve(rateSet),
+      sources: () => Promise.resolve(BENCH_FACTS),
+      registry: () => Promise.resolve(registry),
+    });
     const list = (params: Record<string, string>) => handler(listEvent(params), lambdaContext());
     const mix = queryMix(TODAY);
     const checker = createServedChecker(data, mix, rateSet);

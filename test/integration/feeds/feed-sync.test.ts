@@ -78,8 +78,9 @@ describe('syncing feeds', () => {
     expect(after.size).toBe(70);
     for (const leg of acme.slice(25)) {
       const item = after.get(leg.id)!;
-      // the whole leg is kept, only `listed` changes (and with it the index attributes go)
-      expect(item).toEqual(toStorageItem({ ...leg, listed: false }));
+      // the whole leg is kept with its instants, only `listed` changes (and with it the index attributes go)
+      const { firstSeenAt, updatedAt, confirmedAt } = before.get(leg.id)!;
+      expect(item).toEqual({ ...toStorageItem({ ...leg, listed: false }), firstSeenAt, updatedAt, confirmedAt });
       expect(item).not.toHaveProperty(LEGS_INDEX.partitionKey);
     }
     for (const leg of [...kept, ...jetco]) expect(after.get(leg.id)).toEqual(before.get(leg.id));

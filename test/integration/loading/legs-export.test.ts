@@ -53,11 +53,14 @@ describe('npm run legs:export', () => {
       const loaded = await runScript('legs:load', [file], envFor(target), { inherit: true, timeoutMs: 60_000 });
       expect(loaded.code).toBe(0);
       // The same items, but for the instants of their write (the change stamp of an incremental load,
-      // the leg's three instants, and the confirmed one at the end of the listing entry `lf`).
+      // the leg's three instants, and the confirmed one at the end of the listing entry `lf`, before
+      // its registration after U+001E).
+      const withoutConfirmed = (lf: string) => {
+        const [fields, registration] = lf.split('\u001e');
+        return fields!.split('\u001f').slice(0, 10).join('\u001f') + (registration === undefined ? '' : `\u001e${registration}`);
+      };
       const unstamped = (items: Record<string, unknown>[]) =>
-        items.map(({ lc: _lc, firstSeenAt: _f, updatedAt: _u, confirmedAt: _c, lf, ...rest }) =>
-          lf === undefined ? rest : { ...rest, lf: (lf as string).split('\u001f').slice(0, 10).join('\u001f') },
-        );
+        items.map(({ lc: _lc, firstSeenAt: _f, updatedAt: _u, confirmedAt: _c, lf, ...rest }) => (lf === undefined ? rest : { ...rest, lf: withoutConfirmed(lf as string) }));
       expect(unstamped(sortById(await scanLegItems(target.client, target.legsTableName)))).toEqual(unstamped(original));
     },
     TIMEOUT,
