@@ -178,7 +178,7 @@ describe('the listing snapshot on DynamoDB Local', () => {
     expect(snapshot.stats).toEqual({ snapshotReads: reads - outside + MONTHS.buckets.length, indexReads: outside });
     // The snapshot's own reads never touch the listing index.
     for (const command of spy.sent) expect((command as { input: { IndexName?: string } }).input.IndexName).not.toBe('byDepartureBucket');
-  }, 60_000);
+  }, 180_000);
 
   it('shows a write (blocked, moved to another month, new) to a new reader, through the change log since the build', async () => {
     const blocked = listedLegIn(() => true);
