@@ -10,6 +10,7 @@ import { createChangeLogStore, type ChangeLogStore } from '../src/changes/store.
 import { processClock } from '../src/clock.js';
 import { utcDate } from '../src/kernel/dates.js';
 import { writeLegs } from '../src/loading/loader.js';
+import { stampedLeg } from '../src/loading/sync-plan.js';
 import { toStorageItem, type StoredLeg } from '../src/kernel/leg-item.js';
 import { demoLegs } from '../local/demo/index.js';
 import { ensureTables, freePort, startDynamoDbLocal } from '../local/dynamodb-local.js';
@@ -119,7 +120,8 @@ async function main(): Promise<void> {
     const table = 'bench-legs';
     await ensureTables(ddb.client, { legsTableName: table, keysTableName: 'bench-keys' });
     const legs: StoredLeg[] = demoLegs(utcDate(new Date(processClock())), { count: legsCount, months: 12, airports: 200, seed: 7 });
-    const first = legs.slice(0, Math.min(catchUpCount, legs.length));
+    // Written as a load writes them, with their instants (a leg written without them is a hand write the consumer repairs).
+    const first = legs.slice(0, Math.min(catchUpCount, legs.length)).map((leg) => stampedLeg(leg, undefined, processClock()));
     const loadStart = performance.now();
     await writeLegs(ddb.client, table, first);
     const loadSeconds = (performance.now() - loadStart) / 1000;
