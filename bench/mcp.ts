@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { SEARCH_TYPES } from '../src/mcp/arguments.js';
-import type { RatesSource } from '../src/rates/index.js';
 import { listEvent } from './events.js';
 import { summarize, type LatencySummary } from './stats.js';
 
@@ -31,11 +30,11 @@ export interface McpQueryFigures {
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** A rates source that starts again from nothing on `reset()` (a new container's), around `make()`'s. */
-export function resettableRates(make: () => RatesSource): { rates: RatesSource; reset: () => void } {
+/** A container's cached source (its rates, its sources registry) that starts again from nothing on `reset()`, around `make()`'s. */
+export function resettable<T>(make: () => () => Promise<T>): { source: () => Promise<T>; reset: () => void } {
   let source = make();
   return {
-    rates: () => source(),
+    source: () => source(),
     reset: () => {
       source = make();
     },

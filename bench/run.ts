@@ -55,7 +55,7 @@ import { createMcpHandler } from '../src/mcp/handler.js';
 import { countListedBySource } from '../src/listing/index.js';
 import { createLegReader } from '../src/leg-by-id/store.js';
 import { airportReference } from '../src/airports/reference.js';
-import { compareMcp, MCP_QUERIES, resettableRates, type McpQueryFigures } from './mcp.js';
+import { compareMcp, MCP_QUERIES, resettable, type McpQueryFigures } from './mcp.js';
 import { mcpTargets } from './targets.js';
 
 /**
@@ -419,9 +419,10 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       stage: functionSettings.stage,
     });
     const cache = createListRepository(documentClient, functionSettings);
-    // The rates as a container reads them; `reset` is a new container's (the MCP comparison's empty cache).
-    const { rates, reset: resetRates } = resettableRates(() => cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
-    const sourcesRegistry = cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock });
+    // The rates and the sources registry as a container reads them; `reset` is a new container's (the
+    // MCP comparison's empty cache: each side then reads both, rather than the first side alone).
+    const { source: rates, reset: resetRates } = resettable(() => cachedRates(createRatesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
+    const { source: sourcesRegistry, reset: resetRegistry } = resettable(() => cachedRegistry(createSourcesStore(documentClient, functionSettings.legsTableName), { clock: functionSettings.clock }));
     const sources = cachedFacts(sourcesRegistry);
     const list = createListHandler({ repository: cache, config: functionSettings, clock: functionSettings.clock, rates, sources, registry: sourcesRegistry });
     // The MCP function's handler, built as functions/mcp/handler.ts builds it, on the list function's
@@ -575,6 +576,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchResult> 
       clear: () => {
         cache.clear();
         resetRates();
+        resetRegistry();
       },
       readUnits: () => recorder.reset().reduce((a, call) => a + summarizeCall(call).readUnits, 0),
       context: () => lambdaContext('mcp'),
