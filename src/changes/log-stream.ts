@@ -5,7 +5,7 @@ import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { unpackRecord } from '../kernel/record-pack.js';
 import { factsOfStored } from '../kernel/leg/blocks.js';
 import { CODE_REASON, STATE_PREFIX } from './store.js';
-import { entryFacts, STATE_CONFIRMED_ATTR, STATE_SOURCE_ATTR, transitionFacts, type ListingTransition } from './transition.js';
+import { entryFacts, STATE_CONFIRMED_ATTR, STATE_DEP_FROM_ATTR, STATE_DEP_TO_ATTR, STATE_SOURCE_ATTR, transitionFacts, type ListingTransition } from './transition.js';
 
 /**
  * The change log as a stream (docs/watches.md, "The change log's port"): each committed entry
@@ -35,7 +35,7 @@ export function logTransitionOf(record: DynamoDBRecord): ListingTransition | und
   const before = d.OldImage === undefined ? undefined : unmarshall(d.OldImage as Image);
   const shown = shownOf(after);
   const reason = shown === null ? { reason: (typeof after.w === 'string' ? CODE_REASON[after.w] : undefined) ?? 'unlisted' } : {};
-  const factsOf = (image: Record<string, unknown> | undefined) => entryFacts(image?.[STATE_SOURCE_ATTR], image?.[STATE_CONFIRMED_ATTR]);
+  const factsOf = (image: Record<string, unknown> | undefined) => entryFacts(image?.[STATE_SOURCE_ATTR], image?.[STATE_CONFIRMED_ATTR], image?.[STATE_DEP_FROM_ATTR], image?.[STATE_DEP_TO_ATTR]);
   const legFacts = shown === null ? undefined : factsOfStored(after.p);
   return {
     id: key.slice(STATE_PREFIX.length),

@@ -4,7 +4,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { toApiRecord, type EmptyLeg } from '../kernel/model.js';
 import { derivedIndexKeyOf, type IndexKey } from '../kernel/leg-change.js';
 import { IndexEntryReader } from '../kernel/index-entry.js';
-import { TOUCH_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
+import { DEP_TIME_PATTERN, TOUCH_ATTR, TTL_ATTR } from '../kernel/leg-item.js';
+import { departureTimesOf } from '../kernel/leg/registration.js';
 import { DEFAULT_SOURCE, sourceOf } from '../kernel/source.js';
 import type { LegFacts } from '../kernel/leg/blocks.js';
 
@@ -58,25 +59,46 @@ export interface ListingTransition {
 export interface EntryFacts {
   source?: string;
   confirmedAt?: number;
+  /** Its departure times (`HH:mm`) as its entry's last part keeps them: what one flight's window reads (src/kernel/leg/registration.ts). */
+  depTimeFrom?: string;
+  depTimeTo?: string;
 }
 
 /** A state item's attributes (src/changes/store.ts) for its leg's source (when not `default`) and confirmed instant (when known). */
 export const STATE_SOURCE_ATTR = 's';
 export const STATE_CONFIRMED_ATTR = 'c';
+/** A state item's attributes for its leg's departure times, when its entry keeps them. */
+export const STATE_DEP_FROM_ATTR = 'hf';
+export const STATE_DEP_TO_ATTR = 'ht';
 
-/** A side's facts from a source and a confirmed instant; undefined when they say nothing (`default`, unknown). */
-export function entryFacts(source: unknown, confirmedAt: unknown): EntryFacts | undefined {
+/** A side's facts from a source, a confirmed instant and departure times; undefined when they say nothing (`default`, unknown, none). */
+export function entryFacts(source: unknown, confirmedAt: unknown, depTimeFrom?: unknown, depTimeTo?: unknown): EntryFacts | undefined {
   const facts: EntryFacts = {};
   if (typeof source === 'string' && source !== DEFAULT_SOURCE) facts.source = source;
   if (typeof confirmedAt === 'number' && Number.isFinite(confirmedAt)) facts.confirmedAt = confirmedAt;
-  return facts.source === undefined && facts.confirmedAt === undefined ? undefined : facts;
+  if (typeof depTimeFrom === 'string' && DEP_TIME_PATTERN.test(depTimeFrom)) facts.depTimeFrom = depTimeFrom;
+  if (typeof depTimeTo === 'string' && DEP_TIME_PATTERN.test(depTimeTo)) facts.depTimeTo = depTimeTo;
+  return Object.keys(facts).length === 0 ? undefined : facts;
 }
 
-/** The facts attributes of a listed leg's state, from its listing index entry (its tenth and eleventh fields). */
+/** The facts of an item's image: its source, confirmed instant and, with a registration, its departure times. */
+export function imageFacts(image: Readonly<Record<string, unknown>> | undefined): EntryFacts | undefined {
+  const timed = typeof image?.registration === 'string';
+  return entryFacts(image?.source, image?.confirmedAt, timed ? image?.depTimeFrom : undefined, timed ? image?.depTimeTo : undefined);
+}
+
+/** The facts attributes of a listed leg's state, from its listing index entry (its tenth and eleventh fields, its last part's times). */
 export function stateFacts(index: IndexKey | undefined): Record<string, string | number> {
   const entry = index === undefined ? undefined : new IndexEntryReader().fromFilter('', index.ls.slice(0, 10), index.lf);
-  const facts = entry === undefined ? undefined : entryFacts(entry.source, entry.confirmedAt);
-  return { ...(facts?.source === undefined ? {} : { [STATE_SOURCE_ATTR]: facts.source }), ...(facts?.confirmedAt === undefined ? {} : { [STATE_CONFIRMED_ATTR]: facts.confirmedAt }) };
+  if (entry === undefined) return {};
+  const facts = entryFacts(entry.source, entry.confirmedAt);
+  const times = departureTimesOf(entry);
+  return {
+    ...(facts?.source === undefined ? {} : { [STATE_SOURCE_ATTR]: facts.source }),
+    ...(facts?.confirmedAt === undefined ? {} : { [STATE_CONFIRMED_ATTR]: facts.confirmedAt }),
+    ...(times.depTimeFrom === undefined ? {} : { [STATE_DEP_FROM_ATTR]: times.depTimeFrom }),
+    ...(times.depTimeTo === undefined ? {} : { [STATE_DEP_TO_ATTR]: times.depTimeTo }),
+  };
 }
 
 /** A transition's facts, as `ListingTransition` gives them. */
@@ -133,7 +155,7 @@ export function transitionOf(change: ItemChange, changedAt: number, stale?: Stal
     // while its source was stale) lists it; one that did compares with its state.
     before: after !== null && isTouch(change) ? null : shownLeg(change.oldImage),
     after,
-    ...transitionFacts(entryFacts(change.oldImage?.source, change.oldImage?.confirmedAt), entryFacts(change.newImage?.source, change.newImage?.confirmedAt)),
+    ...transitionFacts(imageFacts(change.oldImage), imageFacts(change.newImage)),
     ...(reason === undefined ? {} : { reason }),
   };
 }

@@ -1,6 +1,6 @@
 import { codeOf, type IndexEntry } from '../kernel/index-entry.js';
 import { toEpochDay } from '../kernel/dates.js';
-import { registrationOf } from '../kernel/leg-item.js';
+import { departureTimesOf, registrationOf } from '../kernel/leg/registration.js';
 import { flightKeyOf, groupFlights, type GroupedLeg } from './grouping.js';
 import { compareOffers, type OfferFacts } from './offers.js';
 
@@ -25,12 +25,15 @@ const MINUTES_PER_DAY = 1440;
 
 /**
  * A leg's window in minutes of local wall-clock time at its departure airport (one airport per flight
- * key, so one zone): by date, from the start of startDate to the end of endDate. The hook for departure
- * times: a leg that gives them narrows its window to them.
+ * key, so one zone), both ends inclusive: from its earliest departure on startDate (00:00 without one)
+ * to its latest on endDate (23:59 without one), as its index entry's last part gives them.
  */
-export function windowOf(entry: Pick<IndexEntry, 'startDate' | 'endDate'>, times?: { from?: number; to?: number }): [from: number, to: number] {
-  return [toEpochDay(entry.startDate) * MINUTES_PER_DAY + (times?.from ?? 0), toEpochDay(entry.endDate) * MINUTES_PER_DAY + (times?.to ?? MINUTES_PER_DAY - 1)];
+export function windowOf(entry: Pick<IndexEntry, 'startDate' | 'endDate' | 'text'>): [from: number, to: number] {
+  const times = departureTimesOf(entry);
+  return [toEpochDay(entry.startDate) * MINUTES_PER_DAY + minutesOf(times.depTimeFrom, 0), toEpochDay(entry.endDate) * MINUTES_PER_DAY + minutesOf(times.depTimeTo, MINUTES_PER_DAY - 1)];
 }
+
+const minutesOf = (time: string | undefined, otherwise: number): number => (time === undefined ? otherwise : Number(time.slice(0, 2)) * 60 + Number(time.slice(3)));
 
 type Member = GroupedLeg & { entry: IndexEntry };
 

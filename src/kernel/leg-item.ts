@@ -5,6 +5,7 @@ import type { EmptyLeg } from './model.js';
 import { expiryShard, retirementDay } from './retirement.js';
 import { DEFAULT_SOURCE } from './source.js';
 import { encodeConfirmed, type LegInstants } from './leg/instants.js';
+import { registrationField } from './leg/registration.js';
 
 /**
  * How a leg is stored: the item, and for a listed unblocked leg the index attributes `lb`, `ls`
@@ -162,7 +163,7 @@ export type IndexedFields = Pick<
   EmptyLeg,
   'startDate' | 'endDate' | 'depCityName' | 'depAirportIcao' | 'depAirportIata' | 'depCountryCode' | 'arrCityName' | 'arrAirportIcao' | 'arrAirportIata' | 'arrCountryCode' | 'seatNum' | 'aircraftType'
 > &
-  Partial<Pick<EmptyLeg, 'price' | 'currency' | 'registration'>> & { source?: string | undefined; confirmedAt?: number | undefined; depTimeTo?: string | undefined };
+  Partial<Pick<EmptyLeg, 'price' | 'currency' | 'registration'>> & { source?: string | undefined; confirmedAt?: number | undefined; depTimeFrom?: string | undefined; depTimeTo?: string | undefined };
 
 /**
  * The compact index entry's filter text (`lf`) of a leg, with its expiry field as given. A leg of a
@@ -186,30 +187,10 @@ export function filterText(leg: IndexedFields, expiry: string): string {
   if (price !== '' || source !== DEFAULT_SOURCE || confirmed !== '') fields.push(price);
   if (source !== DEFAULT_SOURCE || confirmed !== '') fields.push(source === DEFAULT_SOURCE ? '' : source);
   if (confirmed !== '') fields.push(confirmed);
-  return fields.join(SEP) + registrationField(leg.registration ?? null);
+  return fields.join(SEP) + registrationField(leg.registration, leg.depTimeFrom, leg.depTimeTo);
 }
 
-/** Opens the last part of the filter text, after every field: the leg's registration (normalised), when it has one. */
-export const REGISTRATION_SEP = '\u001e';
-
-/** A registration upper-cased without spaces and hyphens (`n-123 ab` is `N123AB`: docs/api.md, "Flights"); '' for none. */
-export function normalizedRegistration(registration: string | null | undefined): string {
-  return registration == null ? '' : registration.replace(/[\s-]/g, '').toUpperCase();
-}
-
-/** Where the fields of a filter text end: at REGISTRATION_SEP, or its length. */
-export function fieldsEnd(text: string): number {
-  const at = text.lastIndexOf(REGISTRATION_SEP);
-  return at < 0 ? text.length : at;
-}
-
-/** The registration of an index entry (normalised), '' without one. */
-export const registrationOf = (entry: { text: string }): string => entry.text.slice(fieldsEnd(entry.text) + 1);
-
-function registrationField(registration: string | null): string {
-  const normalized = normalizedRegistration(registration);
-  return normalized === '' ? '' : REGISTRATION_SEP + normalized;
-}
+export { fieldsEnd, normalizedRegistration, REGISTRATION_SEP, registrationOf } from './leg/registration.js';
 
 /**
  * The price field (ninth, after the countries, only for a priced leg): the amount, then the currency

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { normalizedRegistration } from '../leg-item.js';
+import { normalizedRegistration } from './registration.js';
 
 /**
  * A leg's flight identity (docs/api.md, "Flights"): its registration (normalised), departure and

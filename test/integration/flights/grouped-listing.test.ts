@@ -159,4 +159,15 @@ describe('group=flight on DynamoDB Local', () => {
     const left = await flightOf();
     expect([left.id, left.offers.map((o) => o.id)]).toEqual(['f2-a', ['f2-a', 'f2-b']]);
   });
+
+  it('compares departure times where the feeds give them: a later departure that day is another flight until a leg bridges them', async () => {
+    const timed = (id: string, source: string, depTimeFrom: string, depTimeTo: string) =>
+      storedLeg({ id, registration: 'D-CXYZ', depAirportIcao: 'EDDM', arrAirportIcao: 'LOWW', startDate: addDays(today, 9), endDate: addDays(today, 9), price: 5000, currency: 'EUR', source, depTimeFrom, depTimeTo });
+    const flights = async () => (await list({ group: 'flight', depAirportCode: 'EDDM' })).records.map((r) => (r as unknown as { offers: { id: string }[] }).offers.map((o) => o.id));
+    await writeLegs(t.client, t.legsTableName, [timed('t-morning', 'acme', '08:00', '10:00'), timed('t-afternoon', 'jet-brokers', '12:00', '14:00')]);
+    expect(await flights()).toEqual([['t-afternoon'], ['t-morning']]);
+    // 09:30 to 12:30 overlaps both: one flight of three, the operator's offer best.
+    await writeLegs(t.client, t.legsTableName, [timed('t-bridge', 'cheap-seats', '09:30', '12:30')]);
+    expect(await flights()).toEqual([['t-morning', 't-afternoon', 't-bridge']]);
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { IndexEntryReader, type IndexEntry } from '../../../src/kernel/index-entry.js';
 import { filterText, registrationOf, type IndexedFields } from '../../../src/kernel/leg-item.js';
+import { departureTimesOf } from '../../../src/kernel/leg/registration.js';
 import { addDays } from '../../../src/kernel/dates.js';
 import { fcParams } from '../../support/fast-check.js';
 import { compareOffers, entryFlightKey, flightsOf, groupFlights, windowOf, type OfferFacts } from '../../../src/flights/index.js';
@@ -14,6 +15,9 @@ interface Leg {
   arr: string | null;
   startDate: string;
   endDate: string;
+  /** Its earliest departure on startDate and latest on endDate (HH:mm), null when the feed gave none. */
+  from?: string | null;
+  to?: string | null;
 }
 
 const BASE: IndexedFields = {
@@ -42,9 +46,15 @@ function entryOf(leg: Leg): IndexEntry {
     arrAirportIcao: leg.arr,
     arrAirportIata: leg.arr === null ? 'GVA' : null,
     registration: leg.registration,
+    ...(leg.from == null ? {} : { depTimeFrom: leg.from }),
+    ...(leg.to == null ? {} : { depTimeTo: leg.to }),
   };
   return new IndexEntryReader().fromFilter(leg.id, leg.startDate, filterText(fields, '0'))!;
 }
+
+/** A window's ends as local date-times: by departure time where the leg gives one, else the whole day. */
+const startOf = (l: Leg) => `${l.startDate}T${l.from ?? '00:00'}`;
+const endOf = (l: Leg) => `${l.endDate}T${l.to ?? '23:59'}`;
 
 /** The rule as the issue words it, pair by pair, closed transitively (union-find). */
 function directFlights(legs: readonly Leg[]): number[] {
@@ -60,7 +70,7 @@ function directFlights(legs: readonly Leg[]): number[] {
         norm(a.registration) === norm(b.registration) &&
         a.dep !== null && a.dep === b.dep &&
         a.arr !== null && a.arr === b.arr &&
-        a.startDate <= b.endDate && b.startDate <= a.endDate;
+        startOf(a) <= endOf(b) && startOf(b) <= endOf(a);
       if (same) parent[find(i)] = find(j);
     }
   }
@@ -74,9 +84,16 @@ const legArb = fc.record({
   arr: fc.constantFrom('LSGG', 'LSGG', 'LFPB', null),
   start: fc.integer({ min: 0, max: 20 }),
   span: fc.integer({ min: 0, max: 4 }),
+  from: fc.constantFrom(null, null, '00:00', '08:00', '09:30', '12:00', '18:00', '23:59'),
+  to: fc.constantFrom(null, null, '00:00', '08:00', '09:30', '12:00', '18:00', '23:59'),
 });
 const legsArb = fc.array(legArb, { minLength: 1, maxLength: 30 }).map((list) =>
-  list.map((l, i): Leg => ({ id: `L${String(i).padStart(2, '0')}`, registration: l.registration, dep: l.dep, arr: l.arr, startDate: day(l.start), endDate: day(l.start + l.span) })),
+  list.map((l, i): Leg => {
+    // A one-day leg's latest departure is not before its earliest (the import refuses it).
+    const swap = l.span === 0 && l.from !== null && l.to !== null && l.to < l.from;
+    const times = swap ? { from: l.to, to: l.from } : { from: l.from, to: l.to };
+    return { id: `L${String(i).padStart(2, '0')}`, registration: l.registration, dep: l.dep, arr: l.arr, startDate: day(l.start), endDate: day(l.start + l.span), ...times };
+  }),
 );
 
 function groupedIds(entries: readonly IndexEntry[]): Map<string, object> {
@@ -139,6 +156,24 @@ describe('the rule by example', () => {
   it('never merges legs without a registration, nor across routes', () => {
     expect(together([leg('A', null, 0, 2), leg('B', null, 0, 2)])).toEqual([0, 1]);
     expect(together([leg('A', 'N123AB', 0, 2), { ...leg('B', 'N123AB', 0, 2), arr: 'LFPB' }])).toEqual([0, 1]);
+  });
+  it('compares departure times where legs give them, the whole day where they do not', () => {
+    const at = (id: string, from: string | null, to: string | null, start = 0, end = 0): Leg => ({ ...leg(id, 'N123AB', start, end), from, to });
+    expect(together([at('A', '08:00', '10:00'), at('B', '12:00', '14:00')])).toEqual([0, 1]);
+    expect(together([at('A', '08:00', '10:00'), at('B', '10:00', '14:00')])).toEqual([0, 0]);
+    expect(together([at('A', '08:00', '10:00'), at('B', null, null), at('C', '12:00', null)])).toEqual([0, 0, 0]);
+    expect(together([at('A', '18:00', '09:00', 0, 1), at('B', '10:00', '12:00', 1, 1)])).toEqual([0, 1]);
+    expect(together([at('A', '18:00', '09:00', 0, 1), at('B', '08:00', '12:00', 1, 1)])).toEqual([0, 0]);
+    expect(together([at('A', null, '10:00'), at('B', '10:01', null)])).toEqual([0, 1]);
+  });
+  it('keeps the registration and the times readable after every field', () => {
+    const entry = entryOf({ ...leg('A', 'N-123AB', 0, 2), from: '07:05', to: null });
+    expect(registrationOf(entry)).toBe('N123AB');
+    expect(departureTimesOf(entry)).toEqual({ depTimeFrom: '07:05' });
+    expect(departureTimesOf(entryOf({ ...leg('B', 'N-123AB', 0, 2), from: null, to: '23:59' }))).toEqual({ depTimeTo: '23:59' });
+    expect(departureTimesOf(entryOf(leg('C', 'N-123AB', 0, 2)))).toEqual({});
+    // Without a registration the times are not kept: nothing groups the leg.
+    expect(entryOf({ ...leg('D', null, 0, 2), from: '07:05', to: '09:00' }).text).toBe(entryOf(leg('D', null, 0, 2)).text);
   });
   it('keeps the registration readable after every field, and old entries without it', () => {
     const entry = entryOf(leg('A', 'n-12 3ab', 0, 2));

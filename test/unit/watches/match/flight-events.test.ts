@@ -38,8 +38,14 @@ function leg(id: string, registration: string, price: number, over: Partial<Empt
   });
   return { ...rest, ...over };
 }
-const SOURCE: Record<string, string> = { OP: 'acme-air', BR: 'jet-broker', BR2: 'jet-broker' };
-const facts = (id: string) => ({ source: SOURCE[id]!, confirmedAt: NOW - 60_000 });
+const SOURCE: Record<string, string> = { OP: 'acme-air', BR: 'jet-broker', BR2: 'jet-broker', TOP: 'acme-air', TBR: 'jet-broker', TBR2: 'jet-broker' };
+/** Departure times, as a leg's index entry and its change log state keep them (src/changes/transition.ts, `EntryFacts`). */
+const TIMES: Record<string, { depTimeFrom?: string; depTimeTo?: string }> = {
+  TOP: { depTimeFrom: '08:00', depTimeTo: '10:00' },
+  TBR: { depTimeFrom: '12:00', depTimeTo: '14:00' },
+  TBR2: { depTimeFrom: '09:30' },
+};
+const facts = (id: string) => ({ source: SOURCE[id]!, confirmedAt: NOW - 60_000, ...TIMES[id] });
 let seq = 0;
 function change(id: string, before: EmptyLeg | null, after: EmptyLeg | null, reason?: 'unlisted' | 'expired'): ListingTransition {
   seq++;
@@ -135,6 +141,16 @@ describe('a watch of group "flight"', () => {
       ['empty_leg.updated', 'BR', 'OP', 2],
       ['empty_leg.updated', 'BR2', 'OP', 3],
     ]);
+  });
+
+  it('compares departure times where the legs give them: a later departure that day is another flight', async () => {
+    const oneDay = { startDate: '2026-11-26', endDate: '2026-11-26' };
+    const [top, tbr, tbr2] = [leg('TOP', 'F-HABC', 9000, oneDay), leg('TBR', 'F-HABC', 8000, oneDay), leg('TBR2', 'F-HABC', 7000, oneDay)];
+    const got = await events([top, tbr], [change('TBR', null, tbr)]);
+    expect(got.of('wat_flight')).toEqual([{ type: 'empty_leg.listed', id: 'TBR', best: 'TBR', offers: ['TBR:broker'], count: 1, reason: undefined }]);
+    // From 09:30 to the end of the day, it overlaps both: one flight of three.
+    const joined = await events([top, tbr, tbr2], [change('TBR2', null, tbr2)]);
+    expect(joined.of('wat_flight').map((e) => [e.type, e.best, e.offers])).toEqual([['empty_leg.updated', 'TOP', ['TOP:operator', 'TBR2:broker', 'TBR:broker']]]);
   });
 
   it('a leg without a registration is a flight of its own', async () => {
