@@ -70,8 +70,17 @@ export interface ConvertedPrice {
   rateDate: string;
 }
 
+type Converted = EmptyLeg & { convertedPrice: ConvertedPrice | null };
+
+/** The last conversion of each record: the same record, currency and rates give the same object (serialized once: src/http/envelope.ts). */
+const converted = new WeakMap<EmptyLeg, { currency: string; rates: RateSet | undefined; value: Converted }>();
+
 /** The record with `convertedPrice` into `currency` through `rates` (none in force: null). */
-export function withConvertedPrice(record: EmptyLeg, currency: string, rates: RateSet | undefined): EmptyLeg & { convertedPrice: ConvertedPrice | null } {
+export function withConvertedPrice(record: EmptyLeg, currency: string, rates: RateSet | undefined): Converted {
+  const held = converted.get(record);
+  if (held !== undefined && held.currency === currency && held.rates === rates) return held.value;
   const amount = rates === undefined || record.price === null || record.currency === null ? null : convertAmount(record.price, record.currency, currency, rates);
-  return { ...record, convertedPrice: amount === null ? null : { amount, currency, rateDate: rates!.date } };
+  const value = { ...record, convertedPrice: amount === null ? null : { amount, currency, rateDate: rates!.date } };
+  converted.set(record, { currency, rates, value });
+  return value;
 }
