@@ -1,4 +1,4 @@
-import { invalidParameter } from '../errors.js';
+import { AppError, invalidParameter } from '../errors.js';
 import { utcDate } from '../kernel/dates.js';
 import type { EmptyLeg } from '../kernel/model.js';
 import { sourceOf } from '../kernel/source.js';
@@ -13,6 +13,16 @@ export function parseGroup(raw: string | undefined): 'flight' | undefined {
   if (raw === undefined || raw === '' || raw === 'leg') return undefined;
   if (raw !== 'flight') throw invalidParameter('group', `must be one of ${GROUPS.join(', ')}`);
   return 'flight';
+}
+
+/**
+ * The lookup a request's `group` asks for: none for `leg` (or none given); with `flight`, `lookup`,
+ * SERVICE_UNAVAILABLE where none is given. A value other than `leg` or `flight` is INVALID_PARAMETER.
+ */
+export function flightLookupFor(raw: string | undefined, lookup: FlightLookup | undefined): FlightLookup | undefined {
+  if (parseGroup(raw) === undefined) return undefined;
+  if (lookup === undefined) throw new AppError('SERVICE_UNAVAILABLE', 'Flights are not available here');
+  return lookup;
 }
 
 /** The flight a listed leg belongs to (docs/api.md, "Flights"), as the listing's `group=flight` answers it. */

@@ -9,8 +9,7 @@ import type { RatesSource } from '../rates/index.js';
 import type { RegistrySource } from '../sources/index.js';
 import type { LegReader } from './store.js';
 import { includeOf } from '../http/include.js';
-import { parseGroup, type FlightLookup } from './flight.js';
-import { AppError } from '../errors.js';
+import { flightLookupFor, type FlightLookup } from './flight.js';
 
 export interface GetLegHandlerDependencies {
   readLeg: LegReader;
@@ -32,10 +31,9 @@ export function createGetLegHandler({ readLeg, clock = processClock, rates, regi
       const id = parseLegId(event.pathParameters?.id);
       const currency = parseCurrency(event.queryStringParameters?.currency);
       const include = includeOf(event.queryStringParameters);
-      const group = parseGroup(event.queryStringParameters?.group);
-      if (group !== undefined && flight === undefined) throw new AppError('SERVICE_UNAVAILABLE', 'Flights are not available here');
+      const asked = flightLookupFor(event.queryStringParameters?.group, flight);
       const record = await withDeadline(invocationDeadlineMs('getEmptyLeg', context), () =>
-        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry, include, flight: group === undefined ? undefined : flight }),
+        getEmptyLeg(id, { readLeg, now: () => new Date(clock()), currency, rates, registry, include, flight: asked }),
       );
       return recordResponse(record, traceIdOf({ context }));
     });
