@@ -4,6 +4,7 @@ import { enquiriesFunctionConfig } from '../../src/config.js';
 import { createEnquiryNotifier, readSeller } from '../../src/enquiries/index.js';
 import { createWebhookQueue } from '../../src/watches/queue.js';
 import { createLegReader } from '../../src/leg-by-id/store.js';
+import { createFlightLookup } from '../../src/leg-by-id/flight.js';
 import { createListRepository } from '../../src/listing/list-handler.js';
 import { countListedBySource } from '../../src/listing/index.js';
 import { createMcpHandler } from '../../src/mcp/handler.js';
@@ -18,10 +19,13 @@ const rates = cachedRates(createRatesStore(client, config.legsTableName), { cloc
 const repository = createListRepository(client, config);
 const registry = cachedRegistry(createSourcesStore(client, config.legsTableName), { clock: config.clock });
 const readLeg = createLegReader(client, config.legsTableName);
+// get_empty_leg's group=flight, as functions/get-empty-leg/handler.ts builds it: the listing index read uncached.
+const flight = createFlightLookup({ repository: createListRepository(client, { legsTableName: config.legsTableName, listingCacheTtlSeconds: 0 }), rates, registry });
 const sellerOf = (source: string) => readSeller(client, config.legsTableName, source);
 export const handler = createMcpHandler({
   repository,
   readLeg,
+  flight,
   sources: {
     registry,
     countListed: (now) => countListedBySource(repository, now),

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { postEnquiry, type EnquiryDependencies } from '../enquiries/index.js';
 import { AppError } from '../errors.js';
 import { includeOf } from '../http/include.js';
-import { getEmptyLeg, parseCurrency, parseLegId, type LegReader } from '../leg-by-id/index.js';
+import { flightLookupFor, getEmptyLeg, parseCurrency, parseLegId, type FlightLookup, type LegReader } from '../leg-by-id/index.js';
 import { listWithRegistry, parseListQuery, type LegsRepository, type MatchMemo } from '../listing/index.js';
 import type { RatesSource } from '../rates/index.js';
 import type { SourceFacts } from '../kernel/source.js';
@@ -17,6 +17,8 @@ import type { LegsApi } from './tools.js';
 export interface UseCaseDependencies {
   repository: LegsRepository;
   readLeg: LegReader;
+  /** The by-id route's flight lookup, for `group: "flight"` (none: SERVICE_UNAVAILABLE, as the route without one). */
+  flight?: FlightLookup | undefined;
   /** GET /open/v1/sources's ports: the registry (also the listing's and the by-id route's stale sources and provenance) and the listing's count of legs per source. */
   sources: Omit<ListSourcesDependencies, 'now'>;
   watches: WatchDependencies;
@@ -52,7 +54,8 @@ export function inProcessApi(
       const legId = parseLegId(id);
       const currency = parseCurrency(params.currency);
       const include = includeOf(params);
-      return within(() => getEmptyLeg(legId, { readLeg: deps.readLeg, now: () => new Date(deps.clock()), currency, rates: deps.rates, registry, include }));
+      const flight = flightLookupFor(params.group, deps.flight);
+      return within(() => getEmptyLeg(legId, { readLeg: deps.readLeg, now: () => new Date(deps.clock()), currency, rates: deps.rates, registry, include, flight }));
     },
     listSources: () => within(() => listSources({ ...deps.sources, now: deps.clock() })),
     listWatches: async () => ({ records: await within(() => readWatches(clientId, deps.watches)) }),

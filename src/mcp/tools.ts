@@ -16,7 +16,7 @@ import { enquiryText, legLine, pageText, sourcesText, watchesText, watchLine, ty
 export interface LegsApi {
   /** The listing: the query-string parameters, parsed by the listing's own parser. */
   search(params: Readonly<Record<string, string>>): Promise<LegsPage>;
-  /** GET /open/v1/empty-legs/{id} with its query-string parameters (`currency`, `include`). */
+  /** GET /open/v1/empty-legs/{id} with its query-string parameters (`currency`, `include`, `group`). */
   getLeg(id: string, params: Readonly<Record<string, string>>): Promise<EmptyLeg>;
   /** GET /open/v1/sources. */
   listSources(): Promise<{ records: SourceView[] }>;
@@ -48,7 +48,7 @@ export interface ToolDefinition {
 }
 
 /** get_empty_leg's parameters beside the id, as the by-id route takes them. */
-const LEG_SHAPES = { currency: PARAMETER_SHAPES.currency!, include: INCLUDE_SHAPE };
+export const LEG_SHAPES = { currency: PARAMETER_SHAPES.currency!, include: INCLUDE_SHAPE, group: PARAMETER_SHAPES.group! };
 
 const object = (properties: Record<string, unknown>, required: string[] = []): JsonSchema => ({
   type: 'object',
@@ -66,6 +66,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Dates are yyyy-MM-dd (UTC); distances are km; prices are in `currency` (required by minPrice, maxPrice and the price orders). ' +
       'Nearby search: depNear/arrNear (an airport code) with depRadiusKm/arrRadiusKm (default 100). Trip search: tripFrom and tripTo (airport codes), maxDetourPct (default 25). ' +
       'Answers one page (default 20 legs, size up to 100, `page` for the next) and `total` over all pages; an empty page means nothing matches, not an error. ' +
+      '`group: "flight"` lists each flight once (one aircraft on one route offered by several sellers): its best matching offer\'s record, then `offerCount` and `offers`, best first; `total` and pages count flights. ' +
       'A refused argument comes back as an error naming it and its rule.',
     scopes: [ROUTES.listEmptyLegs.scope],
     readOnly: true,
@@ -83,7 +84,9 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: 'Get one empty leg',
     description:
       'One empty leg by its id (as search_empty_legs gives it), with every field: airports, aircraft, seats, price and amenities. ' +
-      'With `currency` it also carries `convertedPrice` at the reference rates in force. NOT_FOUND when the leg is not listed (any more).',
+      'With `currency` it also carries `convertedPrice` at the reference rates in force. ' +
+      'With `group: "flight"` it answers the flight the leg belongs to (the same aircraft and route offered by several sellers): its best offer\'s record, then `offerCount` and `offers`, best first; `group: "leg"` (the default) answers the leg alone. ' +
+      'NOT_FOUND when the leg is not listed (any more).',
     scopes: [ROUTES.getEmptyLeg.scope],
     readOnly: true,
     destructive: false,

@@ -47,6 +47,8 @@ describe('a tools/call answered directly', () => {
     ['a refused argument', call(2, 'search_empty_legs', { offsetDays: 3 })],
     ['a tool the key has no scope for', call(3, 'list_watches', {})],
     ['an unknown tool', call(4, 'book_a_flight', {})],
+    ["get_empty_leg's group refused", call(5, 'get_empty_leg', { id: 'mem000001', group: 'aircraft' })],
+    ['get_empty_leg with group "flight" and no flight lookup', call(6, 'get_empty_leg', { id: 'mem000001', group: 'flight' })],
   ])('%s: the same response as the SDK transport and server give, without them', async (_name, message) => {
     const handleRequest = jest.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const direct = await answer(post(message));

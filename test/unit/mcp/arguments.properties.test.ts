@@ -6,7 +6,10 @@ import { AppError } from '../../../src/errors.js';
 import { LIST_QUERY_FIELDS, PARAMETER_SHAPES, parseListQuery } from '../../../src/listing/index.js';
 import { OPENAPI_DOCUMENT_JSON } from '../../../src/contract/index.js';
 import { includeOf } from '../../../src/http/include.js';
-import { argumentTexts, SEARCH_SHAPES, SEARCH_TYPES, searchInputSchema } from '../../../src/mcp/arguments.js';
+import { argumentTexts, SEARCH_SHAPES, SEARCH_TYPES, searchInputSchema, typesOf } from '../../../src/mcp/arguments.js';
+import { LEG_SHAPES, TOOLS } from '../../../src/mcp/tools.js';
+import { flightLookupFor } from '../../../src/leg-by-id/index.js';
+import { GROUPS } from '../../../src/flights/index.js';
 import { SORTS } from '../../../src/listing/query.js';
 import { fcParams } from '../../support/fast-check.js';
 
@@ -107,5 +110,35 @@ describe('search_empty_legs: the input schema and the listing parser accept the 
       }),
       fcParams(1500),
     );
+  });
+});
+
+describe('get_empty_leg: its group argument and the by-id route accept the same values', () => {
+  const schema = TOOLS.find((t) => t.name === 'get_empty_leg')!.inputSchema() as { properties: Record<string, Record<string, unknown>>; required: string[] };
+  const legSchemaAccepts = ajv.compile(schema);
+  const lookup = () => Promise.reject(new Error('not run here'));
+
+  it('names the route\'s parameters beside the id, group typed from its rule and described from the contract', () => {
+    expect([Object.keys(schema.properties), schema.required]).toEqual([['id', 'currency', 'include', 'group'], ['id']]);
+    expect(schema.properties.group).toMatchObject({ type: 'string', enum: [...GROUPS], default: 'leg', description: expect.stringMatching(/By id, the flight the leg belongs to/) });
+  });
+
+  it('the schema accepts a group exactly when the tool does (the route\'s rule, then its lookup)', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...GROUPS, 'Flight', 'flights', ' leg', 'aircraft'), value), (group) => {
+        let toolAccepts = true;
+        try {
+          flightLookupFor(argumentTexts({ group }, typesOf(LEG_SHAPES)).group, lookup);
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== 'INVALID_PARAMETER') throw err;
+          toolAccepts = false;
+        }
+        if (toolAccepts) accepted++;
+        expect({ group, schema: legSchemaAccepts({ id: 'EL-1', group }) }).toEqual({ group, schema: toolAccepts });
+      }),
+      fcParams(500),
+    );
+    expect(accepted).toBeGreaterThan(10);
   });
 });

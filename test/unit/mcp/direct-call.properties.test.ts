@@ -63,5 +63,9 @@ describe('a plain tools/call', () => {
     expect(checkedToolCall({ ...call, params: { ...call.params, _meta: { progressToken: 1 } } })).toMatchObject({ id: 7 });
     expect(plainToolCall({ ...call, id: 1.5 })).toBeUndefined();
     expect(plainToolCall({ ...call, extra: 1 })).toBeUndefined();
+    // Arguments pass as they are, whatever the tool takes: get_empty_leg's group among them.
+    const leg = { jsonrpc: '2.0', id: 'g', method: 'tools/call', params: { name: 'get_empty_leg', arguments: { id: 'EL-1', group: 'flight' } } };
+    expect(plainToolCall(leg)).toEqual({ id: 'g', params: leg.params });
+    expect(checkedToolCall(leg)).toEqual(plainToolCall(leg));
   });
 });
