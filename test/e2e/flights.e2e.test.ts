@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,6 +75,30 @@ describe('group=flight on the local server', () => {
     expect([alone.id, alone.offerCount, alone.offers]).toEqual(['no-reg', 1, [{ id: 'no-reg', source: 'acme', kind: 'unknown', verified: false, price: 7000, currency: 'EUR', confirmedAt: expect.any(String) as unknown }]]);
     expect((await get('/open/v1/empty-legs/op-1?group=bogus')).res.status).toBe(400);
     expect((await get<Record<string, unknown>>('/open/v1/empty-legs/op-1')).body.data).not.toHaveProperty('offers');
+  });
+
+  it('MCP: get_empty_leg and search_empty_legs take group as their routes do (plain tools/call POSTs)', async () => {
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const { body } = await callApi<{ result: CallToolResult }>(`${service.baseUrl}/open/v1/mcp`, {
+        method: 'POST',
+        headers: { 'X-API-Key': service.apiKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+      });
+      return body.result;
+    };
+    for (const id of ['op-1', 'br-1', 'br-2', 'op-2', 'no-reg']) {
+      const flight = await tool('get_empty_leg', { id, group: 'flight', currency: 'EUR' });
+      expect({ id, flight: flight.structuredContent }).toEqual({ id, flight: (await get(`/open/v1/empty-legs/${id}?group=flight&currency=EUR`)).body.data });
+    }
+    const op1 = (await tool('get_empty_leg', { id: 'op-1', group: 'flight', currency: 'EUR' })).structuredContent as Page['records'][number];
+    expect([op1.id, op1.offers!.map((o) => o.id)]).toEqual(['br-2', ['br-2', 'br-1', 'op-1']]);
+    expect((await tool('get_empty_leg', { id: 'op-1', group: 'leg' })).structuredContent).toEqual((await get('/open/v1/empty-legs/op-1')).body.data);
+    const flights = await tool('search_empty_legs', { group: 'flight', size: 100 });
+    expect(flights.structuredContent).toEqual((await get('/open/v1/empty-legs?group=flight&size=100')).body.data);
+    for (const [name, args] of [['get_empty_leg', { id: 'op-1', group: 'aircraft' }], ['search_empty_legs', { group: 'aircraft' }]] as const) {
+      const refused = await tool(name, args);
+      expect([refused.isError, refused.content]).toEqual([true, [{ type: 'text', text: "INVALID_PARAMETER: Invalid parameter 'group': must be one of leg, flight" }]]);
+    }
   });
 
   it('adds flightKey with include=flight on the listing, by id and the change feed: one per identity, null without a registration', async () => {

@@ -134,6 +134,7 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
     const blocks = (await client.callTool({ name: 'get_empty_leg', arguments: { id, include: 'provenance,departure' } })) as CallToolResult;
     expect(blocks.structuredContent).toEqual(await rest(`/open/v1/empty-legs/${id}?include=provenance,departure`));
     expect(blocks.structuredContent).toHaveProperty('provenance');
+    expect(((await client.callTool({ name: 'get_empty_leg', arguments: { id, group: 'flight' } })) as CallToolResult).structuredContent).toEqual(await rest(`/open/v1/empty-legs/${id}?group=flight`));
     const foundWith = (await client.callTool({ name: 'search_empty_legs', arguments: { ...params, include: 'departure' } })) as CallToolResult;
     expect(foundWith.structuredContent).toEqual(await rest('/open/v1/empty-legs?depCityName=London&size=2&sort=startDate&include=departure'));
     const badInclude = (await client.callTool({ name: 'get_empty_leg', arguments: { id, include: 'provenance,provenance' } })) as CallToolResult;
@@ -163,14 +164,15 @@ describe('/open/v1/mcp over Streamable HTTP (official SDK client)', () => {
 
   it('a refused argument is a result with isError and the API code and message; an unknown tool is a JSON-RPC error', async () => {
     const client = await httpClient({ 'x-api-key': service.apiKey });
-    for (const [args, query] of [
-      [{ minSeats: 0 }, 'minSeats=0'],
-      [{ depDate: '2026-02-30' }, 'depDate=2026-02-30'],
-      [{ tripFrom: 'LFPB' }, 'tripFrom=LFPB'],
-      [{ currency: 'eur' }, 'currency=eur'],
+    for (const [name, args, query] of [
+      ['search_empty_legs', { minSeats: 0 }, '?minSeats=0'],
+      ['search_empty_legs', { depDate: '2026-02-30' }, '?depDate=2026-02-30'],
+      ['search_empty_legs', { tripFrom: 'LFPB' }, '?tripFrom=LFPB'],
+      ['search_empty_legs', { currency: 'eur' }, '?currency=eur'],
+      ['get_empty_leg', { id: 'FEW-0', group: 'aircraft' }, '/FEW-0?group=aircraft'],
     ] as const) {
-      const refused = (await client.callTool({ name: 'search_empty_legs', arguments: args })) as CallToolResult;
-      const rest = await callApi<{ code: string; message: string }>(`${service.baseUrl}/open/v1/empty-legs?${query}`, { headers: { 'x-api-key': service.apiKey } });
+      const refused = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      const rest = await callApi<{ code: string; message: string }>(`${service.baseUrl}/open/v1/empty-legs${query}`, { headers: { 'x-api-key': service.apiKey } });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toBe(`${rest.body.code}: ${rest.body.message}`);
     }
