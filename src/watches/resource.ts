@@ -148,8 +148,6 @@ export function parseWatchBody(body: unknown, deps: FilterDependencies): Pick<Wa
   const group = parseWatchGroup(fields.group);
   const { stored } = parseWatchFilters(fields.filters, deps.airports, deps.ratesInForce);
   const include = parseWatchInclude(fields.include);
-  // A flight's record is its best offer's, which may be another leg than the change's: no blocks yet.
-  if (include !== undefined && group === 'flight') throw invalidParameter('include', 'is not available on a watch of group flight');
   return { url: url.href, filters: { ...stored }, description: description === '' ? null : description, ...(include === undefined ? {} : { include }), ...(group === undefined ? {} : { group }) };
 }
 

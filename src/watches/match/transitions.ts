@@ -76,7 +76,7 @@ export function deliveriesOf(
   const out: MadeDelivery[] = [];
   transitions.forEach((t, at) => {
     for (const event of index.eventsOf(t, now)) {
-      const outcome = event.watch.group === 'flight' && flights !== undefined ? flights.decide(event, at, now, rates) : undefined;
+      const outcome = event.watch.group === 'flight' && flights !== undefined ? flights.decide(event, at, now, rates, sources) : undefined;
       const e = outcome === undefined ? event : { ...event, type: outcome.type };
       const id = deliveryIdOf(e.watch.id, t, e.type);
       const deliveryKey = `${t.changedAt}#${id}`;
@@ -155,7 +155,9 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
     const now = deps.clock();
     const { index, malformed: badWatches, rates } = await watches();
     const provenance = index.watches.some((w) => w.include?.has('provenance') === true);
-    const flights = index.watches.some((w) => w.group === 'flight') ? await readFlightBatch(deps.flights, transitions, now) : undefined;
+    const flightWatches = index.watches.filter((w) => w.group === 'flight');
+    const blocks = flightWatches.some((w) => w.include !== undefined && w.include.size > 0);
+    const flights = flightWatches.length > 0 ? await readFlightBatch(deps.flights, transitions, now, { rates, blocks }) : undefined;
     const all = deliveriesOf(index, transitions, now, rates, provenance ? await deps.blockSources?.() : undefined, flights);
     const clients = await deps.activeClients(new Set(all.map((d) => d.record.clientId)));
     const made = all.filter((d) => clients.has(d.record.clientId, now));
@@ -169,7 +171,7 @@ export function createTransitionMatcher(deps: MatcherDependencies): (transitions
     const toQueue = made.filter((d) => stored.get(`${d.record.watchId}#${d.record.deliveryKey}`) ?? true).map((d) => d.message);
     await deps.queue.send(toQueue.map((m) => ({ body: JSON.stringify(m), delaySeconds: 0 })));
     const result = { deliveries: made.length, queued: toQueue.length, withoutKey: all.length - made.length, malformed: badWatches + malformed };
-    if (all.length > 0) logger.info('watch deliveries queued', { transitions: transitions.length, ...result });
+    if (all.length > 0) logger.info('watch deliveries queued', { transitions: transitions.length, ...result, ...(flights === undefined ? {} : { flightReads: flights.counts }) });
     return result;
   };
 }

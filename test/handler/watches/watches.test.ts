@@ -116,7 +116,7 @@ describe('POST /open/v1/watches', () => {
     expect(watchPuts()).toHaveLength(2);
   });
 
-  it('group: flight is stored and answered; leg (the default) is neither; anything else 400 naming group', async () => {
+  it('group: flight is stored and answered (with include too); leg (the default) is neither; anything else 400 naming group', async () => {
     const flight = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'flight' })));
     expect([flight.status, flight.body.data!.group]).toEqual([201, 'flight']);
     expect(watchPuts()[0]!.Item).toMatchObject({ group: 'flight' });
@@ -128,9 +128,10 @@ describe('POST /open/v1/watches', () => {
       const r = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group })));
       expect([r.status, r.body.code, r.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'group': must be one of leg, flight"]);
     }
-    const both = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'flight', include: 'provenance' })));
-    expect([both.status, both.body.code, both.body.message]).toEqual([400, 'INVALID_PARAMETER', "Invalid parameter 'include': is not available on a watch of group flight"]);
     expect(watchPuts()).toHaveLength(2);
+    const both = await call(post(JSON.stringify({ url: 'https://hooks.example.com/x', group: 'flight', include: 'provenance,flight' })));
+    expect([both.status, both.body.data!.group, both.body.data!.include]).toEqual([201, 'flight', 'provenance,flight']);
+    expect(watchPuts()[2]!.Item).toMatchObject({ group: 'flight', include: 'provenance,flight' });
   });
 
   it('stores and answers the URL as WHATWG serializes it, not as typed', async () => {

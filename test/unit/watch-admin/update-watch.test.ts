@@ -42,13 +42,13 @@ describe('changeOf', () => {
     expect(changeOf({ filters: { arrAirportCode: 'LFMN', minSeats: 6 } }, current, deps, NOW)).toEqual({ filters: { arrAirportCode: 'LFMN', minSeats: '6' } });
   });
 
-  it('include: given, it replaces the blocks; empty or null takes them off; refused as creation refuses it', () => {
+  it('include: given, it replaces the blocks (on a flight watch too); empty or null takes them off; refused as creation refuses it', () => {
     expect(changeOf({ include: 'departure' }, current, deps, NOW)).toEqual({ include: 'departure' });
     expect(changeOf({ include: null }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ include: '' });
     expect(changeOf({ include: '' }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ include: '' });
     expect(changeOf({ description: 'x' }, { ...current, include: 'departure' }, deps, NOW)).toEqual({ description: 'x' });
     expect(message(() => changeOf({ include: 'trip' }, current, deps, NOW))).toBe(`Invalid parameter 'include': ${INCLUDE_RULE}`);
-    expect(message(() => changeOf({ include: 'provenance' }, { ...current, group: 'flight' }, deps, NOW))).toBe("Invalid parameter 'include': is not available on a watch of group flight");
+    expect(changeOf({ include: 'provenance' }, { ...current, group: 'flight' }, deps, NOW)).toEqual({ include: 'provenance' });
   });
 
   it('enabled: true turns a disabled watch on, its failing period forgotten; on an active one it changes nothing', () => {

@@ -3,7 +3,10 @@ import { AirportIndex } from '../../../../src/airports/reference.js';
 import type { ListingTransition } from '../../../../src/changes/index.js';
 import type { IndexEntry } from '../../../../src/kernel/index-entry.js';
 import type { EmptyLeg } from '../../../../src/kernel/model.js';
-import { EMPTY_REGISTRY, type Registry } from '../../../../src/sources/index.js';
+import { factsOfItem, parseInclude } from '../../../../src/kernel/leg/blocks.js';
+import { toApiRecord } from '../../../../src/kernel/model.js';
+import { listEmptyLegs, parseListQuery } from '../../../../src/listing/index.js';
+import { EMPTY_REGISTRY, sourceBlockFactsOf, type Registry } from '../../../../src/sources/index.js';
 import { parseStoredFilters } from '../../../../src/watches/filters.js';
 import { entryOfLeg, WatchIndex, type MatchableWatch } from '../../../../src/watches/matching.js';
 import { readFlightBatch } from '../../../../src/watches/match/flight-events.js';
@@ -163,5 +166,72 @@ describe('a watch of group "flight"', () => {
     const batch = await readFlightBatch(undefined, [change('OP', null, OP)], NOW);
     const made = deliveriesOf(new WatchIndex([watches[1]!]), [change('OP', null, OP)], NOW, undefined, undefined, batch);
     expect(made.map((d) => d.record.type)).toEqual(['empty_leg.listed']);
+  });
+});
+
+describe('a watch of group "flight" with include', () => {
+  const include = parseInclude('provenance,departure,flight')!;
+  const sources = (id: string) => sourceBlockFactsOf(registry, id);
+  const inc: MatchableWatch = { id: 'wat_inc', clientId: 'cli', filters: parseStoredFilters({ depAirportCode: 'LFPB' }, airports), group: 'flight', include };
+  /** A leg's item as the table holds it: in Paris, its instants, its source and departure times. */
+  const itemOf = (l: EmptyLeg) => ({ ...l, listed: true, blocked: false, source: SOURCE[l.id], depTimezone: 'Europe/Paris', firstSeenAt: NOW - 7_200_000, updatedAt: NOW - 3_600_000, confirmedAt: NOW - 60_000, ...TIMES[l.id] });
+  const [top, tbr] = [leg('TOP', 'F-HABC', 9000), leg('TBR', 'F-HABC', 8000)];
+  const shown = (l: EmptyLeg) => toApiRecord(itemOf(l));
+  /** The listing and the legs table holding `legs`; changes as the change log gives them, with their state's facts. */
+  const repositoryWith = (legs: EmptyLeg[]) => ({
+    queryBucket: (bucket: string) => Promise.resolve(bucket === '2026-11' ? legs.map((l) => ({ ...entryOfLeg(shown(l), facts(l.id))!, expiresAt: NOW + 86_400_000 * 5 })) : []),
+    getLegs: (ids: readonly string[]) => Promise.resolve(legs.filter((l) => ids.includes(l.id)).map(itemOf)),
+  });
+  const arrives = (l: EmptyLeg): ListingTransition => ({ ...change(l.id, null, shown(l)), legFacts: factsOfItem(itemOf(l)) });
+
+  async function bodies(listedNow: EmptyLeg[], transitions: ListingTransition[]) {
+    const batch = await readFlightBatch({ repository: repositoryWith(listedNow), registry: () => Promise.resolve(registry) }, transitions, NOW, { blocks: true });
+    const made = deliveriesOf(new WatchIndex([watches[0]!, inc]), transitions, NOW, undefined, sources, batch);
+    return (watchId: string) => made.filter((d) => d.record.watchId === watchId).map((d) => (JSON.parse(d.record.payload!) as { data: { leg: Record<string, unknown> } }).data.leg);
+  }
+  /** The grouped listing's one record (GET /open/v1/empty-legs?group=flight[&include=...]) over the same legs. */
+  async function listed(legs: EmptyLeg[], withInclude: boolean): Promise<unknown> {
+    const page = await listEmptyLegs(parseListQuery({ group: 'flight' }), {
+      repository: repositoryWith(legs),
+      now: new Date(NOW),
+      registry: () => Promise.resolve(registry),
+      ...(withInclude ? { include, blockSources: () => Promise.resolve({ sourceFacts: sources, registryRead: registry }) } : {}),
+    });
+    expect(page.records).toHaveLength(1);
+    return JSON.parse(JSON.stringify(page.records[0]));
+  }
+
+  it("a broker's copy arriving: the blocks are the operator's (the best offer, read from its item), as the grouped listing's record", async () => {
+    const of = await bodies([top, tbr], [arrives(tbr)]);
+    const [got] = of('wat_inc');
+    expect(JSON.stringify(got)).toBe(JSON.stringify(await listed([top, tbr], true)));
+    expect(Object.keys(got!).slice(-5)).toEqual(['provenance', 'departure', 'flightKey', 'offerCount', 'offers']);
+    expect([got!.id, (got!.provenance as { kind: string }).kind, (got!.departure as { earliestLocal: string }).earliestLocal]).toEqual(['TOP', 'operator', '2026-11-26T08:00']);
+    // Without include: the flight's record alone, byte for byte the grouped listing's without include.
+    const [plain] = of('wat_flight');
+    expect(JSON.stringify(plain)).toBe(JSON.stringify(await listed([top, tbr], false)));
+    expect(Object.keys(plain!).slice(-3)).toEqual(['amenities', 'offerCount', 'offers']);
+  });
+
+  it("the operator's offer arriving: the blocks are its own, from its change's state, as the grouped listing's record", async () => {
+    const of = await bodies([top, tbr], [arrives(top)]);
+    expect(JSON.stringify(of('wat_inc')[0])).toBe(JSON.stringify(await listed([top, tbr], true)));
+  });
+
+  it('an offer changed later in the batch: its facts after that change, its entry\'s before it, no updated instant when its record changed', async () => {
+    const older = shown(leg('TOP', 'F-HABC', 9500));
+    const repriced = { ...change('TOP', older, shown(top)), legFacts: factsOfItem(itemOf(top)) };
+    const of = await bodies([top, tbr], [arrives(tbr), repriced]);
+    const [first, second] = of('wat_inc') as { id: string; price: number; provenance: Record<string, unknown> }[];
+    expect([first!.id, first!.price, first!.provenance.updatedAt, first!.provenance.firstSeenAt]).toEqual(['TOP', 9500, null, new Date(NOW - 7_200_000).toISOString()]);
+    expect([second!.price, second!.provenance.updatedAt]).toEqual([9000, new Date(NOW - 3_600_000).toISOString()]);
+  });
+
+  it('an offer withdrawn later in the batch: its blocks before it from its item (a withdrawal keeps no facts), as the listing had it', async () => {
+    const of = await bodies([top, tbr], [arrives(tbr), change('TOP', shown(top), null, 'unlisted')]);
+    const [first] = of('wat_inc');
+    expect(first!.id).toBe('TOP');
+    expect(JSON.stringify(first)).toBe(JSON.stringify(await listed([top, tbr], true)));
+    expect((first!.departure as { earliestUtc: string }).earliestUtc).toBe('2026-11-26T07:00:00.000Z');
   });
 });
