@@ -12,8 +12,9 @@ import { atClockInstant, type Clock } from '../../../src/clock.js';
 import { createKey } from '../../../src/api-keys/store.js';
 import { AirportIndex } from '../../../src/airports/reference.js';
 import { writeLegs } from '../../../src/loading/loader.js';
-import { createLegsRepository } from '../../../src/listing/index.js';
-import { createSourcesStore, staleSourcesAt } from '../../../src/sources/index.js';
+import { parseInclude } from '../../../src/kernel/leg/blocks.js';
+import { createLegsRepository, listEmptyLegs, parseListQuery } from '../../../src/listing/index.js';
+import { createSourcesStore, sourceBlockFactsOf, sourceFactsOfRegistry, staleSourcesAt } from '../../../src/sources/index.js';
 import { processDelivery, type DeliveryMessage } from '../../../src/watches/delivery.js';
 import { createActiveClients } from '../../../src/watches/match/active-clients.js';
 import { createMatchHandler } from '../../../src/watches/match/handler.js';
@@ -32,7 +33,8 @@ import { startReceiver, type Receiver } from '../../support/webhook-receiver.js'
  * them (the matcher reading the listing index for a flight's other offers), and a real receiver on
  * 127.0.0.1 gets the signed deliveries. A broker's copy of a flight arrives after the operator's: one
  * `listed`, then one `updated`; the operator's offer leaves: `updated`, the broker's best; the last
- * leaves: `withdrawn`. A watch of legs beside it keeps its events.
+ * leaves: `withdrawn`. A watch of legs beside it keeps its events; a flight watch with `include` gets
+ * the blocks of the flight's best offer, as the grouped listing's record carries them.
  */
 jest.setTimeout(90_000);
 
@@ -84,6 +86,7 @@ beforeAll(async () => {
         airports: () => new AirportIndex([]),
         clock,
         activeClients,
+        blockSources: sourceFactsOfRegistry(() => sources.read()),
         flights: { repository: createLegsRepository(t.client, t.legsTableName), registry: () => sources.read() },
       }),
       clock,
@@ -140,18 +143,20 @@ describe('a watch of group "flight"', () => {
     await sources.set('jet-broker', { kind: 'broker' }, { id: 'run-2', at: T0 });
     const key = await createKey(t.client, t.keysTableName, { environment: 'test', scopes: ['watch:write'], now: T0 });
     const secret = generateSecret();
-    const watch = (watchId: string, group?: 'flight') =>
+    const watch = (watchId: string, group?: 'flight', include?: string) =>
       putWatch(
         tables,
-        { clientId: key.record.clientId!, watchId, url: receiver.url(watchId), filters: { depAirportCode: 'LFPB' }, ...(group === undefined ? {} : { group }), description: null, status: 'active', createdAt: new Date(T0).toISOString(), secret, failingSince: null, disabledAt: null },
+        { clientId: key.record.clientId!, watchId, url: receiver.url(watchId), filters: { depAirportCode: 'LFPB' }, ...(group === undefined ? {} : { group }), ...(include === undefined ? {} : { include }), description: null, status: 'active', createdAt: new Date(T0).toISOString(), secret, failingSince: null, disabledAt: null },
         100,
       );
     const FLIGHT = `wat_${'F'.repeat(20)}`;
     const LEGS = `wat_${'L'.repeat(20)}`;
+    const BLOCKS = `wat_${'B'.repeat(20)}`;
     await watch(FLIGHT, 'flight');
     await watch(LEGS);
+    await watch(BLOCKS, 'flight', 'provenance,departure,flight');
     const leg = (id: string, source: string, registration: string, price: number, listed = true) =>
-      storedLeg({ id, startDate: '2026-11-27', endDate: '2026-11-28', depAirportIcao: 'LFPB', arrAirportIcao: 'LSGG', registration, price, currency: 'EUR', source, listed });
+      storedLeg({ id, startDate: '2026-11-27', endDate: '2026-11-28', depAirportIcao: 'LFPB', arrAirportIcao: 'LSGG', registration, price, currency: 'EUR', source, listed, depTimeFrom: '09:00' });
     const of = (got: Delivered[], watchId: string) =>
       got
         .filter((d) => (d.data as { watchId?: string }).watchId === watchId)
@@ -160,29 +165,40 @@ describe('a watch of group "flight"', () => {
     // The operator posts the flight: the flight watch hears of it once, the leg watch too.
     now = T0 + 1_000;
     await writeLegs(t.client, t.legsTableName, [leg('OP-1', 'acme-air', 'F-HABC', 9_000)]);
-    const first = await deliverQueued(secret, 2);
+    const first = await deliverQueued(secret, 3);
     expect(of(first, FLIGHT)).toEqual([['empty_leg.listed', 'OP-1', 'OP-1', ['OP-1:operator'], null]]);
     expect(of(first, LEGS)).toEqual([['empty_leg.listed', 'OP-1', 'OP-1', null, null]]);
 
     // A broker re-posts it cheaper (its registration spelled otherwise): one updated, the operator's still best.
     now += 1_000;
     await writeLegs(t.client, t.legsTableName, [leg('BR-1', 'jet-broker', 'fhabc', 8_000)]);
-    const second = await deliverQueued(secret, 2);
+    const second = await deliverQueued(secret, 3);
     expect(of(second, FLIGHT)).toEqual([['empty_leg.updated', 'BR-1', 'OP-1', ['OP-1:operator', 'BR-1:broker'], null]]);
     expect(second.find((d) => (d.data as { watchId?: string }).watchId === FLIGHT)!.data.leg!.offerCount).toBe(2);
     expect(of(second, LEGS)).toEqual([['empty_leg.listed', 'BR-1', 'BR-1', null, null]]);
+    // With include: the blocks of the operator's offer (the best, not the broker's copy that changed), as GET /open/v1/empty-legs?group=flight&include=... gives them.
+    const grouped = async (include: string) => {
+      const registry = await sources.read();
+      const blockSources = () => Promise.resolve({ sourceFacts: (id: string) => sourceBlockFactsOf(registry, id), registryRead: registry });
+      const page = await listEmptyLegs(parseListQuery({ group: 'flight' }), { repository: createLegsRepository(t.client, t.legsTableName), now: new Date(now), registry: () => Promise.resolve(registry), include: parseInclude(include)!, blockSources });
+      return JSON.stringify(page.records.find((r) => r.id === 'OP-1'));
+    };
+    const blocked = second.find((d) => (d.data as { watchId?: string }).watchId === BLOCKS)!.data.leg as unknown as { provenance: { source: string; kind: string } };
+    expect([blocked.provenance.source, blocked.provenance.kind]).toEqual(['acme-air', 'operator']);
+    expect(JSON.stringify(blocked)).toBe(await grouped('provenance,departure,flight'));
+    expect(JSON.stringify(second.find((d) => (d.data as { watchId?: string }).watchId === FLIGHT)!.data.leg)).toBe(await grouped(''));
 
     // The operator's offer leaves: the flight is updated, the broker's offer now its best.
     now += 1_000;
     await writeLegs(t.client, t.legsTableName, [leg('OP-1', 'acme-air', 'F-HABC', 9_000, false)]);
-    const third = await deliverQueued(secret, 2);
+    const third = await deliverQueued(secret, 3);
     expect(of(third, FLIGHT)).toEqual([['empty_leg.updated', 'OP-1', 'BR-1', ['BR-1:broker'], null]]);
     expect(of(third, LEGS)).toEqual([['empty_leg.withdrawn', 'OP-1', null, null, 'unlisted']]);
 
     // The last offer leaves: withdrawn, with its reason.
     now += 1_000;
     await writeLegs(t.client, t.legsTableName, [leg('BR-1', 'jet-broker', 'fhabc', 8_000, false)]);
-    const last = await deliverQueued(secret, 2);
+    const last = await deliverQueued(secret, 3);
     expect(of(last, FLIGHT)).toEqual([['empty_leg.withdrawn', 'BR-1', null, null, 'unlisted']]);
   });
 });
