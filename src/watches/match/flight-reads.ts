@@ -54,23 +54,24 @@ const widen = (a: Range, b: Range): Range => ({
 
 const inRange = (startDate: string, r: Range): boolean => (r.from === undefined || startDate >= r.from) && (r.to === undefined || startDate <= r.to);
 
-/** The states of the batch's changed legs of `key`, as grouping members (their ids marked apart from the index's). */
-function changedMembers(key: string, transitions: readonly ListingTransition[]): GroupedLeg[] {
-  const out: GroupedLeg[] = [];
+/** The states of the batch's changed legs by flight key, as grouping members (their ids marked apart from the index's). */
+function changedMembers(transitions: readonly ListingTransition[]): Map<string, GroupedLeg[]> {
+  const out = new Map<string, GroupedLeg[]>();
   transitions.forEach((t, j) => {
     for (const [side, leg, facts] of [['b', t.before, t.beforeFacts], ['a', t.after, t.afterFacts]] as const) {
       const entry = leg === null ? undefined : entryOfLeg(leg, facts);
-      if (entry === undefined || entryFlightKey(entry) !== key) continue;
-      const [from, to] = windowOf(entry);
-      out.push({ id: `\u0000${j}${side}`, key, from, to });
+      const key = entry === undefined ? '' : entryFlightKey(entry);
+      if (key === '') continue;
+      const [from, to] = windowOf(entry!);
+      (out.get(key) ?? out.set(key, []).get(key)!).push({ id: `\u0000${j}${side}`, key, from, to });
     }
   });
   return out;
 }
 
-/** Of a key's unchanged offers, those one flight with some state of a changed leg, capped to the best-ranked. */
-function keptOffers(key: string, found: Map<string, IndexEntry>, transitions: readonly ListingTransition[], rank: (a: IndexEntry, b: IndexEntry) => number): { entries: IndexEntry[]; capped: number } {
-  const members: GroupedLeg[] = changedMembers(key, transitions);
+/** Of a key's unchanged offers, those one flight with some state of a changed leg (`changed`), capped to the best-ranked. */
+function keptOffers(key: string, found: Map<string, IndexEntry>, changed: readonly GroupedLeg[], rank: (a: IndexEntry, b: IndexEntry) => number): { entries: IndexEntry[]; capped: number } {
+  const members: GroupedLeg[] = [...changed];
   for (const entry of found.values()) {
     const [from, to] = windowOf(entry);
     members.push({ id: entry.id, key, from, to });
@@ -130,8 +131,9 @@ export async function readOffers(
   const factsOf = offerFactsOf(registry, rates);
   const rank = (a: IndexEntry, b: IndexEntry) => compareOffers(factsOf(a), factsOf(b));
   const byKey = new Map<string, Map<string, IndexEntry>>();
+  const states = changedMembers(transitions);
   for (const [key, entries] of found) {
-    const { entries: kept, capped } = keptOffers(key, entries, transitions, rank);
+    const { entries: kept, capped } = keptOffers(key, entries, states.get(key) ?? [], rank);
     counts.offersCapped += capped;
     byKey.set(key, new Map(kept.map((e) => [e.id, e])));
   }
