@@ -99,7 +99,14 @@ export interface WatchMatchingOptions {
   extraWork?: (changeIndex: number) => void;
 }
 
-export function measureWatchMatching(options: WatchMatchingOptions): WatchMatchingFigures {
+/** The benchmark's data: the legs, the watches and the changes, drawn in that order from its seed. */
+export interface WatchBenchData {
+  legs: StoredLeg[];
+  watches: MatchableWatch[];
+  transitions: ListingTransition[];
+}
+
+export function watchBenchData(options: WatchMatchingOptions): WatchBenchData {
   const rnd = mulberry32(options.seed);
   const legs = demoLegs(options.today, { count: options.legs, months: 6, airports: 200, seed: options.seed });
   const shown = (leg: StoredLeg): EmptyLeg | null => listedRecord(toStorageItem(leg), new Date(options.now)) ?? null;
@@ -122,6 +129,11 @@ export function measureWatchMatching(options: WatchMatchingOptions): WatchMatchi
     if (i % 2 === 0) transitions.push({ id: leg.id, changedAt, before: null, after });
     else transitions.push({ id: leg.id, changedAt, before: after, after: { ...after, price: (after.price ?? 0) + 100 } });
   }
+  return { legs, watches, transitions };
+}
+
+export function measureWatchMatching(options: WatchMatchingOptions, data: WatchBenchData = watchBenchData(options)): WatchMatchingFigures {
+  const { legs, watches, transitions } = data;
   let index = new WatchIndex(watches);
   const indexBuildMs = cpuMs(() => void (index = new WatchIndex(watches)));
   const extra = options.extraWork ?? (() => undefined);

@@ -111,7 +111,7 @@ const steps: Step[] = [
     judges: 'its errors, a count: every response right at the instant it was served, every bucket holding matching legs read, the bundle checks; its targets are reported, not judged (npm run bench -- --check judges them at 20,000 legs)',
   },
   {
-    name: "watch matching benchmark (10,000 watches, 20,000 legs; --check: its ratios must hold, CPU per change against the reference workload's and against testing every watch)",
+    name: "watch matching benchmark (10,000 watches, 20,000 legs; --check: its ratios must hold, CPU per change against the reference workload's and against testing every watch, and its counts, the flight watches' reads per batch of changes)",
     command: 'npm',
     args: ['run', '--silent', 'bench:watches', '--', '--changes', '4000', '--check'],
     needsScript: 'bench:watches',
