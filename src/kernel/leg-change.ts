@@ -67,8 +67,9 @@ export function derivedIndexKeyOf(item: Readonly<Record<string, unknown>> | unde
   const seatNum = leg.seatNum !== null && Number.isInteger(leg.seatNum) && leg.seatNum >= 0 ? leg.seatNum : null;
   const zone = typeof item.depTimezone === 'string' ? item.depTimezone : 'UTC';
   const confirmedAt = instantOf(item.confirmedAt);
+  const depTimeFrom = typeof item.depTimeFrom === 'string' ? item.depTimeFrom : undefined;
   const depTimeTo = typeof item.depTimeTo === 'string' ? item.depTimeTo : undefined;
-  const a = listingAttributes({ ...leg, seatNum, source: sourceOf(item), confirmedAt, depTimeTo }, zone);
+  const a = listingAttributes({ ...leg, seatNum, source: sourceOf(item), confirmedAt, depTimeFrom, depTimeTo }, zone);
   return { lb: a[BUCKET_ATTR]!, ls: a[SORT_ATTR]!, lf: a[FILTER_ATTR]! };
 }
 

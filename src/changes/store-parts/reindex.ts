@@ -8,7 +8,7 @@ import { INSTANT_ATTRIBUTES } from '../../kernel/leg/instants.js';
 export const INDEXED_SOURCE_FIELDS = [
   'startDate', 'endDate', 'depCityName', 'depAirportIcao', 'depAirportIata', 'depCountryCode', 'arrCityName', 'arrAirportIcao', 'arrAirportIata', 'arrCountryCode',
   'seatNum', 'aircraftType', 'price', 'currency', 'depTimezone', 'listed', 'blocked', 'sold', 'source', TTL_ATTR,
-  'depTimeTo', ...INSTANT_ATTRIBUTES,
+  'registration', 'depTimeFrom', 'depTimeTo', ...INSTANT_ATTRIBUTES,
 ] as const;
 
 /** Every attribute a repair names (its key, what it writes, what it checks): the consumer's IAM condition. */

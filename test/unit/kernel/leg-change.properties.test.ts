@@ -28,8 +28,19 @@ const leg = fc
     depTimezone: fc.constantFrom('UTC', 'Europe/Paris', 'Pacific/Kiritimati', 'America/Los_Angeles'),
     listed: fc.boolean(),
     blocked: fc.boolean(),
+    registration: fc.option(fc.constantFrom('N-123AB', 'G-ABCD')),
+    depTimeFrom: fc.option(fc.constantFrom('00:00', '08:15', '23:59')),
+    depTimeTo: fc.option(fc.constantFrom('00:00', '18:30', '23:59')),
   })
-  .map(({ start, span, ...f }) => storedLeg({ ...f, startDate: addDays('2026-11-01', start), endDate: addDays('2026-11-01', start + span) }));
+  .map(({ start, span, depTimeFrom, depTimeTo, ...f }) =>
+    storedLeg({
+      ...f,
+      ...(depTimeFrom === null ? {} : { depTimeFrom }),
+      ...(depTimeTo === null ? {} : { depTimeTo }),
+      startDate: addDays('2026-11-01', start),
+      endDate: addDays('2026-11-01', start + span),
+    }),
+  );
 
 describe('derived index attributes', () => {
   it("the loader's item is its own derivation: no repair, the same index entry", () => {
@@ -50,6 +61,8 @@ describe('derived index attributes', () => {
         const { id: _id, ...fields } = b;
         const edited = { ...toStorageItem(a), ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)) };
         for (const [k, v] of Object.entries(fields)) if (v === null) delete edited[k];
+        // b's departure times written as b has them: none when it has none.
+        for (const k of ['depTimeFrom', 'depTimeTo']) if (!(k in fields)) delete edited[k];
         const expected = toStorageItem({ ...b, id: a.id });
         const repair = indexRepairOf(edited);
         const repaired: Record<string, unknown> = { ...edited, ...repair?.set };
