@@ -56,16 +56,16 @@ function fillsOnly(before: EntryFacts | undefined, after: EntryFacts | undefined
 }
 
 /**
- * A transition moves nothing when its two sides show the same record, the one the subscribers were
- * last given (`prior`), and, not listed, the same reason; listed, the same facts (its entry's, what
- * `include` reads), or facts the old image lacked filled as last given: a repair's own record so.
+ * A transition moves nothing when it shows what the subscribers were last given (`prior`): not listed,
+ * for the reason its old image gives too; listed, both its sides' record, with the same facts (its
+ * entry's, what `include` reads) or facts the old image lacked filled as last given (a repair's record).
  */
 export function movesNothing(b: SequencedTransition, oldImage: Image | undefined, prior: () => Given | undefined, now: number, stale?: StaleSources): boolean {
   const t = b.transition;
+  if (t.after === null) return prior()?.digest === null && t.reason === withdrawReasonOf(oldImage, now, stale);
   if (!sameRecord(t.before, t.after)) return false;
   const was = prior();
   if (was === undefined || was.digest !== digestOf(t.after)) return false;
-  if (t.after === null) return t.reason === withdrawReasonOf(oldImage, now, stale);
   const sameFacts = JSON.stringify(t.beforeFacts ?? {}) === JSON.stringify(t.afterFacts ?? {});
   if (sameFacts && oldImage !== undefined && b.facts !== undefined && storedFacts(factsOfItem(oldImage)) === storedFacts(b.facts)) return true;
   return fillsOnly(t.beforeFacts, t.afterFacts) && was.kept === keptFactsOfChange(b.index, b.facts);

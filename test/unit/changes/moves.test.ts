@@ -33,7 +33,8 @@ function consumer(staleSource?: { stale: boolean }) {
     return { got, records };
   };
   const update = (id: string, fields: Record<string, unknown>) => model.write(id, { ...model.table.get(id)!, ...fields });
-  return { ...model, consume, update, now: () => now };
+  const setNow = (at: number) => void (now = at);
+  return { ...model, consume, update, now: () => now, setNow };
 }
 
 const ids = (records: readonly ItemChange[]) => records.map((r) => r.id);
@@ -108,6 +109,22 @@ describe('the subscribers get no transition that moves nothing', () => {
     expect(repair.got).toEqual([]);
     c.update('S', { sold: false, blocked: true });
     expect((await c.consume()).got.map((t) => t.reason)).toEqual(['blocked']);
+  });
+
+  it('a leg past its expiry, withdrawn already: writes by hand and their repairs give nothing more', async () => {
+    const c = consumer();
+    c.write('X', loaded('X', { startDate: '2026-11-25', endDate: '2026-11-26' }));
+    await c.consume();
+    c.setNow(Date.parse('2026-11-27T00:00:00Z'));
+    c.update('X', { price: 150, updatedAt: undefined });
+    expect((await c.consume()).got.map((t) => [t.before?.price, t.after, t.reason])).toEqual([[100, null, 'expired']]);
+    // Its repair's record, then another write: each shows the record before (the stream's old image), none after.
+    const repair = await c.consume();
+    expect(ids(repair.records)).toEqual(['X']);
+    expect(repair.got).toEqual([]);
+    c.update('X', { price: 160 });
+    expect((await c.consume()).got).toEqual([]);
+    expect(c.log.log.map((e) => [e.type, e.id])).toEqual([['listed', 'X'], ['withdrawn', 'X']]);
   });
 
   it("a sweep's touch lists a leg first written while its source was stale", async () => {
