@@ -35,7 +35,8 @@ const judged = (name: string, value: number, limit: number, unit: string, digits
  *   share included) and DynamoDB write units (from the items of its transactions: 2 units per KB
  *   in a transaction) and read units (its consistent reads of states and head);
  * - its lag at a sustained rate of R writes a second for S seconds (a write's PutItem to the
- *   moment its entry is committed and its subscribers called), p50/p99;
+ *   moment its entry is committed and its subscribers called), p50/p99, and the transitions its
+ *   subscribers got per write (a write by hand: one; the record of the consumer's repair, none);
  * - the feed's read cost per change served: the initial listing of N legs (Scan, eventually
  *   consistent: 0.5 unit per 4 KB read) and the log read after the sustained writes (consistent
  *   BatchGetItem: 1 unit per 4 KB entry), and CPU ms per change served.
@@ -130,6 +131,8 @@ async function main(): Promise<void> {
     const client = counting(ddb.client, counter);
     const store = createChangeLogStore(client, table);
     const committed = new Map<string, number>();
+    /** Transitions the subscribers got: one per write, none for the consumer's own repair writes. */
+    let given = 0;
     const handler = createChangeConsumerHandler({
       store,
       clock: processClock,
@@ -138,6 +141,7 @@ async function main(): Promise<void> {
       subscribers: [
         (batch) => {
           const now = performance.now();
+          given += batch.length;
           for (const t of batch) committed.set(`${t.id}#${t.after?.price ?? ''}`, now);
           return Promise.resolve();
         },
@@ -183,6 +187,7 @@ async function main(): Promise<void> {
     // Sustained writes around the tools (a price changed by PutItem), the consumer running.
     counter.writeUnits = 0;
     counter.readUnits = 0;
+    given = 0;
     const headBefore = await store.head();
     running.start();
     // The newest record of each shard is where the consumer starts: let it find them before writing.
@@ -213,6 +218,7 @@ async function main(): Promise<void> {
       lagP50Ms: percentile(lags, 50),
       lagP99Ms: percentile(lags, 99),
       writeUnitsPerChange: counter.writeUnits / written.size,
+      transitionsPerWrite: given / written.size,
     };
 
     process.stderr.write(`sustained ${written.size} writes\n`);

@@ -4,6 +4,7 @@ import { forEachBounded } from '../aws/batch-write.js';
 import { factsOfItem } from '../kernel/leg/blocks.js';
 import type { Clock } from '../clock.js';
 import { planLog, type LegState, type SequencedTransition } from './log.js';
+import { movingTransitions } from './moves.js';
 import { GROUP_SIZE, type ChangeLogStore } from './store.js';
 import { compareSequenceNumbers, SERVICE_ITEM_PREFIX, transitionOf, type ItemChange, type ListingTransition, type StaleSources, type TransitionSubscriber } from './transition.js';
 
@@ -24,6 +25,7 @@ export interface ConsumeDependencies {
 }
 
 export interface ConsumeResult {
+  /** Transitions given to the subscribers: those that move something (src/changes/moves.ts). */
   transitions: number;
   /** Entries the batch added to the log (0 when delivered again). */
   entries: number;
@@ -38,13 +40,16 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   const repairs = new Map<string, { image: Readonly<Record<string, unknown>>; repair: IndexRepair }>();
   const legs = changes.some((c) => !c.id.startsWith(SERVICE_ITEM_PREFIX));
   const stale = legs ? await deps.staleSources?.(now) : undefined;
+  const oldImages: (Readonly<Record<string, unknown>> | undefined)[] = [];
   for (const change of changes) {
-    const transition = transitionOf(change, now, stale);
-    if (!transition) continue;
-    // A write by hand gets the instants a load would have kept (docs/storage.md, "A leg's instants").
+    if (change.id.startsWith(SERVICE_ITEM_PREFIX)) continue;
+    // A write by hand gets the instants a load would have kept (docs/storage.md, "A leg's instants"): its facts as the log keeps them.
     const written = change.newImage && withWrittenInstants(change.oldImage, change.newImage, now);
+    const transition = transitionOf(written ? { ...change, newImage: written.image } : change, now, stale);
+    if (!transition) continue;
     const index: IndexKey | undefined = derivedIndexKeyOf(written?.image);
     batch.push({ transition, sequenceNumber: change.sequenceNumber, index, ...(written ? { facts: factsOfItem(written.image) } : {}) });
+    oldImages.push(change.oldImage);
     const repair = change.newImage && indexRepairOf(change.newImage, index, written?.instants);
     if (repair) repairs.set(change.id, { image: change.newImage!, repair });
     else repairs.delete(change.id);
@@ -52,7 +57,8 @@ export async function consumeChanges(changes: readonly ItemChange[], deps: Consu
   const { entries, states } = batch.length === 0 ? { entries: 0, states: new Map<string, LegState>() } : await appendToLog(batch, deps);
   // The log holds what the legs' fields give; their items are brought in line after it (docs/storage.md, "Hand edits").
   await forEachBounded([...repairs], REPAIR_CONCURRENCY, async ([id, { image, repair }]) => void (await deps.store.reindex(id, image, repair)));
-  const transitions = batch.map((b) => asFirstGiven(b, states.get(b.transition.id)));
+  // A transition that moves nothing (a repair's own record) reaches no subscriber (docs/storage.md, "Hand edits").
+  const transitions = movingTransitions(batch, oldImages, states, now, stale).map((b) => asFirstGiven(b, states.get(b.transition.id)));
   if (transitions.length > 0) for (const subscriber of deps.subscribers ?? []) await subscriber(transitions);
   return { transitions: transitions.length, entries };
 }

@@ -23,6 +23,8 @@ export interface LegState {
   digest: string | null;
   /** The `changedAt` of the transition that made this state: what a retried batch gives its subscribers again. */
   changedAt?: string;
+  /** Listed, what the state keeps beside the record (src/changes/moves.ts, `keptFactsOf`); absent: not read. */
+  kept?: string;
 }
 
 /** One committed (or to be committed) entry. */

@@ -10,6 +10,7 @@ import { EXPIRE_AFTER_MS, type ChangeType, type LegState, type LogEntry, type Lo
 import type { StaleSources, WithdrawReason } from './transition.js';
 import type { IndexRepair } from '../kernel/leg-change.js';
 import { reindexLeg } from './store-parts/reindex.js';
+import { keptFactsOf } from './moves.js';
 import { scanListing, stateListing } from './store-parts/initial-listing.js';
 import { stateFacts } from './transition.js';
 import { factsOfStored, storedFacts, type LegFacts } from '../kernel/leg/blocks.js';
@@ -154,6 +155,7 @@ export function createChangeLogStore(client: DynamoDBDocumentClient, tableName: 
             sequenceNumber: item.n,
             digest: typeof item.d === 'string' ? item.d : null,
             ...(typeof item.t === 'string' ? { changedAt: item.t } : {}),
+            ...(typeof item.d === 'string' ? { kept: keptFactsOf(item) } : {}),
           });
         }
       }

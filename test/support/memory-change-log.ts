@@ -6,6 +6,7 @@ import type { LegState, LogGroup } from '../../src/changes/log.js';
 import type { ChangeLogStore, StoredEntry } from '../../src/changes/store.js';
 import { INDEXED_SOURCE_FIELDS } from '../../src/changes/store-parts/reindex.js';
 import type { ItemChange } from '../../src/changes/transition.js';
+import { keptFactsOfChange } from '../../src/changes/moves.js';
 
 /**
  * The change log store in memory, for unit and property tests: the same contract as
@@ -63,10 +64,11 @@ export function memoryChangeLog(table: () => ReadonlyMap<string, Readonly<Record
       for (const e of group.entries) {
         log.push({ ...e, seq: log.length + 1, changedAt: new Date(at).toISOString(), committedAt: at });
       }
-      for (const [id, { next }] of group.states) stateOf.set(id, next);
       const shown = new Map(group.entries.map((e) => [e.id, e]));
       for (const [id, { next }] of group.states) {
         const e = shown.get(id);
+        // What src/changes/store.ts reads back of a listed state's facts.
+        stateOf.set(id, next.digest === null || e === undefined ? next : { ...next, kept: keptFactsOfChange(e.index, e.facts) });
         const state: Record<string, unknown> = next.digest === null || e === undefined ? {} : { id: `~feed#${id}`, r: packRecord(e.leg), ...stateListing(e.index) };
         if (typeof state[SORT_ATTR] === 'string') listedStates.set(id, state);
         else listedStates.delete(id);
