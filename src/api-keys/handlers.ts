@@ -1,9 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { readVerdict } from '../auth/verdict.js';
 import { AppError, invalidParameter } from '../errors.js';
 import { clientIdOf, hashKey } from '../keys/index.js';
 import { respond, successResponse } from '../http/envelope.js';
-import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { httpFunction, requireApiKey, traceIdOf, verifiedKeyOf, type HttpHandler } from '../http/middleware.js';
 import { routeKeyOf, ROUTES, type RouteName } from '../routes.js';
 import {
   createOwnKey,
@@ -24,10 +23,9 @@ type Event = APIGatewayProxyEventV2;
 
 /** The verified key making the request (requireApiKey ran first), with the hash of the key presented. */
 function callerOf(event: Event): Caller {
-  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
-  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
+  const key = verifiedKeyOf(event);
   const presented = event.headers?.['x-api-key']?.trim();
-  return { keyId: verdict.key.keyId, clientId: clientIdOf(verdict.key), environment: verdict.key.environment, keyHash: presented ? hashKey(presented) : undefined };
+  return { keyId: key.keyId, clientId: clientIdOf(key), environment: key.environment, keyHash: presented ? hashKey(presented) : undefined };
 }
 
 /** The request's JSON body; `optional`: an absent or empty body is undefined. */

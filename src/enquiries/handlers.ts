@@ -1,10 +1,8 @@
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { readVerdict } from '../auth/verdict.js';
-import { AppError } from '../errors.js';
 import { BASE_HEADERS, respond, successResponse } from '../http/envelope.js';
 import { jsonBody } from '../http/json-body.js';
-import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { httpFunction, requireApiKey, traceIdOf, verifiedKeyOf, type HttpHandler } from '../http/middleware.js';
 import { byRouteKey } from '../http/not-found.js';
 import { clientIdOf } from '../keys/index.js';
 import { parseLegId } from '../leg-by-id/index.js';
@@ -24,9 +22,8 @@ type Event = APIGatewayProxyEventV2;
 
 /** The verified key's client and scopes (requireApiKey ran first). */
 function callerOf(event: Event): Caller {
-  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
-  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
-  return { clientId: clientIdOf(verdict.key), scopes: verdict.key.scopes };
+  const key = verifiedKeyOf(event);
+  return { clientId: clientIdOf(key), scopes: key.scopes };
 }
 
 function replayedResponse(statusCode: number, body: string, traceId: string): APIGatewayProxyStructuredResultV2 {

@@ -98,6 +98,13 @@ export function requireApiKey(scope: string | null): middy.MiddlewareObj<Event, 
   };
 }
 
+/** The verified key of a request `requireApiKey` let through (read again from its verdict; an error verdict throws its AppError). */
+export function verifiedKeyOf(event: APIGatewayProxyEventV2): VerifiedKey {
+  const verdict = readVerdict((event as Event).requestContext?.authorizer?.lambda);
+  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
+  return verdict.key;
+}
+
 /**
  * The start of every HTTP function's middy chain: the Lambda context in the logs, with `gzip` the
  * finished response's compression, then the envelope, then with `conditional` the 304 for a matching

@@ -1,9 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { readVerdict } from '../auth/verdict.js';
-import { AppError } from '../errors.js';
 import { BASE_HEADERS } from '../http/envelope.js';
-import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { httpFunction, requireApiKey, traceIdOf, verifiedKeyOf, type HttpHandler } from '../http/middleware.js';
 import { clientIdOf } from '../keys/index.js';
 import { MatchMemo } from '../listing/index.js';
 import { ROUTES } from '../routes.js';
@@ -49,9 +47,8 @@ async function resultOf(response: Response): Promise<APIGatewayProxyStructuredRe
 }
 
 function keyOf(event: APIGatewayProxyEventV2): { clientId: string; scopes: readonly string[] } {
-  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
-  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
-  return { clientId: clientIdOf(verdict.key), scopes: verdict.key.scopes };
+  const key = verifiedKeyOf(event);
+  return { clientId: clientIdOf(key), scopes: key.scopes };
 }
 
 export function createMcpHandler(deps: McpHandlerDependencies): HttpHandler {

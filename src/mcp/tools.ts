@@ -57,6 +57,29 @@ const object = (properties: Record<string, unknown>, required: string[] = []): J
   additionalProperties: false,
 });
 
+/** A read-only tool of no argument that answers a list: its records, and `text` of them. */
+function listTool<T>(tool: Pick<ToolDefinition, 'name' | 'title' | 'description' | 'scopes'> & {
+  /** The envelope in docs/openapi.yaml of the route's answer. */
+  response: string;
+  list: (api: LegsApi) => Promise<{ records: T[] }>;
+  text: (records: T[]) => string;
+}): ToolDefinition {
+  const { response, list, text, ...named } = tool;
+  return {
+    ...named,
+    readOnly: true,
+    destructive: false,
+    idempotent: true,
+    inputSchema: () => object({}),
+    outputSchema: () => responseData(response),
+    run: async (args, api) => {
+      argumentTexts(args, {});
+      const answer = await list(api);
+      return { structured: { ...answer }, text: text(answer.records) };
+    },
+  };
+}
+
 export const TOOLS: readonly ToolDefinition[] = [
   {
     name: 'search_empty_legs',
@@ -100,41 +123,27 @@ export const TOOLS: readonly ToolDefinition[] = [
       return { structured: { ...leg }, text: legLine(leg) };
     },
   },
-  {
+  listTool({
     name: 'list_sources',
     title: 'List sources',
     description:
       'The sources the legs come from (operators and brokers), as search_empty_legs\'s `source` names them: each with its kind, whether the service verified its authority to sell, ' +
       'how many legs it has in the listing now, its last load (UTC) and whether it is stale (not loaded within its limit). An empty list means no source is registered and no leg is listed.',
     scopes: [ROUTES.listSources.scope],
-    readOnly: true,
-    destructive: false,
-    idempotent: true,
-    inputSchema: () => object({}),
-    outputSchema: () => responseData('SourcesResponse'),
-    run: async (args, api) => {
-      argumentTexts(args, {});
-      const list = await api.listSources();
-      return { structured: { ...list }, text: sourcesText(list.records) };
-    },
-  },
-  {
+    response: 'SourcesResponse',
+    list: (api) => api.listSources(),
+    text: sourcesText,
+  }),
+  listTool({
     name: 'list_watches',
     title: 'List watches',
     description:
       "This client's watches: saved searches whose newly listed, changed or withdrawn legs are POSTed, signed, to a webhook URL. An empty list means the client has none.",
     scopes: [ROUTES.listWatches.scope],
-    readOnly: true,
-    destructive: false,
-    idempotent: true,
-    inputSchema: () => object({}),
-    outputSchema: () => responseData('WatchListResponse'),
-    run: async (args, api) => {
-      argumentTexts(args, {});
-      const list = await api.listWatches();
-      return { structured: { ...list }, text: watchesText(list.records) };
-    },
-  },
+    response: 'WatchListResponse',
+    list: (api) => api.listWatches(),
+    text: watchesText,
+  }),
   {
     name: 'create_watch',
     title: 'Create a watch',

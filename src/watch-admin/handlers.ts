@@ -1,11 +1,9 @@
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { AirportIndex } from '../airports/index.js';
-import { readVerdict } from '../auth/verdict.js';
-import { AppError } from '../errors.js';
 import { successResponse } from '../http/envelope.js';
 import { jsonBody } from '../http/json-body.js';
-import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { httpFunction, requireApiKey, traceIdOf, verifiedKeyOf, type HttpHandler } from '../http/middleware.js';
 import { byRouteKey } from '../http/not-found.js';
 import { clientIdOf } from '../keys/index.js';
 import { routeKeyOf, ROUTES } from '../routes.js';
@@ -24,11 +22,7 @@ export type WatchAdminDependencies = SendDependencies & { airports: () => Airpor
 type Event = APIGatewayProxyEventV2;
 
 /** The verified key's client (requireApiKey ran first). */
-function clientOf(event: Event): string {
-  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
-  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
-  return clientIdOf(verdict.key);
-}
+const clientOf = (event: Event): string => clientIdOf(verifiedKeyOf(event));
 
 const watchIdOf = (event: Event) => parseWatchId(event.pathParameters?.id);
 

@@ -1,11 +1,10 @@
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { readVerdict } from '../auth/verdict.js';
 import { AppError } from '../errors.js';
 import { clientIdOf } from '../keys/index.js';
 import { respond, successResponse } from '../http/envelope.js';
 import { jsonBody } from '../http/json-body.js';
-import { httpFunction, requireApiKey, traceIdOf, type HttpHandler } from '../http/middleware.js';
+import { httpFunction, requireApiKey, traceIdOf, verifiedKeyOf, type HttpHandler } from '../http/middleware.js';
 import { byRouteKey } from '../http/not-found.js';
 import { routeKeyOf, ROUTES } from '../routes.js';
 import {
@@ -27,16 +26,7 @@ import {
 type Event = APIGatewayProxyEventV2;
 
 /** The verified key's client (requireApiKey ran first). */
-function clientOf(event: Event): string {
-  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
-  if (!verdict.ok) throw new AppError(verdict.errorCode, verdict.message);
-  return clientIdOf(verdict.key);
-}
-
-function scopesOf(event: Event): readonly string[] {
-  const verdict = readVerdict((event.requestContext as { authorizer?: { lambda?: unknown } }).authorizer?.lambda);
-  return verdict.ok ? verdict.key.scopes : [];
-}
+const clientOf = (event: Event): string => clientIdOf(verifiedKeyOf(event));
 
 export function createWatchHandlers(deps: WatchDependencies): Record<string, HttpHandler> {
   const create = httpFunction()
@@ -44,7 +34,7 @@ export function createWatchHandlers(deps: WatchDependencies): Record<string, Htt
     .use(jsonBody(MAX_BODY_BYTES))
     .use(httpJsonBodyParser())
     .handler(async (event, context) => {
-      if (!scopesOf(event).includes(ROUTES.listEmptyLegs.scope)) {
+      if (!verifiedKeyOf(event).scopes.includes(ROUTES.listEmptyLegs.scope)) {
         throw new AppError('PERMISSION_DENIED', `This API key lacks the scope '${ROUTES.listEmptyLegs.scope}' that a watch also requires`);
       }
       const watch = await createWatch(clientOf(event), event.body, deps);

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { AirportIndex } from '../airports/index.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { airportReference, type AirportIndex } from '../airports/index.js';
 import type { Clock } from '../clock.js';
+import type { WatchesConfig } from '../config.js';
 import { AppError, invalidParameter } from '../errors.js';
 import { randomBase62 } from '../keys/index.js';
-import type { RateSet, RatesSource } from '../rates/index.js';
+import { cachedRates, createRatesStore, type RateSet, type RatesSource } from '../rates/index.js';
 import { answeredFilters, currencyOf, parseWatchFilters, type WatchFilters } from './filters.js';
 import {
   getWatch,
@@ -17,7 +19,7 @@ import {
 } from './store.js';
 import { deleteWatch, putWatch } from './counted-writes.js';
 import { INCLUDE_RULE, parseInclude } from '../kernel/leg/blocks.js';
-import { checkTargetUrl, LookupTimeout, resolveTargetWithin, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
+import { checkTargetUrl, LookupTimeout, resolveTargetWithin, systemResolver, TargetRefused, type Resolver, type TargetPolicy } from './target.js';
 
 /**
  * The watch resource's use cases (docs/api.md, "Watches"): a watch belongs to the client of the key
@@ -74,6 +76,18 @@ export interface WatchDependencies {
   clock: Clock;
   /** The rates in force, read when the filters give a `currency` (default: none loaded). */
   rates?: RatesSource;
+}
+
+/** The watch use cases' ports in a function (functions/watches, functions/watch-admin, functions/mcp): the tables, the airports, the system resolver, the rates read at most once a minute. */
+export function watchPortsOf(config: WatchesConfig, client: DynamoDBDocumentClient): WatchDependencies & { rates: RatesSource } {
+  return {
+    tables: { client, watchesTableName: config.watchesTableName, deliveriesTableName: config.deliveriesTableName },
+    airports: airportReference,
+    targets: config.webhookTargets,
+    resolver: systemResolver,
+    clock: config.clock,
+    rates: cachedRates(createRatesStore(client, config.legsTableName), { clock: config.clock }),
+  };
 }
 
 /** What parsing a body's filters consults: the airports, and the rates in force when they give a `currency`. */

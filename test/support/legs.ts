@@ -35,3 +35,8 @@ export function storedLeg(fields: Partial<StoredLeg> & Pick<StoredLeg, 'id' | 's
     ...fields,
   };
 }
+
+/** A stored leg whose index entry has every route field: Farnborough (EGLF/FAB, GB) to Nice (LFMN/NCE, FR), eight seats. */
+export function routedLeg(fields: Parameters<typeof storedLeg>[0]): StoredLeg {
+  return storedLeg({ depAirportIcao: 'EGLF', depAirportIata: 'FAB', depCountryCode: 'GB', arrAirportIcao: 'LFMN', arrAirportIata: 'NCE', arrCountryCode: 'FR', seatNum: 8, ...fields });
+}

@@ -1,38 +1,27 @@
 // @dateIndependent: one injected clock (T0 and after) for the data, the functions and the signature check; standardwebhooks verified at that clock.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { Webhook } from 'standardwebhooks';
-import { ensureTables } from '../../../local/dynamodb-local.js';
-import { createStreamPoller, type StreamPoller } from '../../../local/stream-poller.js';
-import { createStreamsClient } from '../../../src/aws/dynamodb-streams.js';
-import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
+import type { Clock } from '../../../src/clock.js';
 import { readChanges } from '../../../src/changes/feed.js';
 import { decodeCursor } from '../../../src/changes/cursor.js';
 import { createChangeLogStore } from '../../../src/changes/store.js';
-import { atClockInstant, type Clock } from '../../../src/clock.js';
 import { createKey } from '../../../src/api-keys/store.js';
-import { AirportIndex } from '../../../src/airports/reference.js';
 import { writeLegs } from '../../../src/loading/loader.js';
 import { stampedLeg } from '../../../src/loading/sync-plan.js';
 import { createListRepository } from '../../../src/listing/list-handler.js';
 import { listedIdsOfSource, listEmptyLegs, parseListQuery } from '../../../src/listing/index.js';
 import { getEmptyLeg } from '../../../src/leg-by-id/get-leg.js';
 import { createLegReader } from '../../../src/leg-by-id/store.js';
-import { createSourcesStore, sourceBlockFactsOf, sourceFactsOfRegistry, staleSourceIds, staleSourcesAt } from '../../../src/sources/index.js';
+import { createSourcesStore, sourceBlockFactsOf, sourceFactsOfRegistry, staleSourceIds } from '../../../src/sources/index.js';
 import { parseInclude } from '../../../src/kernel/leg/blocks.js';
 import { createSweepStore, sweepListing } from '../../../src/sweep/index.js';
-import { processDelivery, type DeliveryMessage } from '../../../src/watches/delivery.js';
-import { createActiveClients } from '../../../src/watches/match/active-clients.js';
-import { createMatchHandler } from '../../../src/watches/match/handler.js';
-import { createTransitionMatcher } from '../../../src/watches/match/transitions.js';
-import type { QueuedMessage } from '../../../src/watches/queue.js';
+import type { StreamPoller } from '../../../local/stream-poller.js';
 import { generateSecret } from '../../../src/watches/resource.js';
 import { putWatch } from '../../../src/watches/counted-writes.js';
 import type { WatchTables } from '../../../src/watches/store.js';
-import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import type { TestTables } from '../../support/dynamodb.js';
 import { storedLeg } from '../../support/legs.js';
-import { startReceiver, type Receiver } from '../../support/webhook-receiver.js';
+import type { Receiver } from '../../support/webhook-receiver.js';
+import { startWatchPipeline, type WatchPipeline } from '../../support/watch-pipeline.js';
 
 /**
  * A source goes stale and comes back (docs/sources.md, "Stale sources"), on DynamoDB Local and its
@@ -45,99 +34,26 @@ jest.setTimeout(90_000);
 const T0 = Date.parse('2026-11-25T10:00:00Z');
 let now = T0;
 const clock: Clock = () => now;
-const suffix = randomUUID().slice(0, 8);
-const names = { watchesTableName: `watches-${suffix}`, deliveriesTableName: `deliveries-${suffix}`, localQueueTableName: `queue-${suffix}` };
 const CURSOR_KEY = 'cursor-key-of-the-tests-0123456789abcdef';
+let pipeline: WatchPipeline;
 let t: TestTables;
 let tables: WatchTables;
 let consumer: StreamPoller;
-let matcher: StreamPoller;
 let receiver: Receiver;
 let clientId: string;
-const queued: QueuedMessage[] = [];
 /** The secret of every watch of the file. */
 const secret = generateSecret();
-const failures: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestTables();
-  await ensureTables(t.client, { legsTableName: t.legsTableName, keysTableName: t.keysTableName, watches: names });
-  tables = { client: t.client, watchesTableName: names.watchesTableName, deliveriesTableName: names.deliveriesTableName };
-  receiver = await startReceiver();
-  const sources = createSourcesStore(t.client, t.legsTableName);
-  const streams = () => createStreamsClient({ endpoint: t.endpoint });
-  consumer = createStreamPoller({
-    streams: streams(),
-    client: t.client,
-    tableName: t.legsTableName,
-    idleMs: 50,
-    onFailure: (_records, err) => failures.push(`consumer: ${(err as Error).stack}`),
-    handle: createChangeConsumerHandler({
-      store: createChangeLogStore(t.client, t.legsTableName),
-      clock,
-      stage: 'sandbox',
-      emit: () => undefined,
-      staleSources: async (at) => staleSourcesAt(await sources.read(), at),
-    }),
-  });
-  const activeClients = createActiveClients({ client: t.client, keysTableName: t.keysTableName, clock, intervalMs: 0 });
-  matcher = createStreamPoller({
-    streams: streams(),
-    client: t.client,
-    tableName: t.legsTableName,
-    idleMs: 50,
-    onFailure: (_records, err) => failures.push(`matcher: ${String(err)}`),
-    handle: createMatchHandler({
-      match: createTransitionMatcher({
-        tables,
-        queue: { send: (messages) => Promise.resolve(void queued.push(...messages)) },
-        airports: () => new AirportIndex([]),
-        clock,
-        activeClients,
-        blockSources: sourceFactsOfRegistry(() => createSourcesStore(t.client, t.legsTableName).read()),
-      }),
-      clock,
-      stage: 'sandbox',
-      emit: () => undefined,
-    }),
-  });
-  consumer.start();
-  matcher.start();
+  pipeline = await startWatchPipeline(clock, ({ client, legsTableName }) => ({ blockSources: sourceFactsOfRegistry(() => createSourcesStore(client, legsTableName).read()) }));
+  ({ t, tables, consumer, receiver } = pipeline);
 });
 
-afterAll(async () => {
-  await Promise.all([consumer?.stop(), matcher?.stop(), receiver?.close()]);
-  for (const TableName of Object.values(names)) await t.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
-  await t.drop();
-});
+afterAll(() => pipeline?.stop());
 
 /** The queued deliveries, each attempted once against the real receiver (the delivery worker's code, at the clock). */
 type Event = { type: string; data: { watchId: string; id: string; reason?: string; leg: unknown } };
-async function deliverQueued(expected: number): Promise<Event[]> {
-  // The stream shows a record a moment after its write: both readers are drained until the deliveries expected are queued (or 10 s).
-  for (let waited = 0; ; waited += 100) {
-    await consumer.drain();
-    await matcher.drain();
-    if (queued.length >= expected || waited >= 10_000) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(failures).toEqual([]);
-  const messages = queued.splice(0).map((m) => JSON.parse(m.body) as DeliveryMessage);
-  const before = receiver.received.length;
-  for (const message of messages) {
-    await processDelivery(message, {
-      tables,
-      queue: { send: () => Promise.resolve() },
-      targets: 'local',
-      resolver: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
-      clock,
-      retryScheduleSeconds: [5],
-      disableAfterSeconds: 86_400,
-      activeClients: createActiveClients({ client: t.client, keysTableName: t.keysTableName, clock, intervalMs: 0 }),
-    });
-  }
-  return receiver.received.slice(before).map((r) => atClockInstant(clock, () => new Webhook(secret).verify(r.raw, r.headers)) as Event);
-}
+const deliverQueued = (expected: number) => pipeline.deliverQueued<Event>(secret, expected);
 
 describe('a stale source', () => {
   const registryStore = () => createSourcesStore(t.client, t.legsTableName);

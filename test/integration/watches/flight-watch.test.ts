@@ -1,31 +1,18 @@
 // @dateIndependent: one injected clock (T0 and after) for the data, the functions and the signature check; standardwebhooks verified at that clock.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { Webhook } from 'standardwebhooks';
-import { ensureTables } from '../../../local/dynamodb-local.js';
-import { createStreamPoller, type StreamPoller } from '../../../local/stream-poller.js';
-import { createStreamsClient } from '../../../src/aws/dynamodb-streams.js';
-import { createChangeConsumerHandler } from '../../../src/changes/handlers.js';
-import { createChangeLogStore } from '../../../src/changes/store.js';
-import { atClockInstant, type Clock } from '../../../src/clock.js';
+import type { Clock } from '../../../src/clock.js';
 import { createKey } from '../../../src/api-keys/store.js';
-import { AirportIndex } from '../../../src/airports/reference.js';
 import { writeLegs } from '../../../src/loading/loader.js';
 import { parseInclude } from '../../../src/kernel/leg/blocks.js';
 import { createLegsRepository, listEmptyLegs, parseListQuery } from '../../../src/listing/index.js';
-import { createSourcesStore, sourceBlockFactsOf, sourceFactsOfRegistry, staleSourcesAt } from '../../../src/sources/index.js';
-import { processDelivery, type DeliveryMessage } from '../../../src/watches/delivery.js';
-import { createActiveClients } from '../../../src/watches/match/active-clients.js';
-import { createMatchHandler } from '../../../src/watches/match/handler.js';
-import { createTransitionMatcher } from '../../../src/watches/match/transitions.js';
-import type { QueuedMessage } from '../../../src/watches/queue.js';
+import { createSourcesStore, sourceBlockFactsOf, sourceFactsOfRegistry } from '../../../src/sources/index.js';
 import { generateSecret } from '../../../src/watches/resource.js';
 import { putWatch } from '../../../src/watches/counted-writes.js';
 import type { WatchTables } from '../../../src/watches/store.js';
-import { createTestTables, type TestTables } from '../../support/dynamodb.js';
+import type { TestTables } from '../../support/dynamodb.js';
 import { storedLeg } from '../../support/legs.js';
-import { startReceiver, type Receiver } from '../../support/webhook-receiver.js';
+import type { Receiver } from '../../support/webhook-receiver.js';
+import { startWatchPipeline, type WatchPipeline } from '../../support/watch-pipeline.js';
 
 /**
  * A watch of `group: "flight"` (docs/watches.md, "Flights"), on DynamoDB Local and its stream, on an
@@ -41,100 +28,31 @@ jest.setTimeout(90_000);
 const T0 = Date.parse('2026-11-25T10:00:00Z');
 let now = T0;
 const clock: Clock = () => now;
-const suffix = randomUUID().slice(0, 8);
-const names = { watchesTableName: `watches-${suffix}`, deliveriesTableName: `deliveries-${suffix}`, localQueueTableName: `queue-${suffix}` };
+let pipeline: WatchPipeline;
 let t: TestTables;
 let tables: WatchTables;
-let consumer: StreamPoller;
-let matcher: StreamPoller;
 let receiver: Receiver;
-const queued: QueuedMessage[] = [];
-const failures: string[] = [];
 
 beforeAll(async () => {
-  t = await createTestTables();
-  await ensureTables(t.client, { legsTableName: t.legsTableName, keysTableName: t.keysTableName, watches: names });
-  tables = { client: t.client, watchesTableName: names.watchesTableName, deliveriesTableName: names.deliveriesTableName };
-  receiver = await startReceiver();
-  const sources = createSourcesStore(t.client, t.legsTableName);
-  const streams = () => createStreamsClient({ endpoint: t.endpoint });
-  consumer = createStreamPoller({
-    streams: streams(),
-    client: t.client,
-    tableName: t.legsTableName,
-    idleMs: 50,
-    onFailure: (_records, err) => failures.push(`consumer: ${(err as Error).stack}`),
-    handle: createChangeConsumerHandler({
-      store: createChangeLogStore(t.client, t.legsTableName),
-      clock,
-      stage: 'sandbox',
-      emit: () => undefined,
-      staleSources: async (at) => staleSourcesAt(await sources.read(), at),
-    }),
+  pipeline = await startWatchPipeline(clock, ({ client, legsTableName }) => {
+    const sources = createSourcesStore(client, legsTableName);
+    return {
+      blockSources: sourceFactsOfRegistry(() => sources.read()),
+      flights: { repository: createLegsRepository(client, legsTableName), registry: () => sources.read() },
+    };
   });
-  const activeClients = createActiveClients({ client: t.client, keysTableName: t.keysTableName, clock, intervalMs: 0 });
-  matcher = createStreamPoller({
-    streams: streams(),
-    client: t.client,
-    tableName: t.legsTableName,
-    idleMs: 50,
-    onFailure: (_records, err) => failures.push(`matcher: ${(err as Error).stack}`),
-    handle: createMatchHandler({
-      match: createTransitionMatcher({
-        tables,
-        queue: { send: (messages) => Promise.resolve(void queued.push(...messages)) },
-        airports: () => new AirportIndex([]),
-        clock,
-        activeClients,
-        blockSources: sourceFactsOfRegistry(() => sources.read()),
-        flights: { repository: createLegsRepository(t.client, t.legsTableName), registry: () => sources.read() },
-      }),
-      clock,
-      stage: 'sandbox',
-      emit: () => undefined,
-    }),
-  });
-  consumer.start();
-  matcher.start();
+  ({ t, tables, receiver } = pipeline);
 });
 
-afterAll(async () => {
-  await Promise.all([consumer?.stop(), matcher?.stop(), receiver?.close()]);
-  for (const TableName of Object.values(names)) await t.client.send(new DeleteTableCommand({ TableName })).catch(() => undefined);
-  await t.drop();
-});
+afterAll(() => pipeline?.stop());
 
 interface Delivered {
   type: string;
   data: { id: string; reason?: string; leg: { id: string; offerCount?: number; offers?: { id: string; kind: string; source: string }[] } | null };
 }
 
-/** The queued deliveries, each attempted once against the real receiver (the delivery worker's code, at the clock). */
-async function deliverQueued(secret: string, expected: number): Promise<Delivered[]> {
-  // The stream shows a record a moment after its write: both readers are drained until the deliveries expected are queued (or 10 s).
-  for (let waited = 0; ; waited += 100) {
-    await consumer.drain();
-    await matcher.drain();
-    if (queued.length >= expected || waited >= 10_000) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(failures).toEqual([]);
-  const messages = queued.splice(0).map((m) => JSON.parse(m.body) as DeliveryMessage);
-  const before = receiver.received.length;
-  for (const message of messages) {
-    await processDelivery(message, {
-      tables,
-      queue: { send: () => Promise.resolve() },
-      targets: 'local',
-      resolver: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
-      clock,
-      retryScheduleSeconds: [5],
-      disableAfterSeconds: 86_400,
-      activeClients: createActiveClients({ client: t.client, keysTableName: t.keysTableName, clock, intervalMs: 0 }),
-    });
-  }
-  return receiver.received.slice(before).map((r) => atClockInstant(clock, () => new Webhook(secret).verify(r.raw, r.headers)) as Delivered);
-}
+/** The queued deliveries, each attempted once against the real receiver, verified with `secret`. */
+const deliverQueued = (secret: string, expected: number) => pipeline.deliverQueued<Delivered>(secret, expected);
 
 describe('a watch of group "flight"', () => {
   it('gets one listed, then one updated when a broker re-posts the flight; the operator leaving updates it, the last offer leaving withdraws it', async () => {

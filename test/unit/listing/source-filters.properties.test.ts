@@ -7,6 +7,7 @@ import { SOURCE_KINDS, type RegisteredKind, type SourceFacts } from '../../../sr
 import { compileQuery } from '../../../src/listing/listing.js';
 import { parseListQuery } from '../../../src/listing/query.js';
 import { fcParams } from '../../support/fast-check.js';
+import { routedLeg } from '../../support/legs.js';
 
 /**
  * The source filters of the listing (docs/api.md, "Sources"): `source` reads the leg's index entry,
@@ -18,23 +19,7 @@ const NOW = Date.parse('2026-11-21T12:00:00Z');
 const SOURCES = ['default', 'acme-air', 'resell-co', 'jets-4-u', 'quiet'] as const;
 
 function entryOf(id: string, source: string, priced: boolean, confirmedAt?: number): IndexEntry {
-  const leg = {
-    startDate: '2026-12-01',
-    endDate: '2026-12-02',
-    depCityName: 'London',
-    depAirportIcao: 'EGLF',
-    depAirportIata: 'FAB',
-    depCountryCode: 'GB',
-    arrCityName: 'Nice',
-    arrAirportIcao: 'LFMN',
-    arrAirportIata: 'NCE',
-    arrCountryCode: 'FR',
-    seatNum: 8,
-    aircraftType: null,
-    ...(priced ? { price: 12_500, currency: 'EUR' } : {}),
-    source,
-    confirmedAt,
-  };
+  const leg = routedLeg({ id, startDate: '2026-12-01', endDate: '2026-12-02', ...(priced ? { price: 12_500, currency: 'EUR' } : {}), source, confirmedAt });
   const entry = new IndexEntryReader().fromFilter(id, leg.startDate, filterText(leg, '0'));
   if (entry === undefined) throw new Error('not an entry');
   return entry;

@@ -3,22 +3,10 @@ import fc from 'fast-check';
 import { IndexEntryReader } from '../../../../src/kernel/index-entry.js';
 import { filterText, type IndexedFields } from '../../../../src/kernel/leg-item.js';
 import { confirmedAtOf, decodeConfirmed, encodeConfirmed } from '../../../../src/kernel/leg/instants.js';
+import { routedLeg } from '../../../support/legs.js';
 
 /** The confirmed instant in the index entry (docs/storage.md, "The leg's item"): an eleventh field. */
-const leg: IndexedFields = {
-  startDate: '2027-03-27',
-  endDate: '2027-03-29',
-  depCityName: 'London',
-  depAirportIcao: 'EGLF',
-  depAirportIata: 'FAB',
-  depCountryCode: 'GB',
-  arrCityName: 'Nice',
-  arrAirportIcao: 'LFMN',
-  arrAirportIata: 'NCE',
-  arrCountryCode: 'FR',
-  seatNum: 8,
-  aircraftType: 'Light Jet',
-};
+const leg: IndexedFields = routedLeg({ id: 'L1', startDate: '2027-03-27', endDate: '2027-03-29', aircraftType: 'Light Jet' });
 const SEP = '\u001f';
 const read = (text: string) => new IndexEntryReader().fromFilter('L1', leg.startDate, text);
 const AT = Date.parse('2027-03-01T10:20:30Z');
