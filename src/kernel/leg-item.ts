@@ -5,7 +5,7 @@ import type { EmptyLeg } from './model.js';
 import { expiryShard, retirementDay } from './retirement.js';
 import { DEFAULT_SOURCE } from './source.js';
 import { encodeConfirmed, type LegInstants } from './leg/instants.js';
-import { registrationField } from './leg/registration.js';
+import { DEP_TIME_PATTERN, registrationField } from './leg/registration.js';
 
 /**
  * How a leg is stored: the item, and for a listed unblocked leg the index attributes `lb`, `ls`
@@ -141,8 +141,7 @@ export function legExpiry(leg: { endDate: string; depTimeTo?: string | null | un
 
 const HOUR_MS = 60 * MINUTE_MS;
 
-/** A departure time of the import format (`depTimeFrom`, `depTimeTo`): HH:mm, 00:00 to 23:59. */
-export const DEP_TIME_PATTERN = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+export { DEP_TIME_PATTERN } from './leg/registration.js';
 
 /**
  * The instant of the local date-time `date` `time` (HH:mm) in `timeZone`. A time the clock skips

@@ -6,7 +6,8 @@
 export const REGISTRATION_SEP = '\u001e';
 export const TIMES_SEP = '\u001d';
 
-const TIME = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+/** A departure time of the import format (`depTimeFrom`, `depTimeTo`): HH:mm, 00:00 to 23:59. */
+export const DEP_TIME_PATTERN = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
 
 /** A registration upper-cased without spaces and hyphens (`n-123 ab` is `N123AB`: docs/api.md, "Flights"); '' for none. */
 export function normalizedRegistration(registration: string | null | undefined): string {
@@ -27,7 +28,7 @@ export function registrationOf(entry: { text: string }): string {
   return entry.text.slice(at + 1, times < 0 ? entry.text.length : times);
 }
 
-const compact = (time: string | null | undefined): string => (typeof time === 'string' && TIME.test(time) ? time.slice(0, 2) + time.slice(3) : '');
+const compact = (time: string | null | undefined): string => (typeof time === 'string' && DEP_TIME_PATTERN.test(time) ? time.slice(0, 2) + time.slice(3) : '');
 
 /** The last part for a leg: '' without a registration; its times only when it gives one of them. */
 export function registrationField(registration: string | null | undefined, depTimeFrom?: string | null, depTimeTo?: string | null): string {
